@@ -1,0 +1,12 @@
+"""libsmo: support vector machines with a typed-Cython SMO solver, LIBSVM-compatible.
+
+The plain API::
+
+    model = libsmo.train(X, y, kernel="rbf", C=1.0)
+    model.predict(X_test)
+"""
+from libsmo.model import Model
+from libsmo.train import train
+
+__all__ = ["Model", "train"]
+__version__ = "0.1.0"

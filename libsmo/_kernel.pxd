@@ -1,0 +1,39 @@
+# Rows and kernel: one cdef class over dense or CSR rows, with nogil access.
+
+cdef enum KernelType:
+    LINEAR = 0
+    POLY = 1
+    RBF = 2
+    SIGMOID = 3
+    PRECOMPUTED = 4
+
+
+cdef class Kernel:
+    cdef readonly int kernel_type
+    cdef readonly double gamma
+    cdef readonly double coef0
+    cdef readonly int degree
+    cdef readonly Py_ssize_t n_rows
+    cdef readonly Py_ssize_t n_features
+    cdef readonly bint is_sparse
+    cdef readonly int n_threads
+
+    # dense rows: a private, row-permuted copy so that a prefix of rows is one BLAS block
+    cdef double[:, ::1] dense
+    # CSR rows: the data stay put, the per-row extents are permuted
+    cdef double[::1] csr_data
+    cdef int[::1] csr_indices
+    cdef long long[::1] row_start
+    cdef int[::1] row_nnz
+    cdef double[::1] scatter
+    # precomputed: the user's n x n matrix, looked up through the permutation
+    cdef double[:, ::1] gram
+    # bookkeeping shared by all layouts
+    cdef double[::1] sq_norm
+    cdef int[::1] perm
+
+    cdef void row(self, int i, int start, int end, double* out) noexcept nogil
+    cdef double value(self, int i, int j) noexcept nogil
+    cdef void swap(self, int i, int j) noexcept nogil
+    cdef double _from_dot(self, double dot, int i, int j) noexcept nogil
+    cdef double _sparse_dot(self, int j) noexcept nogil

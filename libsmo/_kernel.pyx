@@ -1,0 +1,198 @@
+# cython: language_level=3
+"""Kernel rows K(x_i, x_j) over dense or CSR data, computed a whole row at a time.
+
+The solver permutes its variables so that the active (unshrunk) ones form a prefix, the
+way LIBSVM does; this class follows the permutation (`swap`) so that "row i, entries
+[start, end)" always means the solver's variables, and a row never has to be gathered
+from scattered positions.
+
+Sparse rows use scatter-gather: x_i is scattered once into a dense buffer of length
+n_features, then every x_j is a gather over its own non-zeros, so no pair of index lists
+is ever merged. Dense rows use BLAS dgemv over the contiguous prefix.
+"""
+import numpy as np
+cimport numpy as cnp
+from cython.parallel cimport prange
+from libc.math cimport exp, tanh
+from scipy.linalg.cython_blas cimport dgemv
+
+cnp.import_array()
+
+KERNEL_TYPES = {"linear": LINEAR, "poly": POLY, "rbf": RBF, "sigmoid": SIGMOID,
+                "precomputed": PRECOMPUTED}
+
+# Below this many entries a row is computed by one thread: the fork/join of a parallel
+# region costs more than it saves on short rows.
+cdef int PARALLEL_MIN_ENTRIES = 2048
+
+
+cdef inline double powi(double base, int times) noexcept nogil:
+    """base**times for a non-negative integer, by squaring (LIBSVM's powi)."""
+    cdef double tmp = base, ret = 1.0
+    cdef int t = times
+    while t > 0:
+        if t % 2 == 1:
+            ret *= tmp
+        tmp = tmp * tmp
+        t //= 2
+    return ret
+
+
+cdef class Kernel:
+    """Kernel values over the rows of one data set.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d), C-contiguous float64, or scipy.sparse.csr_matrix
+        The rows, already validated (float64 data, int32 sorted indices). For the
+        precomputed kernel, the n x n Gram matrix (C-contiguous float64).
+    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"}
+    gamma, coef0 : float
+    degree : int
+    rows : array of int, optional
+        The rows of X this kernel works on, in this order (default all). The solver's
+        variable k is row rows[k]; CSR data and Gram matrices are not copied.
+    n_threads : int
+        OpenMP threads used for long rows (1 = serial).
+    """
+
+    def __init__(self, X, str kernel, double gamma, int degree, double coef0,
+                 rows=None, int n_threads=1):
+        if kernel not in KERNEL_TYPES:
+            raise ValueError(f"unknown kernel {kernel!r}")
+        self.kernel_type = KERNEL_TYPES[kernel]
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.n_threads = max(1, n_threads)
+        if rows is None:
+            rows = np.arange(X.shape[0], dtype=np.int32)
+        rows = np.ascontiguousarray(rows, dtype=np.int32)
+        self.n_rows = rows.shape[0]
+        self.n_features = X.shape[1]
+        self.perm = rows.copy()
+        self.is_sparse = hasattr(X, "indptr")
+        if self.kernel_type == PRECOMPUTED:
+            # rows index the Gram matrix directly: nothing is copied
+            self.is_sparse = False
+            self.gram = X
+            self.sq_norm = np.zeros(self.n_rows)
+        elif self.is_sparse:
+            # the CSR arrays are shared; only the per-row extents are ours to permute
+            self.csr_data = X.data
+            self.csr_indices = X.indices
+            indptr = np.asarray(X.indptr, dtype=np.int64)
+            self.row_start = indptr[rows]
+            self.row_nnz = (indptr[rows + 1] - indptr[rows]).astype(np.int32)
+            self.scatter = np.zeros(self.n_features)
+            sq = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
+            self.sq_norm = sq[rows]
+        else:
+            # a private copy: rows are exchanged in place as the solver shrinks
+            self.dense = np.ascontiguousarray(X[rows], dtype=np.float64)
+            self.sq_norm = np.einsum("ij,ij->i", self.dense, self.dense)
+
+    cdef inline double _from_dot(self, double dot, int i, int j) noexcept nogil:
+        if self.kernel_type == LINEAR:
+            return dot
+        elif self.kernel_type == RBF:
+            return exp(-self.gamma * (self.sq_norm[i] + self.sq_norm[j] - 2.0 * dot))
+        elif self.kernel_type == POLY:
+            return powi(self.gamma * dot + self.coef0, self.degree)
+        else:
+            return tanh(self.gamma * dot + self.coef0)
+
+    cdef inline double _sparse_dot(self, int j) noexcept nogil:
+        """Dot of row j with the row scattered into self.scatter."""
+        cdef long long k = self.row_start[j]
+        cdef long long stop = k + self.row_nnz[j]
+        cdef double s = 0.0
+        while k < stop:
+            s += self.csr_data[k] * self.scatter[self.csr_indices[k]]
+            k += 1
+        return s
+
+    cdef void row(self, int i, int start, int end, double* out) noexcept nogil:
+        """K(x_i, x_j) for j in [start, end) into out[0 : end - start]."""
+        cdef int j, n = end - start
+        cdef long long k, stop
+        cdef int inc = 1, d
+        cdef double one = 1.0, zero = 0.0
+        cdef int nthreads = self.n_threads if n >= PARALLEL_MIN_ENTRIES else 1
+        if n <= 0:
+            return
+        if self.kernel_type == PRECOMPUTED:
+            for j in range(n):
+                out[j] = self.gram[self.perm[i], self.perm[start + j]]
+            return
+        if self.is_sparse:
+            stop = self.row_start[i] + self.row_nnz[i]
+            k = self.row_start[i]
+            while k < stop:
+                self.scatter[self.csr_indices[k]] = self.csr_data[k]
+                k += 1
+            if nthreads > 1:
+                for j in prange(n, schedule="static", num_threads=nthreads):
+                    out[j] = self._from_dot(self._sparse_dot(start + j), i, start + j)
+            else:
+                for j in range(n):
+                    out[j] = self._from_dot(self._sparse_dot(start + j), i, start + j)
+            k = self.row_start[i]
+            while k < stop:
+                self.scatter[self.csr_indices[k]] = 0.0
+                k += 1
+            return
+        # dense: out = X[start:end] @ x_i, as column-major X^T (d x n) transposed
+        d = <int>self.n_features
+        if d > 0:
+            dgemv("T", &d, &n, &one, &self.dense[start, 0], &d, &self.dense[i, 0], &inc,
+                  &zero, out, &inc)
+        else:
+            for j in range(n):
+                out[j] = 0.0
+        if self.kernel_type == LINEAR:
+            return
+        if nthreads > 1:
+            for j in prange(n, schedule="static", num_threads=nthreads):
+                out[j] = self._from_dot(out[j], i, start + j)
+        else:
+            for j in range(n):
+                out[j] = self._from_dot(out[j], i, start + j)
+
+    cdef double value(self, int i, int j) noexcept nogil:
+        """One kernel value K(x_i, x_j)."""
+        cdef double out
+        if self.kernel_type == PRECOMPUTED:
+            return self.gram[self.perm[i], self.perm[j]]
+        if i == j:
+            return self._from_dot(self.sq_norm[i], i, i)
+        self.row(i, j, j + 1, &out)
+        return out
+
+    cdef void swap(self, int i, int j) noexcept nogil:
+        """Exchange rows i and j (the solver swapped its variables i and j)."""
+        cdef Py_ssize_t k
+        cdef double t
+        if i == j:
+            return
+        self.perm[i], self.perm[j] = self.perm[j], self.perm[i]
+        self.sq_norm[i], self.sq_norm[j] = self.sq_norm[j], self.sq_norm[i]
+        if self.kernel_type == PRECOMPUTED:
+            return
+        if self.is_sparse:
+            self.row_start[i], self.row_start[j] = self.row_start[j], self.row_start[i]
+            self.row_nnz[i], self.row_nnz[j] = self.row_nnz[j], self.row_nnz[i]
+        else:
+            for k in range(self.n_features):
+                t = self.dense[i, k]
+                self.dense[i, k] = self.dense[j, k]
+                self.dense[j, k] = t
+
+    def kernel_row(self, int i):
+        """Python access for tests: K(x_i, x_j) for every row j, in current order."""
+        out = np.empty(self.n_rows)
+        cdef double[::1] o = out
+        if self.n_rows:
+            with nogil:
+                self.row(i, 0, <int>self.n_rows, &o[0])
+        return out

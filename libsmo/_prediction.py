@@ -1,0 +1,63 @@
+"""Kernel values between many rows and the support vectors, in blocks of bounded memory.
+
+Dense blocks use BLAS (numpy's matmul), sparse blocks scipy's sparse product; neither
+densifies a sparse input beyond one block of the kernel matrix.
+"""
+import numpy as np
+import scipy.sparse as sp
+
+# The kernel block of one batch of rows is kept near this many bytes.
+BLOCK_BYTES = 32 * 2**20
+
+
+def squared_norms(X):
+    """Row-wise squared Euclidean norms of a dense or CSR matrix."""
+    if sp.issparse(X):
+        return np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
+    return np.einsum("ij,ij->i", X, X)
+
+
+def kernel_block(X, SV, kernel, gamma, degree, coef0, X_norms=None, SV_norms=None):
+    """K(X, SV) as a dense (n_rows, n_SV) array.
+
+    Parameters
+    ----------
+    X, SV : ndarray or csr_matrix
+        Rows and support vectors, with the same number of columns.
+    kernel : {"linear", "poly", "rbf", "sigmoid"}
+    gamma, degree, coef0 : LIBSVM's kernel parameters.
+    X_norms, SV_norms : ndarray, optional
+        Squared norms, for the RBF kernel; computed when not given.
+    """
+    if sp.issparse(X) or sp.issparse(SV):
+        dots = X @ SV.T
+        dots = dots.toarray() if sp.issparse(dots) else np.asarray(dots)
+    else:
+        dots = X @ SV.T
+    if kernel == "linear":
+        return dots
+    if kernel == "rbf":
+        if X_norms is None:
+            X_norms = squared_norms(X)
+        if SV_norms is None:
+            SV_norms = squared_norms(SV)
+        dots *= -2.0
+        dots += X_norms[:, None]
+        dots += SV_norms[None, :]
+        np.maximum(dots, 0.0, out=dots)
+        dots *= -gamma
+        return np.exp(dots, out=dots)
+    dots *= gamma
+    dots += coef0
+    if kernel == "poly":
+        return dots ** degree
+    if kernel == "sigmoid":
+        return np.tanh(dots, out=dots)
+    raise ValueError(f"unknown kernel {kernel!r}")
+
+
+def iter_row_blocks(n_rows, n_cols):
+    """Slices of rows whose (rows x n_cols) float64 block stays within BLOCK_BYTES."""
+    step = max(1, BLOCK_BYTES // (8 * max(1, n_cols)))
+    for start in range(0, n_rows, step):
+        yield slice(start, min(n_rows, start + step))

@@ -1,0 +1,713 @@
+# cython: language_level=3
+"""Platt's Sequential Minimal Optimization on LIBSVM's general dual problem.
+
+    min_a  f(a) = 1/2 a'Qa + p'a   s.t.  y'a = Delta,  0 <= a_i <= C_i,  y_i in {+1, -1}
+
+The error cache is the gradient G = Qa + p, kept for every variable and updated with the
+two Q rows of each step. Optimality is LIBSVM's: with v_t = -y_t G_t,
+
+    m(a) = max over I_up  of v_t,  I_up  = {t : a_t < C_t, y_t = +1  or  a_t > 0, y_t = -1}
+    M(a) = min over I_low of v_t,  I_low = {t : a_t < C_t, y_t = -1  or  a_t > 0, y_t = +1}
+
+and the solver stops when m(a) - M(a) <= tol (Keerthi et al. 2001 call m and M b_low and
+b_up; Fan, Chen and Lin 2005 use the same pair).
+
+Two partner strategies share one takeStep:
+- "second_order" (default): examineExample's first variable is the worst violator
+  i = argmax m, its partner j minimises the second-order decrease -(v_i - v_j)^2 / eta
+  over I_low (Fan, Chen and Lin 2005, LIBSVM's WSS2);
+- "platt": Platt's outer loop, alternating passes over all examples with passes over the
+  non-bound ones; examineExample(i2) tests i2 against Keerthi's two thresholds and tries
+  partners in Platt's order (largest |E1 - E2|, then the non-bound ones from a random
+  start, then all).
+
+Shrinking follows LIBSVM: every min(l, 1000) steps, bound variables that cannot take part
+in a violating pair leave the active set (a prefix of the permuted variables); before
+stopping, the gradient of the shrunk ones is rebuilt from G_bar and optimality is checked
+on the whole problem.
+
+The loop runs without the GIL. It takes the GIL only to poll: at most every
+POLL_SECONDS, or when a user callback is due, to deliver Ctrl-C and run the callback.
+"""
+import numpy as np
+cimport numpy as cnp
+from cpython.exc cimport PyErr_CheckSignals
+from libc.math cimport fabs, INFINITY
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+from libsmo._cache cimport QMatrix
+
+cnp.import_array()
+
+# LIBSVM's replacement for a non-positive curvature eta (non-PSD kernels, equal rows).
+cdef double TAU = 1e-12
+cdef double POLL_SECONDS = 0.05
+cdef int POLL_EVERY = 32  # steps between clock reads
+
+cdef enum AlphaStatus:
+    LOWER_BOUND = 0
+    UPPER_BOUND = 1
+    FREE = 2
+
+cdef enum StopReason:
+    RUNNING = 0
+    OPTIMAL = 1
+    MAX_ITER = 2
+    STOPPED = 3       # the callback returned False
+    EXCEPTION = 4     # Ctrl-C or an exception from the callback
+    NO_MEMORY = 5
+
+STATUS_NAMES = {OPTIMAL: "optimal", MAX_ITER: "max_iter", STOPPED: "stopped"}
+
+SELECTIONS = ("second_order", "platt")
+
+
+cdef inline double now() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + 1e-9 * ts.tv_nsec
+
+
+cdef class Solver:
+    """State of one SMO run; use the module function `solve`."""
+
+    cdef QMatrix Q
+    cdef int l
+    cdef int active_size
+    cdef double eps
+    cdef bint shrinking
+    cdef bint unshrunk
+    cdef bint platt
+    cdef long long n_iter
+    cdef long long max_iter
+    cdef double[::1] alpha
+    cdef double[::1] G
+    cdef double[::1] G_bar
+    cdef double[::1] p
+    cdef double[::1] y
+    cdef double[::1] C
+    cdef double[::1] QD
+    cdef signed char[::1] status
+    cdef int[::1] active_set
+    # Keerthi's thresholds over the active set (platt strategy)
+    cdef double m_up
+    cdef double M_low
+    cdef int i_up
+    cdef int j_low
+    cdef unsigned long long rng
+    # polling
+    cdef object callback
+    cdef long long callback_every
+    cdef long long next_callback
+    cdef double last_poll
+    cdef object pending_exc
+    cdef int stop
+
+    def __init__(self, QMatrix Q, p, y, C, alpha, double tol, bint shrinking,
+                 str selection, max_iter, callback, long long callback_every):
+        cdef int i
+        self.Q = Q
+        self.l = len(p)
+        self.active_size = self.l
+        self.eps = tol
+        self.shrinking = shrinking
+        self.unshrunk = False
+        self.platt = selection == "platt"
+        self.n_iter = 0
+        self.max_iter = -1 if max_iter is None else max_iter
+        self.p = np.array(p, dtype=np.float64)
+        self.y = np.array(y, dtype=np.float64)
+        self.C = np.array(C, dtype=np.float64)
+        self.alpha = np.array(alpha, dtype=np.float64)
+        self.QD = Q.diagonal()
+        self.G = np.empty(self.l)
+        self.G_bar = np.zeros(self.l)
+        self.status = np.empty(self.l, dtype=np.int8)
+        self.active_set = np.arange(self.l, dtype=np.int32)
+        self.rng = 0x9E3779B97F4A7C15
+        self.callback = callback
+        self.callback_every = max(1, callback_every)
+        self.next_callback = self.callback_every
+        self.pending_exc = None
+        self.stop = RUNNING
+        for i in range(self.l):
+            self._update_status(i)
+
+    # ---- small helpers -------------------------------------------------------------
+
+    cdef inline void _update_status(self, int i) noexcept nogil:
+        if self.alpha[i] >= self.C[i]:
+            self.status[i] = UPPER_BOUND
+        elif self.alpha[i] <= 0:
+            self.status[i] = LOWER_BOUND
+        else:
+            self.status[i] = FREE
+
+    cdef inline bint _in_up(self, int t) noexcept nogil:
+        if self.y[t] > 0:
+            return self.status[t] != UPPER_BOUND
+        return self.status[t] != LOWER_BOUND
+
+    cdef inline bint _in_low(self, int t) noexcept nogil:
+        if self.y[t] > 0:
+            return self.status[t] != LOWER_BOUND
+        return self.status[t] != UPPER_BOUND
+
+    cdef inline unsigned long long _random(self) noexcept nogil:
+        # xorshift64: a fixed seed keeps Platt's random starts reproducible
+        self.rng ^= self.rng << 13
+        self.rng ^= self.rng >> 7
+        self.rng ^= self.rng << 17
+        return self.rng
+
+    cdef void _swap(self, int i, int j) noexcept nogil:
+        self.Q.swap_index(i, j)
+        self.y[i], self.y[j] = self.y[j], self.y[i]
+        self.G[i], self.G[j] = self.G[j], self.G[i]
+        self.status[i], self.status[j] = self.status[j], self.status[i]
+        self.alpha[i], self.alpha[j] = self.alpha[j], self.alpha[i]
+        self.p[i], self.p[j] = self.p[j], self.p[i]
+        self.active_set[i], self.active_set[j] = self.active_set[j], self.active_set[i]
+        self.G_bar[i], self.G_bar[j] = self.G_bar[j], self.G_bar[i]
+        self.C[i], self.C[j] = self.C[j], self.C[i]
+        self.QD[i], self.QD[j] = self.QD[j], self.QD[i]
+
+    # ---- gradient ------------------------------------------------------------------
+
+    cdef int _init_gradient(self) noexcept nogil:
+        cdef int i, k, l = self.l
+        cdef float* Qi
+        for i in range(l):
+            self.G[i] = self.p[i]
+            self.G_bar[i] = 0.0
+        for i in range(l):
+            if self.status[i] != LOWER_BOUND:
+                Qi = self.Q.get_row(i, l)
+                if Qi == NULL:
+                    return -1
+                for k in range(l):
+                    self.G[k] += self.alpha[i] * Qi[k]
+                if self.status[i] == UPPER_BOUND:
+                    for k in range(l):
+                        self.G_bar[k] += self.C[i] * Qi[k]
+        return 0
+
+    cdef int _reconstruct_gradient(self) noexcept nogil:
+        """Rebuild G of the shrunk variables from G_bar and the free active ones."""
+        cdef int i, j, l = self.l, active = self.active_size, n_free = 0
+        cdef float* Qi
+        cdef double g
+        if active == l:
+            return 0
+        for j in range(active, l):
+            self.G[j] = self.G_bar[j] + self.p[j]
+        for j in range(active):
+            if self.status[j] == FREE:
+                n_free += 1
+        # pick the cheaper order of the two loops, as LIBSVM does
+        if <double>n_free * l > 2.0 * active * (l - active):
+            for i in range(active, l):
+                Qi = self.Q.get_row(i, active)
+                if Qi == NULL:
+                    return -1
+                g = 0.0
+                for j in range(active):
+                    if self.status[j] == FREE:
+                        g += self.alpha[j] * Qi[j]
+                self.G[i] += g
+        else:
+            for i in range(active):
+                if self.status[i] == FREE:
+                    Qi = self.Q.get_row(i, l)
+                    if Qi == NULL:
+                        return -1
+                    for j in range(active, l):
+                        self.G[j] += self.alpha[i] * Qi[j]
+        return 0
+
+    # ---- the two-variable step ------------------------------------------------------
+
+    cdef int take_step(self, int i, int j, bint require_progress) noexcept nogil:
+        """Solve the two-variable subproblem on (i, j) analytically, clip it to the box
+        and update the gradient. Returns 1 after a step, 0 when the pair cannot move
+        (only checked when require_progress), -1 when memory ran out."""
+        cdef int k, active = self.active_size
+        cdef float* Qi = self.Q.get_row(i, active)
+        cdef float* Qj
+        cdef double Ci = self.C[i], Cj = self.C[j]
+        cdef double old_ai = self.alpha[i], old_aj = self.alpha[j]
+        cdef double ai = old_ai, aj = old_aj
+        cdef double quad, delta, diff, total, dai, daj
+        cdef bint i_was_upper, j_was_upper
+        if Qi == NULL:
+            return -1
+        if self.y[i] != self.y[j]:
+            quad = self.QD[i] + self.QD[j] + 2.0 * Qi[j]
+            if quad <= 0:
+                quad = TAU
+            delta = (-self.G[i] - self.G[j]) / quad
+            diff = ai - aj
+            ai += delta
+            aj += delta
+            if diff > 0:
+                if aj < 0:
+                    aj = 0
+                    ai = diff
+            elif ai < 0:
+                ai = 0
+                aj = -diff
+            if diff > Ci - Cj:
+                if ai > Ci:
+                    ai = Ci
+                    aj = Ci - diff
+            elif aj > Cj:
+                aj = Cj
+                ai = Cj + diff
+        else:
+            quad = self.QD[i] + self.QD[j] - 2.0 * Qi[j]
+            if quad <= 0:
+                quad = TAU
+            delta = (self.G[i] - self.G[j]) / quad
+            total = ai + aj
+            ai -= delta
+            aj += delta
+            if total > Ci:
+                if ai > Ci:
+                    ai = Ci
+                    aj = total - Ci
+            elif aj < 0:
+                aj = 0
+                ai = total
+            if total > Cj:
+                if aj > Cj:
+                    aj = Cj
+                    ai = total - Cj
+            elif ai < 0:
+                ai = 0
+                aj = total
+        dai = ai - old_ai
+        daj = aj - old_aj
+        if require_progress and fabs(daj) < 1e-12 * (aj + old_aj + 1e-12):
+            return 0
+        Qj = self.Q.get_row(j, active)
+        if Qj == NULL:
+            return -1
+        # Qi is still valid: the cache always keeps the two most recent rows
+        self.alpha[i] = ai
+        self.alpha[j] = aj
+        cdef double* G = &self.G[0]
+        for k in range(active):
+            G[k] += Qi[k] * dai + Qj[k] * daj
+        i_was_upper = self.status[i] == UPPER_BOUND
+        j_was_upper = self.status[j] == UPPER_BOUND
+        self._update_status(i)
+        self._update_status(j)
+        if i_was_upper != (self.status[i] == UPPER_BOUND):
+            if self._update_G_bar(i, -Ci if i_was_upper else Ci) < 0:
+                return -1
+        if j_was_upper != (self.status[j] == UPPER_BOUND):
+            if self._update_G_bar(j, -Cj if j_was_upper else Cj) < 0:
+                return -1
+        self.n_iter += 1
+        return 1
+
+    cdef int _update_G_bar(self, int i, double coef) noexcept nogil:
+        cdef int k, l = self.l
+        cdef float* Qi = self.Q.get_row(i, l)
+        if Qi == NULL:
+            return -1
+        for k in range(l):
+            self.G_bar[k] += coef * Qi[k]
+        return 0
+
+    # ---- second-order selection (Fan, Chen and Lin 2005) ----------------------------
+
+    cdef int select_second_order(self, int* out_i, int* out_j) noexcept nogil:
+        """Worst violator i and its second-order partner j. Returns 1 when optimal
+        (m - M < eps), 0 with a pair, -1 when memory ran out."""
+        cdef int t, i = -1, j = -1, active = self.active_size
+        cdef double v_max = -INFINITY, v_low_neg = -INFINITY, obj_min = INFINITY
+        cdef double v, grad_diff, quad, obj_diff, yi
+        cdef float* Qi = NULL
+        cdef double* G = &self.G[0]
+        cdef double* y = &self.y[0]
+        cdef signed char* st = &self.status[0]
+        for t in range(active):
+            if y[t] > 0:
+                if st[t] != UPPER_BOUND and -G[t] >= v_max:
+                    v_max = -G[t]
+                    i = t
+            elif st[t] != LOWER_BOUND and G[t] >= v_max:
+                v_max = G[t]
+                i = t
+        if i != -1:
+            Qi = self.Q.get_row(i, active)
+            if Qi == NULL:
+                return -1
+            yi = y[i]
+        for t in range(active):
+            if y[t] > 0:
+                if st[t] != LOWER_BOUND:
+                    v = G[t]          # -v_t for y = +1
+                    if v >= v_low_neg:
+                        v_low_neg = v
+                    grad_diff = v_max + v
+                    if grad_diff > 0:
+                        quad = self.QD[i] + self.QD[t] - 2.0 * yi * Qi[t]
+                        if quad <= 0:
+                            quad = TAU
+                        obj_diff = -(grad_diff * grad_diff) / quad
+                        if obj_diff <= obj_min:
+                            j = t
+                            obj_min = obj_diff
+            elif st[t] != UPPER_BOUND:
+                v = -G[t]             # -v_t for y = -1
+                if v >= v_low_neg:
+                    v_low_neg = v
+                grad_diff = v_max + v
+                if grad_diff > 0:
+                    quad = self.QD[i] + self.QD[t] + 2.0 * yi * Qi[t]
+                    if quad <= 0:
+                        quad = TAU
+                    obj_diff = -(grad_diff * grad_diff) / quad
+                    if obj_diff <= obj_min:
+                        j = t
+                        obj_min = obj_diff
+        if v_max + v_low_neg < self.eps or j == -1:
+            return 1
+        out_i[0] = i
+        out_j[0] = j
+        return 0
+
+    # ---- Platt's examineExample with Keerthi's thresholds ---------------------------
+
+    cdef void _thresholds(self) noexcept nogil:
+        """m = max v over I_up (at i_up) and M = min v over I_low (at j_low)."""
+        cdef int t
+        cdef double v
+        self.m_up = -INFINITY
+        self.M_low = INFINITY
+        self.i_up = -1
+        self.j_low = -1
+        for t in range(self.active_size):
+            v = -self.y[t] * self.G[t]
+            if self._in_up(t) and v > self.m_up:
+                self.m_up = v
+                self.i_up = t
+            if self._in_low(t) and v < self.M_low:
+                self.M_low = v
+                self.j_low = t
+
+    cdef int _step_and_refresh(self, int i, int j) noexcept nogil:
+        cdef int r
+        if i == j or j < 0:
+            return 0
+        r = self.take_step(i, j, True)
+        if r > 0:
+            self._thresholds()
+        return r
+
+    cdef int examine_example(self, int i2) noexcept nogil:
+        """Platt's examineExample: 1 if a step was taken with i2, 0 if i2 satisfies the
+        optimality conditions or no partner moves it, -1 on memory failure."""
+        cdef double v2 = -self.y[i2] * self.G[i2]
+        cdef bint viol_up = self._in_up(i2) and v2 > self.M_low + self.eps
+        cdef bint viol_low = self._in_low(i2) and v2 < self.m_up - self.eps
+        cdef int partner, k, start, n = self.active_size, r
+        if not viol_up and not viol_low:
+            return 0
+        # first choice: the partner with the largest |E1 - E2|
+        if viol_up and (not viol_low or v2 - self.M_low > self.m_up - v2):
+            partner = self.j_low
+        else:
+            partner = self.i_up
+        r = self._step_and_refresh(i2, partner)
+        if r != 0:
+            return r
+        # then the non-bound examples, from a random start
+        start = <int>(self._random() % <unsigned long long>n)
+        for k in range(n):
+            partner = (start + k) % n
+            if self.status[partner] == FREE:
+                r = self._step_and_refresh(i2, partner)
+                if r != 0:
+                    return r
+        # then every example, from a random start
+        start = <int>(self._random() % <unsigned long long>n)
+        for k in range(n):
+            partner = (start + k) % n
+            r = self._step_and_refresh(i2, partner)
+            if r != 0:
+                return r
+        return 0
+
+    # ---- shrinking ------------------------------------------------------------------
+
+    cdef inline bint _be_shrunk(self, int i, double m_up, double neg_M_low) noexcept nogil:
+        if self.status[i] == UPPER_BOUND:
+            if self.y[i] > 0:
+                return -self.G[i] > m_up
+            return -self.G[i] > neg_M_low
+        if self.status[i] == LOWER_BOUND:
+            if self.y[i] > 0:
+                return self.G[i] > neg_M_low
+            return self.G[i] > m_up
+        return False
+
+    cdef int do_shrinking(self) noexcept nogil:
+        cdef int i
+        cdef double m_up = -INFINITY, neg_M_low = -INFINITY, v
+        for i in range(self.active_size):
+            v = -self.y[i] * self.G[i]
+            if self._in_up(i) and v >= m_up:
+                m_up = v
+            if self._in_low(i) and -v >= neg_M_low:
+                neg_M_low = -v
+        if not self.unshrunk and m_up + neg_M_low <= self.eps * 10:
+            # close to the end: bring everything back once, so that nothing shrunk
+            # too early stays out
+            self.unshrunk = True
+            if self._reconstruct_gradient() < 0:
+                return -1
+            self.active_size = self.l
+        i = 0
+        while i < self.active_size:
+            if self._be_shrunk(i, m_up, neg_M_low):
+                self.active_size -= 1
+                while self.active_size > i:
+                    if not self._be_shrunk(self.active_size, m_up, neg_M_low):
+                        self._swap(i, self.active_size)
+                        break
+                    self.active_size -= 1
+            i += 1
+        return 0
+
+    cdef int _unshrink_all(self) noexcept nogil:
+        """Rebuild the whole gradient and make every variable active again."""
+        if self._reconstruct_gradient() < 0:
+            return -1
+        self.active_size = self.l
+        return 0
+
+    # ---- polling --------------------------------------------------------------------
+
+    cdef inline bint _due(self) noexcept nogil:
+        if self.max_iter >= 0 and self.n_iter >= self.max_iter:
+            self.stop = MAX_ITER
+            return True
+        if self.n_iter % POLL_EVERY != 0:
+            return False
+        if self.callback is not None and self.n_iter >= self.next_callback:
+            return self._poll()
+        if now() - self.last_poll >= POLL_SECONDS:
+            return self._poll()
+        return False
+
+    cdef bint _poll(self) noexcept with gil:
+        self.last_poll = now()
+        try:
+            PyErr_CheckSignals()
+            if self.callback is not None and self.n_iter >= self.next_callback:
+                self.next_callback = self.n_iter + self.callback_every
+                if self.callback(self._progress()) is False:
+                    self.stop = STOPPED
+                    return True
+        except BaseException as exc:
+            self.pending_exc = exc
+            self.stop = EXCEPTION
+            return True
+        return False
+
+    def _progress(self):
+        cdef int i
+        cdef double m_up = -INFINITY, M_low = INFINITY, v
+        for i in range(self.active_size):
+            v = -self.y[i] * self.G[i]
+            if self._in_up(i) and v > m_up:
+                m_up = v
+            if self._in_low(i) and v < M_low:
+                M_low = v
+        return {"n_iter": self.n_iter, "active_size": self.active_size,
+                "violation": m_up - M_low, "objective": self._objective()}
+
+    cdef double _objective(self):
+        cdef int i
+        cdef double v = 0.0
+        for i in range(self.l):
+            v += self.alpha[i] * (self.G[i] + self.p[i])
+        return 0.5 * v
+
+    # ---- main loops -----------------------------------------------------------------
+
+    cdef void _run_second_order(self) noexcept nogil:
+        cdef int i = -1, j = -1, r
+        cdef int counter = self.l if self.l < 1000 else 1000
+        while True:
+            counter -= 1
+            if counter == 0:
+                counter = self.l if self.l < 1000 else 1000
+                if self.shrinking and self.do_shrinking() < 0:
+                    self.stop = NO_MEMORY
+                    return
+            r = self.select_second_order(&i, &j)
+            if r < 0:
+                self.stop = NO_MEMORY
+                return
+            if r == 1:
+                # optimal on the active set: check the whole problem
+                if self._unshrink_all() < 0:
+                    self.stop = NO_MEMORY
+                    return
+                r = self.select_second_order(&i, &j)
+                if r < 0:
+                    self.stop = NO_MEMORY
+                    return
+                if r == 1:
+                    self.stop = OPTIMAL
+                    return
+                counter = 1  # shrink at the next step
+            if self.take_step(i, j, False) < 0:
+                self.stop = NO_MEMORY
+                return
+            if self._due():
+                return
+
+    cdef void _run_platt(self) noexcept nogil:
+        cdef bint examine_all = True
+        cdef int k, changed, r
+        cdef long long last_shrink = 0
+        cdef long long shrink_every = self.l if self.l < 1000 else 1000
+        self._thresholds()
+        while True:
+            changed = 0
+            k = 0
+            while k < self.active_size:
+                if examine_all or self.status[k] == FREE:
+                    r = self.examine_example(k)
+                    if r < 0:
+                        self.stop = NO_MEMORY
+                        return
+                    if r > 0:
+                        changed += 1
+                        if self._due():
+                            return
+                k += 1
+            if self.shrinking and self.n_iter - last_shrink >= shrink_every:
+                last_shrink = self.n_iter
+                if self.do_shrinking() < 0:
+                    self.stop = NO_MEMORY
+                    return
+                self._thresholds()
+            if examine_all:
+                examine_all = False
+                if changed == 0:
+                    if self.m_up - self.M_low <= self.eps and self.active_size == self.l:
+                        self.stop = OPTIMAL
+                        return
+                    if self._unshrink_all() < 0:
+                        self.stop = NO_MEMORY
+                        return
+                    self._thresholds()
+                    if self.m_up - self.M_low <= self.eps:
+                        self.stop = OPTIMAL
+                        return
+                    examine_all = True
+            elif changed == 0:
+                examine_all = True
+
+    def run(self):
+        """Optimise; returns the result dict (see `solve`)."""
+        cdef int i
+        cdef double r, ub, lb, yG, sum_free
+        cdef int n_free
+        self.last_poll = now()
+        with nogil:
+            if self._init_gradient() < 0:
+                self.stop = NO_MEMORY
+            elif self.platt:
+                self._run_platt()
+            else:
+                self._run_second_order()
+        if self.stop == EXCEPTION:
+            raise self.pending_exc
+        if self.stop == NO_MEMORY:
+            raise MemoryError("libsmo: cannot allocate memory for the kernel cache")
+        if self.active_size < self.l:
+            with nogil:
+                if self._unshrink_all() < 0:
+                    self.stop = NO_MEMORY
+            if self.stop == NO_MEMORY:
+                raise MemoryError("libsmo: cannot allocate memory for the kernel cache")
+        # rho as LIBSVM: the mean of y G over free variables, else the middle of the
+        # feasible interval
+        ub = INFINITY
+        lb = -INFINITY
+        sum_free = 0.0
+        n_free = 0
+        for i in range(self.l):
+            yG = self.y[i] * self.G[i]
+            if self.status[i] == UPPER_BOUND:
+                if self.y[i] < 0:
+                    ub = min(ub, yG)
+                else:
+                    lb = max(lb, yG)
+            elif self.status[i] == LOWER_BOUND:
+                if self.y[i] > 0:
+                    ub = min(ub, yG)
+                else:
+                    lb = max(lb, yG)
+            else:
+                n_free += 1
+                sum_free += yG
+        r = sum_free / n_free if n_free > 0 else (ub + lb) / 2
+        order = np.asarray(self.active_set)
+        alpha = np.empty(self.l)
+        G = np.empty(self.l)
+        alpha[order] = np.asarray(self.alpha)
+        G[order] = np.asarray(self.G)
+        return {
+            "alpha": alpha,
+            "gradient": G,
+            "rho": r,
+            "objective": self._objective(),
+            "n_iter": int(self.n_iter),
+            "status": STATUS_NAMES[self.stop],
+        }
+
+
+def solve(QMatrix Q, p, y, C, alpha=None, *, double tol=1e-3, bint shrinking=True,
+          str selection="second_order", max_iter=None, callback=None,
+          long long callback_every=1000):
+    """Minimise 1/2 a'Qa + p'a subject to y'a = y'alpha0 and 0 <= a <= C.
+
+    Parameters
+    ----------
+    Q : QMatrix
+        Rows of Q, cached; permuted by the solver as it shrinks (use a fresh one per call).
+    p, y, C : array-like of shape (l,)
+        Linear term, signs (+1/-1) and per-variable upper bounds (> 0).
+    alpha : array-like of shape (l,), optional
+        Feasible starting point (default zeros); fixes Delta = y'alpha.
+    tol : float
+        Stop when m(a) - M(a) <= tol.
+    shrinking : bool
+    selection : {"second_order", "platt"}
+    max_iter : int or None
+        Stop after this many steps (status "max_iter").
+    callback : callable or None
+        Called with a progress dict every `callback_every` steps (and checked at most
+        every few milliseconds); returning False stops the solver (status "stopped").
+    callback_every : int
+
+    Returns
+    -------
+    dict
+        alpha, gradient (in the caller's order), rho, objective, n_iter, status.
+    """
+    if selection not in SELECTIONS:
+        raise ValueError(f"selection must be one of {SELECTIONS}, got {selection!r}")
+    l = len(p)
+    if alpha is None:
+        alpha = np.zeros(l)
+    solver = Solver(Q, p, y, C, alpha, tol, shrinking, selection, max_iter, callback,
+                    callback_every)
+    return solver.run()

@@ -1,0 +1,162 @@
+"""The Python boundary: every public entry checks its input here, so that the Cython code
+behind it can run without bounds checks."""
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+
+KERNELS = ("linear", "poly", "rbf", "sigmoid", "precomputed")
+SELECTIONS = ("second_order", "platt")
+
+
+def check_data(X, name="X", *, allow_empty=False):
+    """Validate a data matrix and bring it to the layout the kernel reads.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d) or scipy sparse matrix
+        Any scipy sparse format is converted to CSR; dense input to C-contiguous float64.
+    name : str
+        The parameter name used in error messages.
+    allow_empty : bool
+        Whether zero rows are acceptable (prediction) or not (training).
+
+    Returns
+    -------
+    ndarray or scipy.sparse.csr_matrix
+        Dense float64 C-contiguous, or canonical CSR: float64 data, int32 sorted indices,
+        no duplicate entries. The caller's object is never modified.
+
+    Raises
+    ------
+    TypeError
+        X is not numeric.
+    ValueError
+        X is not 2-D, is empty, or holds NaN or infinity.
+    """
+    if sp.issparse(X):
+        if X.ndim != 2:
+            raise ValueError(f"{name} must be 2-D, got a sparse array with {X.ndim} dims")
+        if not np.issubdtype(X.dtype, np.number) or np.issubdtype(X.dtype, np.complexfloating):
+            raise TypeError(f"{name} must hold real numbers, got dtype {X.dtype}")
+        X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+        if X.nnz and (np.abs(X.indptr[-1]) > np.iinfo(np.int32).max
+                      or X.shape[1] > np.iinfo(np.int32).max):
+            raise ValueError(f"{name} is too large: more than 2**31 - 1 non-zeros or columns")
+        X.sum_duplicates()  # also sorts the indices
+        X.sort_indices()
+        X.indices = X.indices.astype(np.int32, copy=False)
+        X.indptr = X.indptr.astype(np.int64 if X.nnz > np.iinfo(np.int32).max else np.int32,
+                                   copy=False)
+        values = X.data
+    else:
+        try:
+            arr = np.asarray(X)
+        except Exception as exc:  # ragged lists and the like
+            raise ValueError(f"{name} cannot be read as a 2-D array: {exc}") from None
+        if arr.dtype == object or arr.dtype.kind in "USV":
+            raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
+        if arr.dtype.kind == "c":
+            raise TypeError(f"{name} must hold real numbers, got complex dtype {arr.dtype}")
+        if arr.dtype.kind not in "biuf":
+            raise TypeError(f"{name} must hold real numbers, got dtype {arr.dtype}")
+        if arr.ndim != 2:
+            raise ValueError(
+                f"{name} must be 2-D (n_samples, n_features), got shape {arr.shape}; "
+                "reshape a single sample with X.reshape(1, -1)")
+        X = np.ascontiguousarray(arr, dtype=np.float64)
+        values = X
+    if X.shape[0] == 0 and not allow_empty:
+        raise ValueError(f"{name} has no rows (shape {X.shape})")
+    if not np.isfinite(values).all():
+        bad = np.argwhere(~np.isfinite(values))[0]
+        if sp.issparse(X):
+            row = int(np.searchsorted(X.indptr, bad[0], side="right") - 1)
+            where = f"row {row}"
+        else:
+            where = f"row {bad[0]}"
+        raise ValueError(f"{name} holds NaN or infinity (first at {where})")
+    return X
+
+
+def check_labels(y, n_samples, name="y"):
+    """Validate a label vector of length n_samples; returns it as a 1-D ndarray."""
+    y = np.asarray(y)
+    if y.ndim == 2 and 1 in y.shape:
+        y = y.ravel()
+    if y.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got shape {y.shape}")
+    if y.shape[0] != n_samples:
+        raise ValueError(f"{name} has {y.shape[0]} labels but X has {n_samples} rows")
+    if y.dtype == object:
+        kinds = {type(v) for v in y}
+        if not all(issubclass(k, (numbers.Number, str)) for k in kinds):
+            raise TypeError(f"{name} must hold numbers or strings, got {sorted(map(str, kinds))}")
+    if y.dtype.kind == "c":
+        raise TypeError(f"{name} must hold real labels, got complex dtype {y.dtype}")
+    if y.dtype.kind == "f" and not np.isfinite(y).all():
+        raise ValueError(f"{name} holds NaN or infinity (first at index "
+                         f"{int(np.argwhere(~np.isfinite(y))[0, 0])})")
+    return y
+
+
+def check_positive(value, name, *, integer=False, allow_zero=False):
+    """A finite number > 0 (>= 0 with allow_zero); ints only with integer=True."""
+    kind = numbers.Integral if integer else numbers.Real
+    if isinstance(value, bool) or not isinstance(value, kind):
+        what = "an integer" if integer else "a number"
+        raise TypeError(f"{name} must be {what}, got {value!r} ({type(value).__name__})")
+    if not np.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
+        bound = ">= 0" if allow_zero else "> 0"
+        raise ValueError(f"{name} must be finite and {bound}, got {value!r}")
+    return int(value) if integer else float(value)
+
+
+def check_real(value, name):
+    """A finite real number."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {value!r} ({type(value).__name__})")
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    return float(value)
+
+
+def check_choice(value, name, choices):
+    """One of a fixed set of strings."""
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
+    return value
+
+
+def check_kernel_params(kernel, gamma, degree, coef0, n_features):
+    """Validate the kernel and its parameters; gamma None means 1 / n_features.
+
+    Returns
+    -------
+    tuple
+        (kernel, gamma, degree, coef0) with gamma resolved to a float.
+    """
+    kernel = check_choice(kernel, "kernel", KERNELS)
+    if gamma is None:
+        gamma = 1.0 / n_features if n_features > 0 else 0.0
+    else:
+        gamma = check_positive(gamma, "gamma", allow_zero=True)
+    degree = check_positive(degree, "degree", integer=True, allow_zero=True)
+    coef0 = check_real(coef0, "coef0")
+    return kernel, gamma, degree, coef0
+
+
+def check_precomputed(X, name="X", n_train=None):
+    """A precomputed kernel must be dense: n x n for training, n x n_train for predicting."""
+    if sp.issparse(X):
+        X = X.toarray()
+    X = check_data(X, name, allow_empty=n_train is not None)
+    if n_train is None and X.shape[0] != X.shape[1]:
+        raise ValueError(
+            f"kernel='precomputed' needs {name} to be the square Gram matrix K(x_i, x_j) "
+            f"of the training rows; got shape {X.shape}")
+    if n_train is not None and X.shape[1] != n_train:
+        raise ValueError(
+            f"kernel='precomputed' needs {name} with one column per training row "
+            f"({n_train}); got shape {X.shape}")
+    return X

@@ -1,0 +1,177 @@
+"""The trained model: LIBSVM's svm_model fields, decision values and predictions.
+
+The model knows nothing of training: it is what `libsmo.train` returns and what a model
+file holds. Classification models follow LIBSVM's one-vs-one layout: support vectors
+grouped by class in label order, `sv_coef` of shape (n_classes - 1, n_SV), one rho per
+pair of classes in the order (0,1), (0,2), ..., (1,2), ...
+"""
+import numpy as np
+import scipy.sparse as sp
+
+from libsmo._prediction import iter_row_blocks, kernel_block, squared_norms
+from libsmo._validation import check_data, check_precomputed
+
+CLASSIFICATION_TYPES = ("c_svc", "nu_svc")
+
+
+class Model:
+    """A trained support vector machine in LIBSVM's terms.
+
+    Attributes
+    ----------
+    svm_type : str
+        "c_svc" (and, with the later formulations, "nu_svc", "one_class",
+        "epsilon_svr", "nu_svr").
+    kernel : str
+        "linear", "poly", "rbf", "sigmoid" or "precomputed".
+    gamma, degree, coef0 : float, int, float
+        Kernel parameters as LIBSVM uses them.
+    classes : ndarray
+        Class labels in LIBSVM's order (first appearance in the training labels, with
+        -1/+1 data ordered +1 first); empty for regression and one-class.
+    n_support : ndarray of int
+        Support vectors per class.
+    support_vectors : ndarray or csr_matrix of shape (n_SV, n_features)
+        Kept dense or CSR as the training data was; None for a precomputed kernel.
+    support : ndarray of int
+        0-based indices of the support vectors in the training data.
+    sv_coef : ndarray of shape (n_classes - 1, n_SV)
+        y_i * alpha_i, in LIBSVM's one-vs-one layout.
+    rho : ndarray of shape (n_classes * (n_classes - 1) / 2,)
+        Decision value offsets: f(x) = sum_i sv_coef_i K(x_i, x) - rho.
+    n_features : int
+        Columns of the training data (training rows for a precomputed kernel).
+    n_iter, objective, status : list
+        Per binary problem: solver steps, dual objective and how it stopped
+        ("optimal", "max_iter" or "stopped").
+    """
+
+    def __init__(self, *, svm_type, kernel, gamma, degree, coef0, classes, n_support,
+                 support_vectors, support, sv_coef, rho, n_features, n_iter=(),
+                 objective=(), status=()):
+        self.svm_type = svm_type
+        self.kernel = kernel
+        self.gamma = float(gamma)
+        self.degree = int(degree)
+        self.coef0 = float(coef0)
+        self.classes = np.asarray(classes)
+        self.n_support = np.asarray(n_support, dtype=np.int64)
+        self.support_vectors = support_vectors
+        self.support = np.asarray(support, dtype=np.int64)
+        self.sv_coef = np.atleast_2d(np.asarray(sv_coef, dtype=np.float64))
+        self.rho = np.atleast_1d(np.asarray(rho, dtype=np.float64))
+        self.n_features = int(n_features)
+        self.n_iter = list(n_iter)
+        self.objective = list(objective)
+        self.status = list(status)
+        self._sv_norms = None
+
+    @property
+    def n_classes(self):
+        """Number of classes (2 for regression and one-class, as in LIBSVM)."""
+        return len(self.classes) if self.svm_type in CLASSIFICATION_TYPES else 2
+
+    @property
+    def n_sv(self):
+        """Total number of support vectors."""
+        return int(self.sv_coef.shape[1])
+
+    def __repr__(self):
+        return (f"Model(svm_type={self.svm_type!r}, kernel={self.kernel!r}, "
+                f"classes={self.classes.tolist()}, n_sv={self.n_sv}, "
+                f"n_features={self.n_features})")
+
+    def _check_rows(self, X):
+        if self.kernel == "precomputed":
+            return check_precomputed(X, "X", n_train=self.n_features)
+        X = check_data(X, "X", allow_empty=True)
+        if X.shape[1] != self.n_features:
+            if sp.issparse(X) and X.shape[1] < self.n_features:
+                # sparse files often omit trailing all-zero features: pad, as LIBSVM
+                # ignores indices it never saw
+                X = sp.csr_matrix((X.data, X.indices, X.indptr),
+                                  shape=(X.shape[0], self.n_features))
+            elif sp.issparse(X) and X.shape[1] > self.n_features:
+                X = X[:, :self.n_features]
+            else:
+                raise ValueError(f"X has {X.shape[1]} features, but this model was "
+                                 f"trained with {self.n_features}")
+        return X
+
+    def _kernel_rows(self, X):
+        """Yield (slice, K(X[slice], SV)) over blocks of rows."""
+        if self.kernel == "precomputed":
+            for rows in iter_row_blocks(X.shape[0], self.n_sv):
+                yield rows, X[rows][:, self.support]
+            return
+        if self._sv_norms is None:
+            self._sv_norms = squared_norms(self.support_vectors)
+        SV = self.support_vectors
+        for rows in iter_row_blocks(X.shape[0], self.n_sv):
+            yield rows, kernel_block(X[rows], SV, self.kernel, self.gamma, self.degree,
+                                     self.coef0, SV_norms=self._sv_norms)
+
+    def decision_function(self, X):
+        """Decision values f(x) = sum_i sv_coef_i K(x_i, x) - rho for each pair.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, n_features) or sparse matrix
+            For kernel="precomputed", K(x, x_j) for every training row j.
+
+        Returns
+        -------
+        ndarray of shape (n,) for two classes, else (n, n_classes*(n_classes-1)/2),
+            in LIBSVM's pair order; a positive value votes for the first class of the
+            pair.
+        """
+        X = self._check_rows(X)
+        k = self.n_classes
+        n_pairs = k * (k - 1) // 2 if self.svm_type in CLASSIFICATION_TYPES else 1
+        out = np.empty((X.shape[0], n_pairs))
+        if self.svm_type not in CLASSIFICATION_TYPES:
+            for rows, K in self._kernel_rows(X):
+                out[rows, 0] = K @ self.sv_coef[0] - self.rho[0]
+            return out[:, 0]
+        start = np.concatenate([[0], np.cumsum(self.n_support)[:-1]])
+        for rows, K in self._kernel_rows(X):
+            pair = 0
+            for i in range(k):
+                si, ni = start[i], self.n_support[i]
+                for j in range(i + 1, k):
+                    sj, nj = start[j], self.n_support[j]
+                    out[rows, pair] = (K[:, si:si + ni] @ self.sv_coef[j - 1, si:si + ni]
+                                       + K[:, sj:sj + nj] @ self.sv_coef[i, sj:sj + nj]
+                                       - self.rho[pair])
+                    pair += 1
+        return out[:, 0] if n_pairs == 1 else out
+
+    def predict(self, X):
+        """Predicted labels (classification: one-vs-one votes, ties to the lower class
+        index, as LIBSVM).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, n_features) or sparse matrix
+
+        Returns
+        -------
+        ndarray of shape (n,)
+        """
+        dec = self.decision_function(X)
+        if self.svm_type == "one_class":
+            return np.where(dec > 0, 1.0, -1.0)
+        if self.svm_type not in CLASSIFICATION_TYPES:
+            return dec
+        if dec.ndim == 1:
+            return np.where(dec > 0, self.classes[0], self.classes[1])
+        k = self.n_classes
+        votes = np.zeros((dec.shape[0], k), dtype=np.int64)
+        pair = 0
+        for i in range(k):
+            for j in range(i + 1, k):
+                positive = dec[:, pair] > 0
+                votes[:, i] += positive
+                votes[:, j] += ~positive
+                pair += 1
+        return self.classes[np.argmax(votes, axis=1)]

@@ -1,0 +1,77 @@
+"""Build the Cython extensions of libsmo with optimisation and, where the compiler has
+it, OpenMP (the kernel rows are computed in parallel over their entries)."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+EXTENSIONS = ["_kernel", "_cache", "_smo"]
+
+
+def _compiler_has_openmp(compiler_cmd):
+    """Compile and link a tiny OpenMP program; True when the compiler accepts -fopenmp."""
+    if os.environ.get("LIBSMO_NO_OPENMP"):
+        return False
+    source = "#include <omp.h>\nint main(void){return omp_get_max_threads() > 0 ? 0 : 1;}\n"
+    tmp = tempfile.mkdtemp()
+    try:
+        src = os.path.join(tmp, "t.c")
+        with open(src, "w") as f:
+            f.write(source)
+        result = subprocess.run(
+            list(compiler_cmd) + ["-fopenmp", src, "-o", os.path.join(tmp, "t")],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        return result.returncode == 0
+    except OSError:
+        return False
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+class BuildExt(build_ext):
+    """build_ext that adds -O3 and OpenMP flags the compiler actually supports."""
+
+    def build_extensions(self):
+        compiler_cmd = getattr(self.compiler, "compiler_so", None) or ["cc"]
+        use_openmp = sys.platform != "win32" and _compiler_has_openmp(compiler_cmd[:1])
+        for ext in self.extensions:
+            if self.compiler.compiler_type == "msvc":
+                ext.extra_compile_args += ["/O2"]
+                continue
+            ext.extra_compile_args += ["-O3", "-fno-math-errno"]
+            if use_openmp:
+                ext.extra_compile_args.append("-fopenmp")
+                ext.extra_link_args.append("-fopenmp")
+        super().build_extensions()
+
+
+extensions = [
+    Extension(
+        f"libsmo.{name}",
+        [f"libsmo/{name}.pyx"],
+        include_dirs=[numpy.get_include()],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+    )
+    for name in EXTENSIONS
+]
+
+setup(
+    ext_modules=cythonize(
+        extensions,
+        compiler_directives={
+            "language_level": 3,
+            "boundscheck": False,
+            "wraparound": False,
+            "cdivision": True,
+            "initializedcheck": False,
+        },
+    ),
+    cmdclass={"build_ext": BuildExt},
+)
