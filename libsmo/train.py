@@ -136,7 +136,8 @@ def train(X, y, *, kernel="rbf", C=1.0, gamma=None, degree=3, coef0=0.0, tol=1e-
 
     classes, index = group_classes(y)
     if len(classes) < 2:
-        raise ValueError(f"y has a single class ({classes[0]!r}); C-SVC needs two")
+        raise ValueError(f"y has a single class ({np.asarray(classes[0]).item()!r}); "
+                         "C-SVC needs two")
     if len(classes) > 2:
         raise ValueError(f"y has {len(classes)} classes; libsmo.train handles two classes "
                          "for now")

@@ -1,0 +1,68 @@
+"""Shared fixtures: the real data sets of ../shared/data, decompressed to a cache folder.
+
+The data live beside the repository (`../shared/data/*.xz`; LIBSMO_DATA_DIR overrides).
+They are decompressed once into LIBSMO_DATA_CACHE (default: a libsmo folder in the
+system's temporary directory), never next to the originals. A test that needs a data set
+that is missing fails under CI (CI=true) and is skipped elsewhere, with the reason.
+"""
+import functools
+import lzma
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+DATA_DIR = Path(os.environ.get("LIBSMO_DATA_DIR", REPO.parent / "shared" / "data"))
+CACHE_DIR = Path(os.environ.get("LIBSMO_DATA_CACHE",
+                                Path(tempfile.gettempdir()) / "libsmo-data-cache"))
+UNDER_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def data_file(name):
+    """Path of the decompressed data set `name` (e.g. "heart_scale", "a9a.t").
+
+    Fails under CI and skips elsewhere when ../shared/data does not have it.
+    """
+    source = DATA_DIR / f"{name}.xz"
+    if not source.exists():
+        reason = f"data set {name!r} not found at {source} (set LIBSMO_DATA_DIR)"
+        if UNDER_CI:
+            pytest.fail(reason)
+        pytest.skip(reason)
+    target = CACHE_DIR / name
+    if not target.exists() or target.stat().st_mtime < source.stat().st_mtime:
+        CACHE_DIR.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=CACHE_DIR, prefix=f".{name}.")
+        with os.fdopen(fd, "wb") as out, lzma.open(source) as src:
+            shutil.copyfileobj(src, out)
+        os.replace(tmp, target)
+    return target
+
+
+@functools.lru_cache(maxsize=None)
+def _load(name, n_features):
+    from sklearn.datasets import load_svmlight_file  # the reader of issue 3 replaces it
+    X, y = load_svmlight_file(str(data_file(name)), n_features=n_features)
+    return X.tocsr(), y
+
+
+def load_dataset(name, n_rows=None, n_features=None, dense=False):
+    """(X, y) of a LIBSVM-format data set: CSR (or dense), the first n_rows rows.
+
+    Returned arrays are copies, so a test may modify them.
+    """
+    X, y = _load(name, n_features)
+    if n_rows is not None:
+        X, y = X[:n_rows], y[:n_rows]
+    X = X.toarray() if dense else X.copy()
+    return X, np.array(y)
+
+
+@pytest.fixture
+def heart_scale():
+    """heart_scale (270 x 13, labels +1/-1) as CSR."""
+    return load_dataset("heart_scale")

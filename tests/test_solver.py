@@ -1,0 +1,185 @@
+"""The solver against LIBSVM (libsvm-official, same process) on real data.
+
+At tol=1e-6 libsmo and LIBSVM must reach the same optimum: dual objectives within 1e-6
+relative, decision values within 1e-4, the same support vectors except alphas below
+1e-6 * C, the same predictions except where |decision| < 1e-4. Both partner strategies,
+shrinking on and off, dense and CSR input.
+"""
+import numpy as np
+import pytest
+
+import libsmo
+from conftest import load_dataset
+from peers import dual_objective, libsvm_decision, libsvm_summary, libsvm_train
+
+TIGHT = 1e-6
+KERNEL_PARAMS = {
+    "linear": {},
+    "poly": {"gamma": 0.1, "coef0": 1.0, "degree": 3},
+    "rbf": {},
+    "sigmoid": {"gamma": 0.01, "coef0": -0.5},
+}
+
+
+def objective_of(model, X):
+    """Dual objective recomputed in double from the model's support vectors."""
+    SV = X[model.support] if model.support_vectors is None else model.support_vectors
+    return dual_objective(model.sv_coef[0], SV, model.kernel, model.gamma, model.degree,
+                          model.coef0)
+
+
+def assert_same_optimum(model, X, y, C=1.0, **params):
+    """Compare a libsmo model with libsvm-official's at tol=1e-6 on the same data."""
+    peer = libsvm_train(X, y, C=C, tol=TIGHT, **params)
+    theirs = libsvm_summary(peer)
+    np.testing.assert_array_equal(model.classes, theirs["labels"])
+    kernel = params.get("kernel", "rbf")
+    gamma = params.get("gamma", 1.0 / X.shape[1])
+    f_theirs = dual_objective(theirs["sv_coef"], X[theirs["support"]], kernel, gamma,
+                              params.get("degree", 3), params.get("coef0", 0.0))
+    f_ours = objective_of(model, X)
+    assert abs(f_ours - f_theirs) <= 1e-6 * abs(f_theirs), (f_ours, f_theirs)
+    # the solver's own objective (from its float32-row gradient) tells the same story
+    assert abs(model.objective[0] - f_theirs) <= 1e-5 * abs(f_theirs)
+    # support vectors: the same, except those whose alpha is within noise of zero
+    alpha_ours = np.zeros(X.shape[0])
+    alpha_ours[model.support] = np.abs(model.sv_coef[0])
+    alpha_theirs = np.zeros(X.shape[0])
+    alpha_theirs[theirs["support"]] = np.abs(theirs["sv_coef"])
+    differ = (alpha_ours > 0) != (alpha_theirs > 0)
+    assert np.all(np.maximum(alpha_ours, alpha_theirs)[differ] < 1e-6 * C)
+    dec_ours = model.decision_function(X)
+    dec_theirs = libsvm_decision(peer, X)
+    np.testing.assert_allclose(dec_ours, dec_theirs, atol=1e-4, rtol=0)
+    pred_ours = model.predict(X)
+    pred_theirs = np.where(dec_theirs > 0, theirs["labels"][0], theirs["labels"][1])
+    unsure = np.abs(dec_theirs) < 1e-4
+    np.testing.assert_array_equal(pred_ours[~unsure], pred_theirs[~unsure])
+    return peer
+
+
+@pytest.mark.parametrize("selection", ["second_order", "platt"])
+@pytest.mark.parametrize("shrinking", [True, False])
+@pytest.mark.parametrize("kernel", sorted(KERNEL_PARAMS))
+def test_heart_scale_every_kernel(kernel, shrinking, selection):
+    X, y = load_dataset("heart_scale")
+    params = dict(kernel=kernel, **KERNEL_PARAMS[kernel])
+    model = libsmo.train(X, y, tol=TIGHT, shrinking=shrinking, selection=selection,
+                         **params)
+    assert model.status == ["optimal"]
+    assert_same_optimum(model, X, y, shrinking=shrinking, **params)
+
+
+@pytest.mark.parametrize("C", [0.1, 10.0])
+def test_heart_scale_other_C(C):
+    X, y = load_dataset("heart_scale")
+    model = libsmo.train(X, y, C=C, tol=TIGHT)
+    assert_same_optimum(model, X, y, C=C)
+
+
+def test_precomputed_kernel_matches_rbf():
+    X, y = load_dataset("heart_scale", dense=True)
+    gamma = 1.0 / X.shape[1]
+    sq = (X * X).sum(1)
+    K = np.exp(-gamma * (sq[:, None] + sq[None, :] - 2 * X @ X.T))
+    pre = libsmo.train(K, y, kernel="precomputed", tol=TIGHT)
+    rbf = libsmo.train(X, y, kernel="rbf", tol=TIGHT)
+    assert pre.support_vectors is None
+    np.testing.assert_array_equal(pre.support, rbf.support)
+    np.testing.assert_allclose(pre.sv_coef, rbf.sv_coef, atol=1e-7)
+    np.testing.assert_allclose(pre.decision_function(K), rbf.decision_function(X),
+                               atol=1e-6)
+    # and LIBSVM's own precomputed kernel agrees
+    peer = libsvm_train(K, y, kernel="precomputed", tol=TIGHT)
+    np.testing.assert_allclose(pre.decision_function(K),
+                               libsvm_decision(peer, K, kernel="precomputed"), atol=1e-4)
+
+
+SPARSE_CASES = [
+    ("w1a", None, {}),
+    ("a1a", None, {}),
+    ("a1a", None, {"kernel": "linear"}),
+    ("a9a", 5000, {"gamma": 0.05}),
+]
+
+
+@pytest.mark.parametrize("name,n_rows,params", SPARSE_CASES,
+                         ids=["w1a-rbf", "a1a-rbf", "a1a-linear", "a9a5000-rbf"])
+def test_sparse_data_sets(name, n_rows, params):
+    X, y = load_dataset(name, n_rows=n_rows)
+    model = libsmo.train(X, y, tol=TIGHT, **params)
+    assert_same_optimum(model, X, y, **params)
+
+
+@pytest.mark.parametrize("selection", ["second_order", "platt"])
+def test_a1a_both_strategies_shrinking_off(selection):
+    X, y = load_dataset("a1a")
+    model = libsmo.train(X, y, tol=TIGHT, selection=selection, shrinking=False)
+    assert_same_optimum(model, X, y, shrinking=False)
+
+
+def test_svmguide1_dense():
+    X, y = load_dataset("svmguide1", dense=True)
+    model = libsmo.train(X, y, tol=TIGHT)
+    assert_same_optimum(model, X, y)
+
+
+@pytest.mark.parametrize("name,n_rows", [("heart_scale", None), ("a1a", None),
+                                         ("svmguide1", None)])
+def test_dense_and_csr_give_the_same_model(name, n_rows):
+    X, y = load_dataset(name, n_rows=n_rows)
+    sparse_model = libsmo.train(X, y, tol=TIGHT)
+    dense_model = libsmo.train(X.toarray(), y, tol=TIGHT)
+    np.testing.assert_array_equal(sparse_model.support, dense_model.support)
+    np.testing.assert_allclose(sparse_model.sv_coef, dense_model.sv_coef, atol=1e-6)
+    np.testing.assert_allclose(sparse_model.rho, dense_model.rho, atol=1e-6)
+    np.testing.assert_allclose(sparse_model.decision_function(X),
+                               dense_model.decision_function(X.toarray()), atol=1e-6)
+    # a model trained on one layout predicts the other
+    np.testing.assert_allclose(sparse_model.decision_function(X.toarray()),
+                               sparse_model.decision_function(X), atol=1e-10)
+
+
+@pytest.mark.parametrize("name,n_rows,gamma", [("heart_scale", None, None),
+                                               ("a9a", 5000, 0.05)])
+def test_default_tol_within_libsvm_spread(name, n_rows, gamma):
+    """At tol=1e-3 neither solver is at the optimum; libsmo's gap to it must be of the
+    size of LIBSVM's own gap."""
+    X, y = load_dataset(name, n_rows=n_rows)
+    g = gamma if gamma is not None else 1.0 / X.shape[1]
+    best = libsvm_summary(libsvm_train(X, y, gamma=g, tol=1e-8))
+    f_best = dual_objective(best["sv_coef"], X[best["support"]], "rbf", g, 3, 0.0)
+    loose = libsvm_summary(libsvm_train(X, y, gamma=g, tol=1e-3))
+    f_libsvm = dual_objective(loose["sv_coef"], X[loose["support"]], "rbf", g, 3, 0.0)
+    for selection in ("second_order", "platt"):
+        model = libsmo.train(X, y, gamma=g, selection=selection)
+        f_ours = objective_of(model, X)
+        assert f_ours >= f_best - 1e-9 * abs(f_best)
+        assert f_ours - f_best <= 10 * (f_libsvm - f_best) + 1e-9 * abs(f_best), (
+            selection, f_ours, f_libsvm, f_best)
+
+
+def test_predictions_on_held_out_data():
+    """a9a 5000 rows: test accuracy on a9a.t matches LIBSVM's."""
+    X, y = load_dataset("a9a", n_rows=5000)
+    Xt, yt = load_dataset("a9a.t", n_features=123)
+    model = libsmo.train(X, y, gamma=0.05)
+    peer = libsvm_train(X, y, gamma=0.05)
+    dec_theirs = libsvm_decision(peer, Xt)
+    labels = np.array(peer.get_labels())
+    acc_ours = np.mean(model.predict(Xt) == yt)
+    acc_theirs = np.mean(np.where(dec_theirs > 0, labels[0], labels[1]) == yt)
+    assert acc_ours > 0.8
+    assert abs(acc_ours - acc_theirs) <= 0.001
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,C,gamma", [("a9a", 1.0, 0.05), ("w8a", 5.0, 0.05)])
+def test_full_size_sets(name, C, gamma):
+    """Platt's Adult and Web settings on the whole sets (minutes; marked slow)."""
+    X, y = load_dataset(name)
+    model = libsmo.train(X, y, C=C, gamma=gamma)
+    peer = libsvm_train(X, y, C=C, gamma=gamma)
+    theirs = libsvm_summary(peer)
+    f_theirs = dual_objective(theirs["sv_coef"], X[theirs["support"]], "rbf", gamma, 3, 0)
+    assert abs(objective_of(model, X) - f_theirs) <= 1e-4 * abs(f_theirs)
