@@ -68,7 +68,7 @@ def _enable_verbose_output():
 
 def train(X, y, *, kernel="rbf", C=1.0, gamma=None, degree=3, coef0=0.0, tol=1e-3,
           cache_size=100, shrinking=True, selection="second_order", max_iter=None,
-          verbose=False, callback=None, n_threads=None):
+          verbose=False, callback=None, callback_every=1000, n_threads=None):
     """Train a C-support vector classifier with SMO.
 
     Parameters
@@ -101,8 +101,11 @@ def train(X, y, *, kernel="rbf", C=1.0, gamma=None, degree=3, coef0=0.0, tol=1e-
     verbose : bool
         Log progress and LIBSVM's summary lines on the "libsmo" logger.
     callback : callable or None
-        Called about every 1000 steps with a dict (n_iter, active_size, violation,
-        objective); return False to stop (status "stopped").
+        Called every `callback_every` steps with a dict (n_iter, active_size, violation,
+        objective); return False to stop (status "stopped"). An exception it raises
+        ends training and reaches the caller.
+    callback_every : int > 0
+        Steps between callback calls (the solver checks at most every 32 steps).
     n_threads : int or None
         OpenMP threads for long kernel rows; None uses every core.
 
@@ -132,6 +135,7 @@ def train(X, y, *, kernel="rbf", C=1.0, gamma=None, degree=3, coef0=0.0, tol=1e-
         max_iter = v.check_positive(max_iter, "max_iter", integer=True)
     if callback is not None and not callable(callback):
         raise TypeError(f"callback must be callable, got {callback!r}")
+    callback_every = v.check_positive(callback_every, "callback_every", integer=True)
     n_threads = _resolve_threads(n_threads)
 
     classes, index = group_classes(y)
@@ -155,7 +159,7 @@ def train(X, y, *, kernel="rbf", C=1.0, gamma=None, degree=3, coef0=0.0, tol=1e-
     Q = QMatrix(kern, signs, cache_size)
     result = solve(Q, -np.ones(len(order)), signs, np.full(len(order), C), tol=tol,
                    shrinking=bool(shrinking), selection=selection, max_iter=max_iter,
-                   callback=callback)
+                   callback=callback, callback_every=callback_every)
     alpha = result["alpha"]
     is_sv = alpha > 0
     support = order[is_sv]

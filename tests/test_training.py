@@ -1,0 +1,111 @@
+"""Training control: status, max_iter, the callback, Ctrl-C, verbose output."""
+import gc
+import logging
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import libsmo
+from conftest import load_dataset
+
+
+def rss_bytes():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def test_status_optimal_and_objective(heart_scale):
+    X, y = heart_scale
+    model = libsmo.train(X, y)
+    assert model.status == ["optimal"]
+    assert model.n_iter[0] > 0
+    assert model.objective[0] < 0
+    assert model.n_support.sum() == model.n_sv == len(model.support)
+
+
+def test_max_iter_stops_with_a_usable_model(heart_scale):
+    X, y = heart_scale
+    model = libsmo.train(X, y, max_iter=10)
+    assert model.status == ["max_iter"]
+    assert model.n_iter == [10]
+    full = libsmo.train(X, y)
+    assert model.objective[0] > full.objective[0]
+    assert np.isfinite(model.decision_function(X)).all()
+    assert set(np.unique(model.predict(X))) <= {1.0, -1.0}
+
+
+def test_callback_sees_progress_and_can_stop():
+    X, y = load_dataset("a9a", n_rows=5000)
+    seen = []
+
+    def callback(info):
+        seen.append(info)
+        return len(seen) < 3
+
+    model = libsmo.train(X, y, gamma=0.05, callback=callback, callback_every=100)
+    assert model.status == ["stopped"]
+    assert len(seen) == 3
+    assert [s["n_iter"] for s in seen] == sorted(s["n_iter"] for s in seen)
+    assert seen[-1]["objective"] < seen[0]["objective"] < 0
+    assert all(s["violation"] > 0 for s in seen)
+    assert np.isfinite(model.decision_function(X[:10])).all()
+
+
+def test_callback_exception_reaches_the_caller(heart_scale):
+    X, y = heart_scale
+
+    def callback(info):
+        raise RuntimeError("stop here")
+
+    with pytest.raises(RuntimeError, match="stop here"):
+        libsmo.train(X, y, tol=1e-9, callback=callback, callback_every=1)
+
+
+def test_verbose_goes_through_logging(heart_scale, caplog):
+    X, y = heart_scale
+    with caplog.at_level(logging.INFO, logger="libsmo"):
+        model = libsmo.train(X, y, verbose=True)
+    text = caplog.text
+    assert f"optimization finished, #iter = {model.n_iter[0]}" in text
+    assert "nSV = %d" % model.n_sv in text
+    assert "obj = " in text and "rho = " in text
+
+
+def test_quiet_by_default(heart_scale, caplog):
+    X, y = heart_scale
+    with caplog.at_level(logging.DEBUG, logger="libsmo"):
+        libsmo.train(X, y)
+    assert caplog.text == ""
+
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(),
+                    reason="signals reach the main thread only")
+def test_ctrl_c_interrupts_within_a_second_and_frees_the_cache():
+    """SIGINT during a long fit raises KeyboardInterrupt promptly; repeated interrupted
+    fits do not keep their kernel caches."""
+    X, y = load_dataset("a9a", n_rows=12000)
+    libsmo.train(X[:200], y[:200])  # warm up imports and allocations
+    gc.collect()
+    before = rss_bytes()
+    for _ in range(4):
+        sent = []
+
+        def interrupt():
+            sent.append(time.monotonic())
+            os.kill(os.getpid(), signal.SIGINT)
+
+        timer = threading.Timer(0.7, interrupt)
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            # tol far below reach: only the signal can end this fit
+            libsmo.train(X, y, gamma=0.05, tol=1e-12, cache_size=100, n_threads=1)
+        caught = time.monotonic()
+        timer.join()
+        assert sent and caught - sent[0] < 1.0
+    gc.collect()
+    # each fit fills tens of MB of cache in 0.7 s; four leaked caches would show
+    assert rss_bytes() - before < 60 * 2**20
