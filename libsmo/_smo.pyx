@@ -330,14 +330,9 @@ cdef class Solver:
         cdef float* Qi = NULL
         cdef double* G = &self.G[0]
         cdef double* y = &self.y[0]
-        cdef signed char* st = &self.status[0]
         for t in range(active):
-            if y[t] > 0:
-                if st[t] != UPPER_BOUND and -G[t] >= v_max:
-                    v_max = -G[t]
-                    i = t
-            elif st[t] != LOWER_BOUND and G[t] >= v_max:
-                v_max = G[t]
+            if self._in_up(t) and -y[t] * G[t] >= v_max:
+                v_max = -y[t] * G[t]
                 i = t
         if i != -1:
             Qi = self.Q.get_row(i, active)
@@ -345,27 +340,14 @@ cdef class Solver:
                 return -1
             yi = y[i]
         for t in range(active):
-            if y[t] > 0:
-                if st[t] != LOWER_BOUND:
-                    v = G[t]          # -v_t for y = +1
-                    if v >= v_low_neg:
-                        v_low_neg = v
-                    grad_diff = v_max + v
-                    if grad_diff > 0:
-                        quad = self.QD[i] + self.QD[t] - 2.0 * yi * Qi[t]
-                        if quad <= 0:
-                            quad = TAU
-                        obj_diff = -(grad_diff * grad_diff) / quad
-                        if obj_diff <= obj_min:
-                            j = t
-                            obj_min = obj_diff
-            elif st[t] != UPPER_BOUND:
-                v = -G[t]             # -v_t for y = -1
+            if self._in_low(t):
+                v = y[t] * G[t]          # -v_t
                 if v >= v_low_neg:
                     v_low_neg = v
                 grad_diff = v_max + v
                 if grad_diff > 0:
-                    quad = self.QD[i] + self.QD[t] + 2.0 * yi * Qi[t]
+                    # eta = K_ii + K_tt - 2 K_it, with K_it = y_i y_t Q_it
+                    quad = self.QD[i] + self.QD[t] - 2.0 * yi * y[t] * Qi[t]
                     if quad <= 0:
                         quad = TAU
                     obj_diff = -(grad_diff * grad_diff) / quad
