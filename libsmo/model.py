@@ -82,23 +82,28 @@ class Model:
                 f"n_features={self.n_features})")
 
     def _check_rows(self, X):
+        """Validated rows, and their squared norms for the RBF kernel.
+
+        Sparse rows may have fewer columns than the training data (LIBSVM files omit
+        trailing zero features) or more: features the model never saw add nothing to a
+        dot product but do count in |x - sv|^2, exactly as in LIBSVM's svm-predict.
+        """
         if self.kernel == "precomputed":
-            return check_precomputed(X, "X", n_train=self.n_features)
+            return check_precomputed(X, "X", n_train=self.n_features), None
         X = check_data(X, "X", allow_empty=True)
+        norms = squared_norms(X) if self.kernel == "rbf" else None
         if X.shape[1] != self.n_features:
-            if sp.issparse(X) and X.shape[1] < self.n_features:
-                # sparse files often omit trailing all-zero features: pad, as LIBSVM
-                # ignores indices it never saw
-                X = sp.csr_matrix((X.data, X.indices, X.indptr),
-                                  shape=(X.shape[0], self.n_features))
-            elif sp.issparse(X) and X.shape[1] > self.n_features:
-                X = X[:, :self.n_features]
-            else:
+            if not sp.issparse(X):
                 raise ValueError(f"X has {X.shape[1]} features, but this model was "
                                  f"trained with {self.n_features}")
-        return X
+            if X.shape[1] < self.n_features:
+                X = sp.csr_matrix((X.data, X.indices, X.indptr),
+                                  shape=(X.shape[0], self.n_features))
+            else:
+                X = X[:, :self.n_features]
+        return X, norms
 
-    def _kernel_rows(self, X):
+    def _kernel_rows(self, X, norms):
         """Yield (slice, K(X[slice], SV)) over blocks of rows."""
         if self.kernel == "precomputed":
             for rows in iter_row_blocks(X.shape[0], self.n_sv):
@@ -109,7 +114,8 @@ class Model:
         SV = self.support_vectors
         for rows in iter_row_blocks(X.shape[0], self.n_sv):
             yield rows, kernel_block(X[rows], SV, self.kernel, self.gamma, self.degree,
-                                     self.coef0, SV_norms=self._sv_norms)
+                                     self.coef0, X_norms=None if norms is None else norms[rows],
+                                     SV_norms=self._sv_norms)
 
     def decision_function(self, X):
         """Decision values f(x) = sum_i sv_coef_i K(x_i, x) - rho for each pair.
@@ -125,16 +131,16 @@ class Model:
             in LIBSVM's pair order; a positive value votes for the first class of the
             pair.
         """
-        X = self._check_rows(X)
+        X, norms = self._check_rows(X)
         k = self.n_classes
         n_pairs = k * (k - 1) // 2 if self.svm_type in CLASSIFICATION_TYPES else 1
         out = np.empty((X.shape[0], n_pairs))
         if self.svm_type not in CLASSIFICATION_TYPES:
-            for rows, K in self._kernel_rows(X):
+            for rows, K in self._kernel_rows(X, norms):
                 out[rows, 0] = K @ self.sv_coef[0] - self.rho[0]
             return out[:, 0]
         start = np.concatenate([[0], np.cumsum(self.n_support)[:-1]])
-        for rows, K in self._kernel_rows(X):
+        for rows, K in self._kernel_rows(X, norms):
             pair = 0
             for i in range(k):
                 si, ni = start[i], self.n_support[i]

@@ -29,8 +29,7 @@ def libsvm_summary(m):
     indices, sv_coef and rho."""
     return {
         "labels": np.array(m.get_labels()),
-        "n_support": np.array(m.get_nr_sv() if hasattr(m, "get_nr_sv") else
-                              [m.nSV[i] for i in range(m.nr_class)]),
+        "n_support": np.array([m.nSV[i] for i in range(m.nr_class)]),
         "support": np.array(m.get_sv_indices()) - 1,
         "sv_coef": np.array([c[0] for c in m.get_sv_coef()]),
         "rho": m.rho[0],
