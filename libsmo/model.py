@@ -41,14 +41,19 @@ class Model:
         Decision value offsets: f(x) = sum_i sv_coef_i K(x_i, x) - rho.
     n_features : int
         Columns of the training data (training rows for a precomputed kernel).
+    probA, probB : ndarray or None
+        Platt sigmoid parameters per pair (classification) or the Laplace scale in
+        probA[0] (regression), when trained with probability estimates.
+    prob_density_marks : ndarray or None
+        One-class probability marks (LIBSVM 3.30+), when trained with probabilities.
     n_iter, objective, status : list
         Per binary problem: solver steps, dual objective and how it stopped
-        ("optimal", "max_iter" or "stopped").
+        ("optimal", "max_iter" or "stopped"). Empty for a model read from a file.
     """
 
     def __init__(self, *, svm_type, kernel, gamma, degree, coef0, classes, n_support,
-                 support_vectors, support, sv_coef, rho, n_features, n_iter=(),
-                 objective=(), status=()):
+                 support_vectors, support, sv_coef, rho, n_features, probA=None,
+                 probB=None, prob_density_marks=None, n_iter=(), objective=(), status=()):
         self.svm_type = svm_type
         self.kernel = kernel
         self.gamma = float(gamma)
@@ -61,6 +66,10 @@ class Model:
         self.sv_coef = np.atleast_2d(np.asarray(sv_coef, dtype=np.float64))
         self.rho = np.atleast_1d(np.asarray(rho, dtype=np.float64))
         self.n_features = int(n_features)
+        self.probA = None if probA is None else np.atleast_1d(np.asarray(probA, float))
+        self.probB = None if probB is None else np.atleast_1d(np.asarray(probB, float))
+        self.prob_density_marks = (None if prob_density_marks is None else
+                                   np.atleast_1d(np.asarray(prob_density_marks, float)))
         self.n_iter = list(n_iter)
         self.objective = list(objective)
         self.status = list(status)
