@@ -33,8 +33,9 @@ class Model:
         Support vectors per class.
     support_vectors : ndarray or csr_matrix of shape (n_SV, n_features)
         Kept dense or CSR as the training data was; None for a precomputed kernel.
-    support : ndarray of int
-        0-based indices of the support vectors in the training data.
+    support : ndarray of int or None
+        0-based indices of the support vectors in the training data; None when not
+        known (a model file of a non-precomputed kernel does not record them).
     sv_coef : ndarray of shape (n_classes - 1, n_SV)
         y_i * alpha_i, in LIBSVM's one-vs-one layout.
     rho : ndarray of shape (n_classes * (n_classes - 1) / 2,)
@@ -62,7 +63,7 @@ class Model:
         self.classes = np.asarray(classes)
         self.n_support = np.asarray(n_support, dtype=np.int64)
         self.support_vectors = support_vectors
-        self.support = np.asarray(support, dtype=np.int64)
+        self.support = None if support is None else np.asarray(support, dtype=np.int64)
         self.sv_coef = np.atleast_2d(np.asarray(sv_coef, dtype=np.float64))
         self.rho = np.atleast_1d(np.asarray(rho, dtype=np.float64))
         self.n_features = int(n_features)
