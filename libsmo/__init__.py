@@ -6,7 +6,7 @@ The plain API::
     model.predict(X_test)
 """
 from libsmo.model import Model
-from libsmo.train import train
+from libsmo.train import ConvergenceWarning, train
 
-__all__ = ["Model", "train"]
+__all__ = ["ConvergenceWarning", "Model", "train"]
 __version__ = "0.1.0"

@@ -26,3 +26,10 @@ cdef class QMatrix:
 
     cdef float* get_row(self, int i, int length) noexcept nogil
     cdef void swap_index(self, int i, int j) noexcept nogil
+
+
+cdef class SVRQMatrix(QMatrix):
+    cdef int n_examples
+    cdef int[::1] index
+    cdef float[:, ::1] buffers
+    cdef int next_buffer

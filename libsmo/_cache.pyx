@@ -182,3 +182,60 @@ cdef class QMatrix:
     def diagonal(self):
         """Q_ii in the current variable order (float64)."""
         return np.asarray(self.diag).copy()
+
+
+cdef class SVRQMatrix(QMatrix):
+    """Q for support vector regression: 2l variables over l examples.
+
+    Variable k < l is alpha_k (sign +1) and variable l + k is alpha*_k (sign -1); both
+    stand for example k, so Q_kt = s_k s_t K(x_{k mod l}, x_{t mod l}). Kernel rows of
+    the l examples are cached whole and never permuted; the solver's permutation of the
+    2l variables lives in `index` and `sign`, and a Q row is assembled from the cached
+    kernel row into one of two buffers (the solver holds at most two rows at once).
+
+    Parameters
+    ----------
+    kernel : Kernel
+        Over the l examples; never swapped.
+    cache_size_mb : float
+    """
+
+    def __init__(self, Kernel kernel, double cache_size_mb):
+        cdef int k, l = <int>kernel.n_rows
+        self.kernel = kernel
+        self.n_examples = l
+        self.sign = np.concatenate([np.ones(l), -np.ones(l)])
+        self.index = np.concatenate([np.arange(l), np.arange(l)]).astype(np.int32)
+        self.cache = RowCache(l, cache_size_mb * 1024.0 * 1024.0)
+        self.kbuf = np.empty(max(l, 1))
+        self.buffers = np.empty((2, max(2 * l, 1)), dtype=np.float32)
+        self.next_buffer = 0
+        self.diag = np.empty(2 * l)
+        for k in range(l):
+            self.diag[k] = kernel.value(k, k)
+            self.diag[k + l] = self.diag[k]
+
+    cdef float* get_row(self, int i, int length) noexcept nogil:
+        cdef float* krow
+        cdef float* out
+        cdef int j, l = self.n_examples
+        cdef int real = self.index[i]
+        cdef float si
+        cdef int start = self.cache.get(real, l, &krow)
+        if start < 0:
+            return NULL
+        if start < l:
+            self.kernel.row(real, start, l, &self.kbuf[0])
+            for j in range(start, l):
+                krow[j] = <float>self.kbuf[j - start]
+        out = &self.buffers[self.next_buffer, 0]
+        self.next_buffer = 1 - self.next_buffer
+        si = <float>self.sign[i]
+        for j in range(length):
+            out[j] = si * <float>self.sign[j] * krow[self.index[j]]
+        return out
+
+    cdef void swap_index(self, int i, int j) noexcept nogil:
+        self.sign[i], self.sign[j] = self.sign[j], self.sign[i]
+        self.index[i], self.index[j] = self.index[j], self.index[i]
+        self.diag[i], self.diag[j] = self.diag[j], self.diag[i]

@@ -21,6 +21,11 @@ Two partner strategies share one takeStep:
   partners in Platt's order (largest |E1 - E2|, then the non-bound ones from a random
   start, then all).
 
+The nu variant (nu-SVC, nu-SVR) has a second equality constraint, one per sign of y:
+a step then pairs two variables of the same sign, and every threshold above (m, M, the
+shrinking bounds, rho) is kept per sign group (LIBSVM's Solver_NU). Without it there is
+one group.
+
 Shrinking follows LIBSVM: every min(l, 1000) steps, bound variables that cannot take part
 in a violating pair leave the active set (a prefix of the permuted variables); before
 stopping, the gradient of the shrunk ones is rebuilt from G_bar and optimality is checked
@@ -88,11 +93,12 @@ cdef class Solver:
     cdef double[::1] QD
     cdef signed char[::1] status
     cdef int[::1] active_set
-    # Keerthi's thresholds over the active set (platt strategy)
-    cdef double m_up
-    cdef double M_low
-    cdef int i_up
-    cdef int j_low
+    cdef bint nu
+    # Keerthi's thresholds over the active set, per sign group (platt strategy)
+    cdef double m_up[2]
+    cdef double M_low[2]
+    cdef int i_up[2]
+    cdef int j_low[2]
     cdef unsigned long long rng
     # polling
     cdef object callback
@@ -103,9 +109,10 @@ cdef class Solver:
     cdef int stop
 
     def __init__(self, QMatrix Q, p, y, C, alpha, double tol, bint shrinking,
-                 str selection, max_iter, callback, long long callback_every):
+                 str selection, max_iter, callback, long long callback_every, bint nu):
         cdef int i
         self.Q = Q
+        self.nu = nu
         self.l = len(p)
         self.active_size = self.l
         self.eps = tol
@@ -151,6 +158,10 @@ cdef class Solver:
         if self.y[t] > 0:
             return self.status[t] != LOWER_BOUND
         return self.status[t] != UPPER_BOUND
+
+    cdef inline int _group(self, int t) noexcept nogil:
+        """Sign group of variable t: the nu variant keeps y=+1 and y=-1 apart."""
+        return 1 if self.nu and self.y[t] < 0 else 0
 
     cdef inline unsigned long long _random(self) noexcept nogil:
         # xorshift64: a fixed seed keeps Platt's random starts reproducible
@@ -322,66 +333,87 @@ cdef class Solver:
     # ---- second-order selection (Fan, Chen and Lin 2005) ----------------------------
 
     cdef int select_second_order(self, int* out_i, int* out_j) noexcept nogil:
-        """Worst violator i and its second-order partner j. Returns 1 when optimal
-        (m - M < eps), 0 with a pair, -1 when memory ran out."""
-        cdef int t, i = -1, j = -1, active = self.active_size
-        cdef double v_max = -INFINITY, v_low_neg = -INFINITY, obj_min = INFINITY
-        cdef double v, grad_diff, quad, obj_diff, yi
-        cdef float* Qi = NULL
+        """Worst violator i and its second-order partner j (within i's sign group for
+        the nu variant). Returns 1 when optimal (m - M < eps in every group), 0 with a
+        pair, -1 when memory ran out."""
+        cdef int t, g, j = -1, active = self.active_size
+        cdef int i_g[2]
+        cdef double v_max[2]
+        cdef double v_low_neg[2]
+        cdef float* Qg[2]
+        cdef double obj_min = INFINITY
+        cdef double v, grad_diff, quad, obj_diff
         cdef double* G = &self.G[0]
         cdef double* y = &self.y[0]
+        for g in range(2):
+            i_g[g] = -1
+            v_max[g] = -INFINITY
+            v_low_neg[g] = -INFINITY
+            Qg[g] = NULL
         for t in range(active):
-            if self._in_up(t) and -y[t] * G[t] >= v_max:
-                v_max = -y[t] * G[t]
-                i = t
-        if i != -1:
-            Qi = self.Q.get_row(i, active)
-            if Qi == NULL:
-                return -1
-            yi = y[i]
+            if self._in_up(t):
+                g = self._group(t)
+                if -y[t] * G[t] >= v_max[g]:
+                    v_max[g] = -y[t] * G[t]
+                    i_g[g] = t
+        for g in range(2):
+            if i_g[g] != -1:
+                Qg[g] = self.Q.get_row(i_g[g], active)
+                if Qg[g] == NULL:
+                    return -1
         for t in range(active):
             if self._in_low(t):
+                g = self._group(t)
                 v = y[t] * G[t]          # -v_t
-                if v >= v_low_neg:
-                    v_low_neg = v
-                grad_diff = v_max + v
+                if v >= v_low_neg[g]:
+                    v_low_neg[g] = v
+                grad_diff = v_max[g] + v
                 if grad_diff > 0:
                     # eta = K_ii + K_tt - 2 K_it, with K_it = y_i y_t Q_it
-                    quad = self.QD[i] + self.QD[t] - 2.0 * yi * y[t] * Qi[t]
+                    quad = (self.QD[i_g[g]] + self.QD[t]
+                            - 2.0 * y[i_g[g]] * y[t] * Qg[g][t])
                     if quad <= 0:
                         quad = TAU
                     obj_diff = -(grad_diff * grad_diff) / quad
                     if obj_diff <= obj_min:
                         j = t
                         obj_min = obj_diff
-        if v_max + v_low_neg < self.eps or j == -1:
+        if (v_max[0] + v_low_neg[0] < self.eps and v_max[1] + v_low_neg[1] < self.eps) \
+                or j == -1:
             return 1
-        out_i[0] = i
+        out_i[0] = i_g[self._group(j)]
         out_j[0] = j
         return 0
 
     # ---- Platt's examineExample with Keerthi's thresholds ---------------------------
 
-    cdef void _thresholds(self) noexcept nogil:
-        """m = max v over I_up (at i_up) and M = min v over I_low (at j_low)."""
-        cdef int t
-        cdef double v
-        self.m_up = -INFINITY
-        self.M_low = INFINITY
-        self.i_up = -1
-        self.j_low = -1
+    cdef double _thresholds(self) noexcept nogil:
+        """Per group g: m = max v over I_up (at i_up) and M = min v over I_low (at
+        j_low). Returns the largest violation m - M over the groups."""
+        cdef int t, g
+        cdef double v, worst = -INFINITY
+        for g in range(2):
+            self.m_up[g] = -INFINITY
+            self.M_low[g] = INFINITY
+            self.i_up[g] = -1
+            self.j_low[g] = -1
         for t in range(self.active_size):
             v = -self.y[t] * self.G[t]
-            if self._in_up(t) and v > self.m_up:
-                self.m_up = v
-                self.i_up = t
-            if self._in_low(t) and v < self.M_low:
-                self.M_low = v
-                self.j_low = t
+            g = self._group(t)
+            if self._in_up(t) and v > self.m_up[g]:
+                self.m_up[g] = v
+                self.i_up[g] = t
+            if self._in_low(t) and v < self.M_low[g]:
+                self.M_low[g] = v
+                self.j_low[g] = t
+        for g in range(2):
+            if self.i_up[g] != -1 and self.j_low[g] != -1:
+                worst = max(worst, self.m_up[g] - self.M_low[g])
+        return worst
 
     cdef int _step_and_refresh(self, int i, int j) noexcept nogil:
         cdef int r
-        if i == j or j < 0:
+        if i == j or j < 0 or self._group(i) != self._group(j):
             return 0
         r = self.take_step(i, j, True)
         if r > 0:
@@ -391,17 +423,18 @@ cdef class Solver:
     cdef int examine_example(self, int i2) noexcept nogil:
         """Platt's examineExample: 1 if a step was taken with i2, 0 if i2 satisfies the
         optimality conditions or no partner moves it, -1 on memory failure."""
+        cdef int g = self._group(i2)
         cdef double v2 = -self.y[i2] * self.G[i2]
-        cdef bint viol_up = self._in_up(i2) and v2 > self.M_low + self.eps
-        cdef bint viol_low = self._in_low(i2) and v2 < self.m_up - self.eps
+        cdef bint viol_up = self._in_up(i2) and v2 > self.M_low[g] + self.eps
+        cdef bint viol_low = self._in_low(i2) and v2 < self.m_up[g] - self.eps
         cdef int partner, k, start, n = self.active_size, r
         if not viol_up and not viol_low:
             return 0
         # first choice: the partner with the largest |E1 - E2|
-        if viol_up and (not viol_low or v2 - self.M_low > self.m_up - v2):
-            partner = self.j_low
+        if viol_up and (not viol_low or v2 - self.M_low[g] > self.m_up[g] - v2):
+            partner = self.j_low[g]
         else:
-            partner = self.i_up
+            partner = self.i_up[g]
         r = self._step_and_refresh(i2, partner)
         if r != 0:
             return r
@@ -424,27 +457,37 @@ cdef class Solver:
 
     # ---- shrinking ------------------------------------------------------------------
 
-    cdef inline bint _be_shrunk(self, int i, double m_up, double neg_M_low) noexcept nogil:
+    cdef inline bint _be_shrunk(self, int i, double* m_up, double* neg_M_low) noexcept nogil:
+        """A bound variable leaves the active set when it cannot join a violating pair
+        of its group, even if the thresholds move a little."""
+        cdef int g = self._group(i)
         if self.status[i] == UPPER_BOUND:
             if self.y[i] > 0:
-                return -self.G[i] > m_up
-            return -self.G[i] > neg_M_low
+                return -self.G[i] > m_up[g]
+            return -self.G[i] > neg_M_low[g]
         if self.status[i] == LOWER_BOUND:
             if self.y[i] > 0:
-                return self.G[i] > neg_M_low
-            return self.G[i] > m_up
+                return self.G[i] > neg_M_low[g]
+            return self.G[i] > m_up[g]
         return False
 
     cdef int do_shrinking(self) noexcept nogil:
-        cdef int i
-        cdef double m_up = -INFINITY, neg_M_low = -INFINITY, v
+        cdef int i, g
+        cdef double m_up[2]
+        cdef double neg_M_low[2]
+        cdef double v
+        for g in range(2):
+            m_up[g] = -INFINITY
+            neg_M_low[g] = -INFINITY
         for i in range(self.active_size):
             v = -self.y[i] * self.G[i]
-            if self._in_up(i) and v >= m_up:
-                m_up = v
-            if self._in_low(i) and -v >= neg_M_low:
-                neg_M_low = -v
-        if not self.unshrunk and m_up + neg_M_low <= self.eps * 10:
+            g = self._group(i)
+            if self._in_up(i) and v >= m_up[g]:
+                m_up[g] = v
+            if self._in_low(i) and -v >= neg_M_low[g]:
+                neg_M_low[g] = -v
+        if (not self.unshrunk and m_up[0] + neg_M_low[0] <= self.eps * 10
+                and m_up[1] + neg_M_low[1] <= self.eps * 10):
             # close to the end: bring everything back once, so that nothing shrunk
             # too early stays out
             self.unshrunk = True
@@ -500,16 +543,8 @@ cdef class Solver:
         return False
 
     def _progress(self):
-        cdef int i
-        cdef double m_up = -INFINITY, M_low = INFINITY, v
-        for i in range(self.active_size):
-            v = -self.y[i] * self.G[i]
-            if self._in_up(i) and v > m_up:
-                m_up = v
-            if self._in_low(i) and v < M_low:
-                M_low = v
         return {"n_iter": self.n_iter, "active_size": self.active_size,
-                "violation": m_up - M_low, "objective": self._objective()}
+                "violation": self._thresholds(), "objective": self._objective()}
 
     cdef double _objective(self):
         cdef int i
@@ -582,25 +617,59 @@ cdef class Solver:
             if examine_all:
                 examine_all = False
                 if changed == 0:
-                    if self.m_up - self.M_low <= self.eps and self.active_size == self.l:
+                    if self._thresholds() <= self.eps and self.active_size == self.l:
                         self.stop = OPTIMAL
                         return
                     if self._unshrink_all() < 0:
                         self.stop = NO_MEMORY
                         return
-                    self._thresholds()
-                    if self.m_up - self.M_low <= self.eps:
+                    if self._thresholds() <= self.eps:
                         self.stop = OPTIMAL
                         return
                     examine_all = True
             elif changed == 0:
                 examine_all = True
 
+    cdef tuple _rho(self):
+        """rho as LIBSVM: the mean of y G over free variables, else the middle of the
+        interval the bound ones allow. The nu variant does this per sign group, giving
+        r1 and r2, and returns rho = (r1 - r2) / 2 and r = (r1 + r2) / 2."""
+        cdef int i, g
+        cdef double ub[2]
+        cdef double lb[2]
+        cdef double sum_free[2]
+        cdef int n_free[2]
+        cdef double yG, r[2]
+        for g in range(2):
+            ub[g] = INFINITY
+            lb[g] = -INFINITY
+            sum_free[g] = 0.0
+            n_free[g] = 0
+        for i in range(self.l):
+            g = self._group(i)
+            # the nu variant works with G itself; y G is the same for y = +1
+            yG = self.G[i] if self.nu else self.y[i] * self.G[i]
+            if self.status[i] == UPPER_BOUND:
+                if self.y[i] < 0 and not self.nu:
+                    ub[g] = min(ub[g], yG)
+                else:
+                    lb[g] = max(lb[g], yG)
+            elif self.status[i] == LOWER_BOUND:
+                if self.y[i] > 0 or self.nu:
+                    ub[g] = min(ub[g], yG)
+                else:
+                    lb[g] = max(lb[g], yG)
+            else:
+                n_free[g] += 1
+                sum_free[g] += yG
+        for g in range(2):
+            r[g] = sum_free[g] / n_free[g] if n_free[g] > 0 else (ub[g] + lb[g]) / 2
+        if self.nu:
+            return (r[0] - r[1]) / 2, (r[0] + r[1]) / 2
+        return r[0], 0.0
+
     def run(self):
         """Optimise; returns the result dict (see `solve`)."""
-        cdef int i
-        cdef double r, ub, lb, yG, sum_free
-        cdef int n_free
         self.last_poll = now()
         with nogil:
             if self._init_gradient() < 0:
@@ -619,28 +688,7 @@ cdef class Solver:
                     self.stop = NO_MEMORY
             if self.stop == NO_MEMORY:
                 raise MemoryError("libsmo: cannot allocate memory for the kernel cache")
-        # rho as LIBSVM: the mean of y G over free variables, else the middle of the
-        # feasible interval
-        ub = INFINITY
-        lb = -INFINITY
-        sum_free = 0.0
-        n_free = 0
-        for i in range(self.l):
-            yG = self.y[i] * self.G[i]
-            if self.status[i] == UPPER_BOUND:
-                if self.y[i] < 0:
-                    ub = min(ub, yG)
-                else:
-                    lb = max(lb, yG)
-            elif self.status[i] == LOWER_BOUND:
-                if self.y[i] > 0:
-                    ub = min(ub, yG)
-                else:
-                    lb = max(lb, yG)
-            else:
-                n_free += 1
-                sum_free += yG
-        r = sum_free / n_free if n_free > 0 else (ub + lb) / 2
+        rho, r = self._rho()
         order = np.asarray(self.active_set)
         alpha = np.empty(self.l)
         G = np.empty(self.l)
@@ -649,7 +697,8 @@ cdef class Solver:
         return {
             "alpha": alpha,
             "gradient": G,
-            "rho": r,
+            "rho": rho,
+            "r": r,
             "objective": self._objective(),
             "n_iter": int(self.n_iter),
             "status": STATUS_NAMES[self.stop],
@@ -658,7 +707,7 @@ cdef class Solver:
 
 def solve(QMatrix Q, p, y, C, alpha=None, *, double tol=1e-3, bint shrinking=True,
           str selection="second_order", max_iter=None, callback=None,
-          long long callback_every=1000):
+          long long callback_every=1000, bint nu=False):
     """Minimise 1/2 a'Qa + p'a subject to y'a = y'alpha0 and 0 <= a <= C.
 
     Parameters
@@ -679,11 +728,15 @@ def solve(QMatrix Q, p, y, C, alpha=None, *, double tol=1e-3, bint shrinking=Tru
         Called with a progress dict every `callback_every` steps (and checked at most
         every few milliseconds); returning False stops the solver (status "stopped").
     callback_every : int
+    nu : bool
+        The nu variant: a second equality constraint, sum of a over y = +1 and over
+        y = -1 each fixed by the starting point (nu-SVC, nu-SVR).
 
     Returns
     -------
     dict
-        alpha, gradient (in the caller's order), rho, objective, n_iter, status.
+        alpha, gradient (in the caller's order), rho, r (nu variant: (r1 + r2) / 2,
+        else 0), objective, n_iter, status.
     """
     if selection not in SELECTIONS:
         raise ValueError(f"selection must be one of {SELECTIONS}, got {selection!r}")
@@ -691,5 +744,5 @@ def solve(QMatrix Q, p, y, C, alpha=None, *, double tol=1e-3, bint shrinking=Tru
     if alpha is None:
         alpha = np.zeros(l)
     solver = Solver(Q, p, y, C, alpha, tol, shrinking, selection, max_iter, callback,
-                    callback_every)
+                    callback_every, nu)
     return solver.run()

@@ -1,21 +1,39 @@
 """LIBSVM's formulations as thin adapters onto the one SMO solver.
 
-This module groups the classes, builds (Q, p, y, C) for the solver, runs it, and turns
-its alphas into a `Model`. The solver knows nothing of classes or support vectors.
+Each formulation builds (Q, p, y, C, starting alpha) for `_smo.solve` and turns the
+solution into a `Model`:
+
+- C-SVC:      Q_ij = y_i y_j K_ij, p = -1, C_i = C * class weight * sample weight
+- nu-SVC:     the same Q, p = 0, C_i = weights, the nu variant started at
+              sum(a) = nu l / 2 per class; a, rho and the objective are scaled by 1/r
+- one-class:  Q = K, p = 0, C_i = weights, started at sum(a) = nu l
+- eps-SVR:    2l variables (a, a*), p = (eps - z, eps + z), y = (+1, -1)
+- nu-SVR:     2l variables, p = (-z, z), the nu variant started at sum = C nu l / 2 per
+              sign; epsilon = -r
+
+Classification with k classes trains the k(k-1)/2 one-vs-one problems, each on the
+examples of its two classes (first class first, each in the order given), as LIBSVM.
 """
 import logging
 import os
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
 
 from libsmo import _validation as v
-from libsmo._cache import QMatrix
+from libsmo._cache import QMatrix, SVRQMatrix
 from libsmo._kernel import Kernel
 from libsmo._smo import solve
 from libsmo.model import Model
 
 logger = logging.getLogger("libsmo")
+
+SVM_TYPES = ("c_svc", "nu_svc", "one_class", "epsilon_svr", "nu_svr")
+
+
+class ConvergenceWarning(UserWarning):
+    """Training stopped before the optimum (max_iter or the callback)."""
 
 
 def group_classes(y):
@@ -44,12 +62,6 @@ def group_classes(y):
     return classes, index
 
 
-def _resolve_threads(n_threads):
-    if n_threads is None:
-        return os.cpu_count() or 1
-    return v.check_positive(n_threads, "n_threads", integer=True)
-
-
 def _progress_logger(info):
     logger.info("iter %d: active %d, violation %.3g, objective %.6f",
                 info["n_iter"], info["active_size"], info["violation"], info["objective"])
@@ -66,10 +78,203 @@ def _enable_verbose_output():
         logger.setLevel(logging.INFO)
 
 
-def train(X, y, *, kernel="rbf", C=1.0, gamma=None, degree=3, coef0=0.0, tol=1e-3,
-          cache_size=100, shrinking=True, selection="second_order", max_iter=None,
-          verbose=False, callback=None, callback_every=1000, n_threads=1):
-    """Train a C-support vector classifier with SMO.
+def _greedy_fill(total, upper):
+    """Starting point: alpha_k = min(upper_k, what is left of total), in order.
+
+    LIBSVM starts nu-SVC, one-class and nu-SVR this way; it meets sum(alpha) = total
+    whenever sum(upper) >= total.
+    """
+    alpha = np.zeros(len(upper))
+    for k, c in enumerate(upper):
+        if total <= 0:
+            break
+        alpha[k] = min(c, total)
+        total -= alpha[k]
+    return alpha
+
+
+class _Trainer:
+    """What one call of `train` shares across its binary problems."""
+
+    def __init__(self, X, kernel, gamma, degree, coef0, solver_options, cache_size,
+                 n_threads, verbose):
+        self.X = X
+        self.kernel_args = (kernel, gamma, degree, coef0)
+        self.solver_options = solver_options
+        self.cache_size = cache_size
+        self.n_threads = n_threads
+        self.verbose = verbose
+        self.results = []
+
+    def kernel(self, rows):
+        kernel, gamma, degree, coef0 = self.kernel_args
+        return Kernel(self.X, kernel, gamma, degree, coef0, rows=rows,
+                      n_threads=self.n_threads)
+
+    def run(self, Q, p, y, C, alpha=None, nu=False):
+        options = dict(self.solver_options)
+        if options["max_iter"] is None:
+            # LIBSVM's safety cap: a degenerate problem must still end
+            options["max_iter"] = max(10_000_000, 100 * len(p))
+        result = solve(Q, p, y, C, alpha, nu=nu, **options)
+        self.results.append(result)
+        if self.verbose:
+            logger.info("optimization finished, #iter = %d", result["n_iter"])
+        if result["status"] != "optimal":
+            warnings.warn(f"libsmo: training stopped before the optimum "
+                          f"({result['status']} after {result['n_iter']} steps)",
+                          ConvergenceWarning, stacklevel=4)
+        return result
+
+    def log_summary(self, objective, rho, coef, upper):
+        if self.verbose:
+            n_sv = int(np.count_nonzero(coef))
+            n_bsv = int(np.count_nonzero(np.abs(coef) >= upper * (1 - 1e-12)))
+            logger.info("obj = %f, rho = %f", objective, rho)
+            logger.info("nSV = %d, nBSV = %d", n_sv, n_bsv)
+
+
+def _classification(trainer, y, kept, svm_type, C, nu, class_weight, weights):
+    classes, index = group_classes(y)
+    k = len(classes)
+    if k < 2:
+        raise ValueError(f"y has a single class ({np.asarray(classes[0]).item()!r}); "
+                         f"{svm_type} needs at least two")
+    class_factor = np.ones(k)
+    if class_weight is not None:
+        if not isinstance(class_weight, dict):
+            raise TypeError(f"class_weight must be a dict label -> weight, got "
+                            f"{type(class_weight).__name__}")
+        position = {np.asarray(c).item(): i for i, c in enumerate(classes)}
+        for label, w in class_weight.items():
+            w = v.check_positive(w, f"class_weight[{label!r}]")
+            key = np.asarray(label).item()
+            if key not in position:
+                warnings.warn(f"class label {label!r} specified in class_weight is not "
+                              "found in y", UserWarning, stacklevel=3)
+                continue
+            class_factor[position[key]] = w
+    members = [np.flatnonzero(index == c) for c in range(k)]
+    if svm_type == "nu_svc":
+        mass = [weights[m].sum() for m in members]
+        for a in range(k):
+            for b in range(a + 1, k):
+                if nu * (mass[a] + mass[b]) / 2 > min(mass[a], mass[b]):
+                    raise ValueError(
+                        f"nu={nu} is infeasible for classes {classes[a]!r} and "
+                        f"{classes[b]!r} ({mass[a]:g} and {mass[b]:g} examples): it must "
+                        "be at most 2 * min(n1, n2) / (n1 + n2)")
+    n = len(y)
+    nonzero = np.zeros(n, dtype=bool)
+    pair_coef = []
+    rhos = []
+    for a in range(k):
+        for b in range(a + 1, k):
+            rows = np.concatenate([members[a], members[b]])
+            n_a = len(members[a])
+            signs = np.where(np.arange(len(rows)) < n_a, 1.0, -1.0)
+            Q = QMatrix(trainer.kernel(kept[rows]), signs, trainer.cache_size)
+            if svm_type == "c_svc":
+                upper = C * np.where(signs > 0, class_factor[a], class_factor[b]) * weights[rows]
+                result = trainer.run(Q, -np.ones(len(rows)), signs, upper)
+                alpha, rho, objective = result["alpha"], result["rho"], result["objective"]
+            else:
+                upper = np.where(signs > 0, class_factor[a], class_factor[b]) * weights[rows]
+                total = nu * upper.sum() / 2
+                start = np.concatenate([_greedy_fill(total, upper[:n_a]),
+                                        _greedy_fill(total, upper[n_a:])])
+                result = trainer.run(Q, np.zeros(len(rows)), signs, upper, start, nu=True)
+                r = result["r"]
+                if trainer.verbose:
+                    logger.info("C = %f", 1 / r)
+                alpha = result["alpha"] / r
+                rho = result["rho"] / r
+                objective = result["objective"] / (r * r)
+                upper = upper / r
+                result["rho"], result["objective"] = rho, objective
+            coef = signs * alpha
+            trainer.log_summary(objective, rho, coef, upper)
+            nonzero[rows[alpha > 0]] = True
+            pair_coef.append((rows, coef))
+            rhos.append(rho)
+    # support vectors grouped by class, in training order within each class
+    sv_rows = np.concatenate([m[nonzero[m]] for m in members])
+    position = np.full(n, -1)
+    position[sv_rows] = np.arange(len(sv_rows))
+    sv_coef = np.zeros((k - 1, len(sv_rows)))
+    pair = 0
+    for a in range(k):
+        for b in range(a + 1, k):
+            rows, coef = pair_coef[pair]
+            n_a = len(members[a])
+            for part, row_slice, line in ((rows[:n_a], slice(0, n_a), b - 1),
+                                          (rows[n_a:], slice(n_a, None), a)):
+                mask = nonzero[part]
+                sv_coef[line, position[part[mask]]] = coef[row_slice][mask]
+            pair += 1
+    if trainer.verbose:
+        logger.info("Total nSV = %d", len(sv_rows))
+    n_support = [int(np.count_nonzero(nonzero[m])) for m in members]
+    return dict(classes=classes, n_support=n_support, sv_rows=sv_rows, sv_coef=sv_coef,
+                rho=rhos)
+
+
+def _one_class(trainer, kept, nu, weights):
+    n = len(kept)
+    Q = QMatrix(trainer.kernel(kept), np.ones(n), trainer.cache_size)
+    start = _greedy_fill(nu * weights.sum(), weights)
+    result = trainer.run(Q, np.zeros(n), np.ones(n), weights, start)
+    alpha = result["alpha"]
+    trainer.log_summary(result["objective"], result["rho"], alpha, weights)
+    sv_rows = np.flatnonzero(alpha > 0)
+    return dict(classes=[], n_support=[], sv_rows=sv_rows,
+                sv_coef=alpha[sv_rows][None, :], rho=[result["rho"]])
+
+
+def _regression(trainer, kept, z, svm_type, C, nu, epsilon, weights):
+    n = len(z)
+    Q = SVRQMatrix(trainer.kernel(kept), trainer.cache_size)
+    signs = np.concatenate([np.ones(n), -np.ones(n)])
+    upper = np.concatenate([C * weights, C * weights])
+    if svm_type == "epsilon_svr":
+        result = trainer.run(Q, np.concatenate([epsilon - z, epsilon + z]), signs, upper)
+    else:
+        total = C * nu * weights.sum() / 2
+        half = _greedy_fill(total, C * weights)
+        result = trainer.run(Q, np.concatenate([-z, z]), signs, upper,
+                             np.concatenate([half, half]), nu=True)
+        if trainer.verbose:
+            logger.info("epsilon = %f", -result["r"])
+    coef = result["alpha"][:n] - result["alpha"][n:]
+    trainer.log_summary(result["objective"], result["rho"], coef, C * weights)
+    sv_rows = np.flatnonzero(coef != 0)
+    return dict(classes=[], n_support=[], sv_rows=sv_rows, sv_coef=coef[sv_rows][None, :],
+                rho=[result["rho"]])
+
+
+def _check_sample_weight(sample_weight, n):
+    if sample_weight is None:
+        return np.ones(n)
+    w = np.asarray(sample_weight)
+    if w.dtype.kind not in "biuf":
+        raise TypeError(f"sample_weight must hold numbers, got dtype {w.dtype}")
+    w = w.astype(np.float64).ravel() if w.ndim == 2 and 1 in w.shape else w.astype(float)
+    if w.ndim != 1 or len(w) != n:
+        raise ValueError(f"sample_weight must have shape ({n},), got {np.shape(sample_weight)}")
+    if not np.isfinite(w).all() or (w < 0).any():
+        bad = int(np.flatnonzero(~np.isfinite(w) | (w < 0))[0])
+        raise ValueError(f"sample_weight must be finite and >= 0; sample_weight[{bad}] = "
+                         f"{float(w[bad])!r}")
+    if not (w > 0).any():
+        raise ValueError("sample_weight is zero for every example: nothing to train on")
+    return w
+
+
+def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0.1,
+          gamma=None, degree=3, coef0=0.0, tol=1e-3, cache_size=100, shrinking=True,
+          selection="second_order", class_weight=None, sample_weight=None,
+          max_iter=None, verbose=False, callback=None, callback_every=1000, n_threads=1):
+    """Train a support vector machine with SMO: any of LIBSVM's five formulations.
 
     Parameters
     ----------
@@ -77,12 +282,19 @@ def train(X, y, *, kernel="rbf", C=1.0, gamma=None, degree=3, coef0=0.0, tol=1e-
         Training rows. Sparse input stays sparse (CSR) all the way. For
         kernel="precomputed", the n x n Gram matrix.
     y : array-like of shape (n,)
-        Two distinct labels (numbers or strings).
+        Class labels (numbers or strings; two or more classes) for c_svc and nu_svc,
+        real targets for the regressions; ignored (may be None) for one_class.
+    svm_type : {"c_svc", "nu_svc", "one_class", "epsilon_svr", "nu_svr"}
+        LIBSVM's -s 0..4.
     kernel : {"rbf", "linear", "poly", "sigmoid", "precomputed"}
         LIBSVM's kernels: u'v, (gamma u'v + coef0)^degree, exp(-gamma |u-v|^2),
         tanh(gamma u'v + coef0), or a user-supplied Gram matrix.
     C : float > 0
-        Box constraint.
+        Box constraint (c_svc, epsilon_svr, nu_svr).
+    nu : float in (0, 1]
+        nu_svc, one_class, nu_svr.
+    epsilon : float >= 0
+        Width of the insensitive tube of epsilon_svr (LIBSVM's -p).
     gamma : float >= 0 or None
         Kernel coefficient; None means 1 / n_features, as LIBSVM.
     degree : int >= 0
@@ -96,8 +308,15 @@ def train(X, y, *, kernel="rbf", C=1.0, gamma=None, degree=3, coef0=0.0, tol=1e-
     selection : {"second_order", "platt"}
         Partner choice: Fan, Chen and Lin's second-order rule (fast, LIBSVM's) or
         Platt's original heuristics.
+    class_weight : dict or None
+        label -> weight multiplying C for that class (LIBSVM's -wi); classification only.
+    sample_weight : array-like of shape (n,) or None
+        Per-example weights multiplying C (for nu_svc and one_class, the per-example
+        bound); an example of weight 0 is left out.
     max_iter : int > 0 or None
-        Stop after this many SMO steps; the model's status then says "max_iter".
+        Stop each binary problem after this many SMO steps; the model's status then
+        says "max_iter" and a ConvergenceWarning is issued. None is LIBSVM's cap,
+        max(10^7, 100 * number of variables).
     verbose : bool
         Log progress and LIBSVM's summary lines on the "libsmo" logger.
     callback : callable or None
@@ -121,14 +340,29 @@ def train(X, y, *, kernel="rbf", C=1.0, gamma=None, degree=3, coef0=0.0, tol=1e-
     ValueError, TypeError
         Bad data or parameters; the message names the parameter and its value.
     """
+    svm_type = v.check_choice(svm_type, "svm_type", SVM_TYPES)
     if kernel == "precomputed":
         X = v.check_precomputed(X, "X")
     else:
         X = v.check_data(X, "X")
-    y = v.check_labels(y, X.shape[0])
+    n = X.shape[0]
+    if svm_type == "one_class":
+        y = np.zeros(n) if y is None else v.check_labels(y, n)
+    elif y is None:
+        raise ValueError(f"y is required for svm_type={svm_type!r}")
+    else:
+        y = v.check_labels(y, n)
+    if svm_type in ("epsilon_svr", "nu_svr"):
+        if y.dtype.kind not in "biuf":
+            raise TypeError(f"y must hold real targets for {svm_type}, got dtype {y.dtype}")
+        y = y.astype(np.float64)
     kernel, gamma, degree, coef0 = v.check_kernel_params(kernel, gamma, degree, coef0,
                                                          X.shape[1])
     C = v.check_positive(C, "C")
+    nu = v.check_positive(nu, "nu")
+    if nu > 1:
+        raise ValueError(f"nu must be in (0, 1], got {nu!r}")
+    epsilon = v.check_positive(epsilon, "epsilon", allow_zero=True)
     tol = v.check_positive(tol, "tol")
     cache_size = v.check_positive(cache_size, "cache_size")
     if not isinstance(shrinking, (bool, np.bool_)):
@@ -139,51 +373,42 @@ def train(X, y, *, kernel="rbf", C=1.0, gamma=None, degree=3, coef0=0.0, tol=1e-
     if callback is not None and not callable(callback):
         raise TypeError(f"callback must be callable, got {callback!r}")
     callback_every = v.check_positive(callback_every, "callback_every", integer=True)
-    n_threads = _resolve_threads(n_threads)
+    n_threads = (os.cpu_count() or 1 if n_threads is None else
+                 v.check_positive(n_threads, "n_threads", integer=True))
+    if class_weight is not None and svm_type not in ("c_svc", "nu_svc"):
+        raise ValueError(f"class_weight applies to classification, not svm_type={svm_type!r}")
+    weights = _check_sample_weight(sample_weight, n)
 
-    classes, index = group_classes(y)
-    if len(classes) < 2:
-        raise ValueError(f"y has a single class ({np.asarray(classes[0]).item()!r}); "
-                         "C-SVC needs two")
-    if len(classes) > 2:
-        raise ValueError(f"y has {len(classes)} classes; libsmo.train handles two classes "
-                         "for now")
     if verbose:
         _enable_verbose_output()
         if callback is None:
             callback = _progress_logger
-
-    # LIBSVM trains on the examples of the first class, then those of the second, each
-    # in the order given; keeping that order keeps the solver's path the same as LIBSVM's
-    order = np.concatenate([np.flatnonzero(index == 0), np.flatnonzero(index == 1)])
-    n_pos = int(np.count_nonzero(index == 0))
-    signs = np.where(np.arange(len(order)) < n_pos, 1.0, -1.0)
-    kern = Kernel(X, kernel, gamma, degree, coef0, rows=order, n_threads=n_threads)
-    Q = QMatrix(kern, signs, cache_size)
-    result = solve(Q, -np.ones(len(order)), signs, np.full(len(order), C), tol=tol,
-                   shrinking=bool(shrinking), selection=selection, max_iter=max_iter,
-                   callback=callback, callback_every=callback_every)
-    alpha = result["alpha"]
-    is_sv = alpha > 0
-    support = order[is_sv]
-    n_support = [int(np.count_nonzero(is_sv[:n_pos])), int(np.count_nonzero(is_sv[n_pos:]))]
-    sv_coef = (signs * alpha)[is_sv][None, :]
-    if verbose:
-        n_bsv = int(np.count_nonzero(alpha >= C))
-        logger.info("optimization finished, #iter = %d", result["n_iter"])
-        logger.info("obj = %.6f, rho = %.6f", result["objective"], result["rho"])
-        logger.info("nSV = %d, nBSV = %d", int(is_sv.sum()), n_bsv)
-    if result["status"] != "optimal":
-        logger.warning("libsmo: training stopped before the optimum (%s after %d steps)",
-                       result["status"], result["n_iter"])
+    kept = np.flatnonzero(weights > 0)  # examples of weight 0 take no part
+    trainer = _Trainer(X, kernel, gamma, degree, coef0,
+                       dict(tol=tol, shrinking=bool(shrinking), selection=selection,
+                            max_iter=max_iter, callback=callback,
+                            callback_every=callback_every),
+                       cache_size, n_threads, verbose)
+    y_kept, w_kept = y[kept], weights[kept]
+    if svm_type in ("c_svc", "nu_svc"):
+        parts = _classification(trainer, y_kept, kept, svm_type, C, nu, class_weight,
+                                w_kept)
+    elif svm_type == "one_class":
+        parts = _one_class(trainer, kept, nu, w_kept)
+    else:
+        parts = _regression(trainer, kept, y_kept, svm_type, C, nu, epsilon, w_kept)
+    support = kept[parts["sv_rows"]]
     if kernel == "precomputed":
         support_vectors = None
     else:
         support_vectors = X[support]
         if sp.issparse(support_vectors):
             support_vectors = sp.csr_matrix(support_vectors)
-    return Model(svm_type="c_svc", kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
-                 classes=classes, n_support=n_support, support_vectors=support_vectors,
-                 support=support, sv_coef=sv_coef, rho=[result["rho"]],
-                 n_features=X.shape[1], n_iter=[result["n_iter"]],
-                 objective=[result["objective"]], status=[result["status"]])
+    results = trainer.results
+    return Model(svm_type=svm_type, kernel=kernel, gamma=gamma, degree=degree,
+                 coef0=coef0, classes=parts["classes"], n_support=parts["n_support"],
+                 support_vectors=support_vectors, support=support, sv_coef=parts["sv_coef"],
+                 rho=parts["rho"], n_features=X.shape[1],
+                 n_iter=[r["n_iter"] for r in results],
+                 objective=[r["objective"] for r in results],
+                 status=[r["status"] for r in results])

@@ -29,7 +29,8 @@ def test_status_optimal_and_objective(heart_scale):
 
 def test_max_iter_stops_with_a_usable_model(heart_scale):
     X, y = heart_scale
-    model = libsmo.train(X, y, max_iter=10)
+    with pytest.warns(libsmo.ConvergenceWarning, match="max_iter after 10 steps"):
+        model = libsmo.train(X, y, max_iter=10)
     assert model.status == ["max_iter"]
     assert model.n_iter == [10]
     full = libsmo.train(X, y)
@@ -46,7 +47,8 @@ def test_callback_sees_progress_and_can_stop():
         seen.append(info)
         return len(seen) < 3
 
-    model = libsmo.train(X, y, gamma=0.05, callback=callback, callback_every=100)
+    with pytest.warns(libsmo.ConvergenceWarning, match="stopped"):
+        model = libsmo.train(X, y, gamma=0.05, callback=callback, callback_every=100)
     assert model.status == ["stopped"]
     assert len(seen) == 3
     assert [s["n_iter"] for s in seen] == sorted(s["n_iter"] for s in seen)
