@@ -5,8 +5,10 @@ The plain API::
     model = libsmo.train(X, y, kernel="rbf", C=1.0)
     model.predict(X_test)
 """
+from libsmo.estimators import SVC, SVR, NuSVC, NuSVR, OneClassSVM
 from libsmo.model import Model
 from libsmo.train import ConvergenceWarning, train
 
-__all__ = ["ConvergenceWarning", "Model", "train"]
+__all__ = ["ConvergenceWarning", "Model", "NuSVC", "NuSVR", "OneClassSVM", "SVC", "SVR",
+           "train"]
 __version__ = "0.1.0"

@@ -21,13 +21,13 @@ cdef class Kernel:
     # dense rows: a private, row-permuted copy so that a prefix of rows is one BLAS block
     cdef double[:, ::1] dense
     # CSR rows: the data stay put, the per-row extents are permuted
-    cdef double[::1] csr_data
-    cdef int[::1] csr_indices
+    cdef const double[::1] csr_data
+    cdef const int[::1] csr_indices
     cdef long long[::1] row_start
     cdef int[::1] row_nnz
     cdef double[::1] scatter
     # precomputed: the user's n x n matrix, looked up through the permutation
-    cdef double[:, ::1] gram
+    cdef const double[:, ::1] gram
     # bookkeeping shared by all layouts
     cdef double[::1] sq_norm
     cdef int[::1] perm

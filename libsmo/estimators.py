@@ -1,0 +1,680 @@
+"""scikit-learn-compatible estimators: SVC, NuSVC, SVR, NuSVR, OneClassSVM.
+
+They train with `libsmo.train` and keep the LIBSVM-format `Model` (`to_model()`), while
+their parameters and fitted attributes follow scikit-learn's `sklearn.svm` classes:
+classes sorted, `intercept_ = -rho`, and for two classes the sign flipped so that a
+positive decision value means `classes_[1]`. With scikit-learn installed they are real
+scikit-learn estimators (clone, Pipeline, GridSearchCV, pickle); libsmo itself imports
+without it. One difference: `dual_coef_` is always a dense array (scikit-learn makes it
+sparse after a sparse fit).
+"""
+import inspect
+import numbers
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+from libsmo import _validation as v
+from libsmo.model import Model
+from libsmo.train import ConvergenceWarning, train
+
+try:
+    from sklearn.base import BaseEstimator, ClassifierMixin, OutlierMixin, RegressorMixin
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted, validate_data
+    HAVE_SKLEARN = True
+except ImportError:  # pragma: no cover - exercised in a subprocess test
+    HAVE_SKLEARN = False
+
+    class NotFittedError(ValueError, AttributeError):
+        """The estimator is used before fit."""
+
+    class BaseEstimator:
+        """get_params / set_params / repr as scikit-learn's, for use without it."""
+
+        @classmethod
+        def _get_param_names(cls):
+            sig = inspect.signature(cls.__init__)
+            return sorted(p for p in sig.parameters if p != "self")
+
+        def get_params(self, deep=True):
+            """Parameters of this estimator (scikit-learn's convention)."""
+            return {name: getattr(self, name) for name in self._get_param_names()}
+
+        def set_params(self, **params):
+            """Set parameters (scikit-learn's convention); returns self."""
+            valid = self._get_param_names()
+            for name, value in params.items():
+                if name not in valid:
+                    raise ValueError(f"invalid parameter {name!r} for {type(self).__name__}")
+                setattr(self, name, value)
+            return self
+
+        def __repr__(self):
+            args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+            return f"{type(self).__name__}({args})"
+
+    class ClassifierMixin:
+        """score = mean accuracy."""
+
+        def score(self, X, y, sample_weight=None):
+            """Mean accuracy of predict(X) against y."""
+            return float(np.average(self.predict(X) == np.asarray(y), weights=sample_weight))
+
+    class RegressorMixin:
+        """score = coefficient of determination R^2."""
+
+        def score(self, X, y, sample_weight=None):
+            """R^2 of predict(X) against y."""
+            y = np.asarray(y, dtype=float)
+            residual = np.average((y - self.predict(X)) ** 2, weights=sample_weight)
+            spread = np.average((y - np.average(y, weights=sample_weight)) ** 2,
+                                weights=sample_weight)
+            return float(1 - residual / spread) if spread > 0 else 0.0
+
+    class OutlierMixin:
+        """fit_predict for outlier detectors."""
+
+        def fit_predict(self, X, y=None, **kwargs):
+            """fit(X) then predict(X)."""
+            return self.fit(X, **kwargs).predict(X)
+
+    def check_is_fitted(estimator, attributes=None):
+        if not hasattr(estimator, "_model"):
+            raise NotFittedError(f"This {type(estimator).__name__} instance is not fitted "
+                                 "yet. Call 'fit' with appropriate arguments first.")
+
+
+def ovr_decision_function(votes_for_first, confidences, n_classes):
+    """One-vs-rest scores from one-vs-one decisions, as scikit-learn builds them: the
+    votes of each class plus its summed confidence squashed into (-1/3, 1/3), so that
+    ties in votes are broken by confidence without ever overturning a vote.
+
+    Parameters
+    ----------
+    votes_for_first : ndarray of bool, shape (n, n_pairs)
+        Whether each pair (i, j) voted for i.
+    confidences : ndarray, shape (n, n_pairs)
+        The pairs' decision values, positive for i.
+    n_classes : int
+    """
+    n = votes_for_first.shape[0]
+    votes = np.zeros((n, n_classes))
+    confidence = np.zeros((n, n_classes))
+    pair = 0
+    for i in range(n_classes):
+        for j in range(i + 1, n_classes):
+            confidence[:, i] += confidences[:, pair]
+            confidence[:, j] -= confidences[:, pair]
+            votes[votes_for_first[:, pair], i] += 1
+            votes[~votes_for_first[:, pair], j] += 1
+            pair += 1
+    return votes + confidence / (3 * (np.abs(confidence) + 1))
+
+
+def _check_sample_weight(sample_weight, n_samples):
+    """None or a float array of shape (n_samples,)."""
+    if sample_weight is None:
+        return None
+    sample_weight = np.asarray(sample_weight, dtype=np.float64)
+    if sample_weight.shape != (n_samples,):
+        raise ValueError(f"sample_weight must have shape ({n_samples},), got "
+                         f"{sample_weight.shape}")
+    return sample_weight
+
+
+class _BaseSVM(BaseEstimator):
+    """What the five estimators share: validation, gamma, fitting, attributes."""
+
+    _svm_type = None
+
+    # ---- input -----------------------------------------------------------------------
+
+    def _validate_X(self, X, y=None, reset=True):
+        if self.kernel == "precomputed" and sp.issparse(X):
+            raise TypeError("Sparse precomputed kernels are not supported.")
+        X, y = self._validate_arrays(X, y, reset)
+        if reset and self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
+            raise ValueError("Precomputed matrix must be a square matrix."
+                             f" Input is a {X.shape[0]}x{X.shape[1]} matrix.")
+        return X, y
+
+    def _validate_arrays(self, X, y, reset):
+        if HAVE_SKLEARN:
+            if y is None:
+                return validate_data(self, X, accept_sparse="csr", dtype=np.float64,
+                                     order="C", accept_large_sparse=False, reset=reset), None
+            return validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
+                                 order="C", accept_large_sparse=False, reset=reset)
+        X = v.check_data(X, "X", allow_empty=not reset)
+        if reset:
+            self.n_features_in_ = X.shape[1]
+        elif X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
+                             f"expecting {self.n_features_in_} features as input.")
+        if y is not None:
+            y = v.check_labels(y, X.shape[0])
+        return X, y
+
+    def _resolve_gamma(self, X):
+        if self.kernel == "precomputed":
+            return 0.0
+        if isinstance(self.gamma, str):
+            if self.gamma == "scale":
+                if sp.issparse(X):
+                    var = X.multiply(X).mean() - X.mean() ** 2
+                else:
+                    var = X.var()
+                return 1.0 / (X.shape[1] * var) if var != 0 else 1.0
+            if self.gamma == "auto":
+                return 1.0 / X.shape[1]
+            raise ValueError(f"gamma must be 'scale', 'auto' or a float >= 0; got {self.gamma!r}")
+        return v.check_positive(self.gamma, "gamma", allow_zero=True)
+
+    def _train_options(self):
+        if self.max_iter is None or (isinstance(self.max_iter, numbers.Integral)
+                                     and not isinstance(self.max_iter, bool)
+                                     and self.max_iter == -1):
+            max_iter = None
+        else:
+            max_iter = v.check_positive(self.max_iter, "max_iter", integer=True)
+        return dict(kernel=self.kernel, degree=self.degree, coef0=self.coef0, tol=self.tol,
+                    cache_size=self.cache_size, shrinking=self.shrinking,
+                    max_iter=max_iter, verbose=bool(self.verbose))
+
+    # ---- fit -------------------------------------------------------------------------
+
+    def _fit_model(self, X, y, sample_weight, **params):
+        self._gamma = self._resolve_gamma(X)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ConvergenceWarning)
+            model = train(X, y, svm_type=self._svm_type, gamma=self._gamma,
+                          sample_weight=sample_weight, **self._train_options(), **params)
+        self.fit_status_ = int(any(s != "optimal" for s in model.status))
+        for w in caught:
+            if issubclass(w.category, ConvergenceWarning):
+                warnings.warn(f"Solver terminated early (max_iter={self.max_iter}). "
+                              "Consider pre-processing your data with StandardScaler or "
+                              "MinMaxScaler.", ConvergenceWarning, stacklevel=3)
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        if not (np.isfinite(model.sv_coef).all() and np.isfinite(model.rho).all()):
+            raise ValueError("The dual coefficients or intercepts are not finite. The input "
+                             "data may contain large values and need to be preprocessed.")
+        self.shape_fit_ = X.shape
+        return model
+
+    def _set_fitted(self, model, rows):
+        """scikit-learn's attributes from a Model trained on X[rows]."""
+        # the model speaks of the caller's rows (a precomputed kernel's columns at
+        # prediction time are the caller's training rows)
+        model.support = rows[model.support]
+        self._model = model
+        self.support_ = model.support.astype(np.int32)
+        if model.support_vectors is None:
+            self.support_vectors_ = np.empty((0, 0))
+        else:
+            self.support_vectors_ = model.support_vectors
+        self._dual_coef_ = model.sv_coef.copy()
+        self._intercept_ = -model.rho.copy()
+        self.dual_coef_ = self._dual_coef_
+        self.intercept_ = self._intercept_
+        self.probA_ = np.array([]) if model.probA is None else model.probA.copy()
+        self.probB_ = np.array([]) if model.probB is None else model.probB.copy()
+        n_iter = np.asarray(model.n_iter, dtype=np.int32)
+        self.n_iter_ = n_iter if model.svm_type in ("c_svc", "nu_svc") else int(n_iter[0])
+
+    # ---- prediction ------------------------------------------------------------------
+
+    def _decision(self, X):
+        check_is_fitted(self)
+        X, _ = self._validate_X(X, reset=False)
+        if self.kernel == "precomputed" and X.shape[1] != self.shape_fit_[0]:
+            raise ValueError(f"X.shape[1] = {X.shape[1]} should be equal to "
+                             f"{self.shape_fit_[0]}, the number of samples at training time")
+        return self._model.decision_function(X)
+
+    @property
+    def coef_(self):
+        """Primal weights w = sum_i dual_coef_i x_i; only for kernel="linear"."""
+        if self.kernel != "linear":
+            raise AttributeError("coef_ is only available when using a linear kernel")
+        check_is_fitted(self)
+        SV = self.support_vectors_
+        if self._svm_type in ("c_svc", "nu_svc") and len(self.classes_) > 2:
+            # one weight vector per one-vs-one pair (i, j): class i's support vectors
+            # carry their coefficients on line j - 1, class j's on line i
+            start = np.concatenate([[0], np.cumsum(self._n_support)])
+            rows = []
+            k = len(self.classes_)
+            for i in range(k):
+                for j in range(i + 1, k):
+                    si, sj = slice(start[i], start[i + 1]), slice(start[j], start[j + 1])
+                    rows.append(self._dual_coef_[j - 1, si] @ SV[si]
+                                + self._dual_coef_[i, sj] @ SV[sj])
+            coef = np.vstack([np.asarray(r).ravel() for r in rows])
+        else:
+            coef = self._dual_coef_ @ SV
+            coef = coef.toarray() if sp.issparse(coef) else np.array(coef)
+            if self._svm_type in ("c_svc", "nu_svc"):
+                coef = -coef
+        coef.flags.writeable = False
+        return coef
+
+    @property
+    def n_support_(self):
+        """Support vectors per class (one count for regression and one-class)."""
+        check_is_fitted(self)
+        return self._n_support
+
+    def to_model(self):
+        """The fitted model as a LIBSVM-format `Model` (labels as in `classes_`).
+
+        Returns
+        -------
+        Model
+        """
+        check_is_fitted(self)
+        m = self._model
+        classes = self.classes_ if hasattr(self, "classes_") else m.classes
+        return Model(svm_type=m.svm_type, kernel=m.kernel, gamma=m.gamma, degree=m.degree,
+                     coef0=m.coef0, classes=classes, n_support=m.n_support,
+                     support_vectors=m.support_vectors, support=self.support_,
+                     sv_coef=m.sv_coef, rho=m.rho, n_features=m.n_features, probA=m.probA,
+                     probB=m.probB, prob_density_marks=m.prob_density_marks,
+                     n_iter=m.n_iter, objective=m.objective, status=m.status)
+
+    def save(self, path, libsvm_precision=False):
+        """Write the fitted model as a LIBSVM model file (see `Model.save`)."""
+        self.to_model().save(path, libsvm_precision=libsvm_precision)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        tags.input_tags.sparse = self.kernel != "precomputed"
+        return tags
+
+
+class _BaseClassifier(ClassifierMixin, _BaseSVM):
+    """C-SVC and nu-SVC with scikit-learn's class layout."""
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the classifier.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            For kernel="precomputed", the (n_samples, n_samples) Gram matrix.
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+            Per-sample weights multiplying C (0 leaves a sample out).
+
+        Returns
+        -------
+        self
+        """
+        y = _check_targets(self, y)
+        X, y = self._validate_X(X, y)
+        if HAVE_SKLEARN:
+            from sklearn.utils.multiclass import check_classification_targets
+            check_classification_targets(y)
+        self.classes_, encoded = np.unique(y, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise ValueError("The number of classes has to be greater than one; got "
+                             f"{len(self.classes_)} class")
+        self.class_weight_ = self._class_weights(encoded)
+        # LIBSVM orders classes by first appearance; scikit-learn sorts them. Moving the
+        # first example of each class, in sorted order, to the front gives the sorted
+        # order and keeps every class's examples in their original order, so each
+        # one-vs-one problem is exactly the one scikit-learn's libsvm solves.
+        first = np.unique(encoded, return_index=True)[1]
+        rest = np.setdiff1d(np.arange(len(encoded)), first, assume_unique=True)
+        rows = np.concatenate([first, rest])
+        sample_weight = _check_sample_weight(sample_weight, len(encoded))
+        weights = None if sample_weight is None else sample_weight[rows]
+        if self.kernel == "precomputed":
+            Xr = X[np.ix_(rows, rows)]
+        else:
+            Xr = X[rows]
+        # LIBSVM and scikit-learn apply class weights to C, which nu-SVC does not have
+        class_weight = (None if self._svm_type == "nu_svc"
+                        else dict(enumerate(self.class_weight_)))
+        model = self._fit_model(Xr, encoded[rows], weights, class_weight=class_weight,
+                                **self._formulation_params())
+        self._set_fitted(model, rows)
+        self._n_support = np.asarray(model.n_support, dtype=np.int32)
+        if len(self.classes_) == 2:
+            self.intercept_ = -self._intercept_
+            self.dual_coef_ = -self._dual_coef_
+        return self
+
+    def _class_weights(self, encoded):
+        k = len(self.classes_)
+        if self.class_weight is None:
+            return np.ones(k)
+        if isinstance(self.class_weight, str):
+            if self.class_weight != "balanced":
+                raise ValueError("class_weight must be a dict, 'balanced' or None; got "
+                                 f"{self.class_weight!r}")
+            return len(encoded) / (k * np.bincount(encoded, minlength=k))
+        weights = np.ones(k)
+        for label, w in dict(self.class_weight).items():
+            where = np.flatnonzero(self.classes_ == label)
+            if len(where) == 0:
+                raise ValueError(f"class_weight label {label!r} is not a class of y "
+                                 f"(classes: {self.classes_.tolist()})")
+            weights[where[0]] = v.check_positive(w, f"class_weight[{label!r}]")
+        return weights
+
+    def decision_function(self, X):
+        """Decision values: (n,) for two classes (positive means classes_[1]); else
+        (n, n_classes) one-vs-rest scores, or (n, n_pairs) for
+        decision_function_shape="ovo".
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray
+        """
+        dec = self._decision(X)
+        if len(self.classes_) == 2:
+            return -dec
+        if self.decision_function_shape == "ovr":
+            return ovr_decision_function(dec > 0, dec, len(self.classes_))
+        return dec
+
+    def predict(self, X):
+        """Class labels of the rows of X (one-vs-one votes, as LIBSVM).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        if self.break_ties and self.decision_function_shape == "ovo":
+            raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
+        if self.break_ties and len(self.classes_) > 2:
+            index = np.argmax(self.decision_function(X), axis=1)
+        else:
+            X, _ = self._validate_X(X, reset=False)
+            index = self._model.predict(X).astype(np.intp)
+        return self.classes_.take(index)
+
+    def _check_proba(self):
+        if not self.probability:
+            raise AttributeError("predict_proba is not available when probability=False")
+
+    @property
+    def predict_proba(self):
+        """Class probabilities (Platt scaling and pairwise coupling, as LIBSVM's -b 1),
+        columns in classes_ order; needs probability=True."""
+        self._check_proba()
+        return self._predict_proba
+
+    def _predict_proba(self, X):
+        check_is_fitted(self)
+        X, _ = self._validate_X(X, reset=False)
+        return self._model.predict_proba(X)
+
+    @property
+    def predict_log_proba(self):
+        """log of predict_proba; needs probability=True."""
+        self._check_proba()
+        return lambda X: np.log(self._predict_proba(X))
+
+
+def _check_targets(estimator, y):
+    """y as a 1-D array; a column vector is accepted with scikit-learn's warning."""
+    if y is None:
+        raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the "
+                         "target y is None")
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        if HAVE_SKLEARN:
+            from sklearn.exceptions import DataConversionWarning as category
+        else:
+            category = UserWarning
+        warnings.warn("A column-vector y was passed when a 1d array was expected. Please "
+                      "change the shape of y to (n_samples, ), for example using ravel().",
+                      category, stacklevel=3)
+        y = y.ravel()
+    return y
+
+
+class _BaseOther(_BaseSVM):
+    """Regression and one-class: no classes, one binary problem."""
+
+    def _fit_targets(self, X, y, sample_weight, **params):
+        sample_weight = _check_sample_weight(sample_weight, X.shape[0])
+        model = self._fit_model(X, y, sample_weight, **params)
+        self._set_fitted(model, np.arange(X.shape[0]))
+        self._n_support = np.array([model.n_sv], dtype=np.int32)
+        return self
+
+
+class _BaseRegressor(RegressorMixin, _BaseOther):
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the regression.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        self
+        """
+        y = _check_targets(self, y)
+        X, y = self._validate_X(X, y)
+        return self._fit_targets(X, y.astype(np.float64), sample_weight,
+                                 **self._formulation_params())
+
+    def predict(self, X):
+        """Predicted targets.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        return self._decision(X)
+
+
+class SVC(_BaseClassifier):
+    """C-support vector classification (LIBSVM's C-SVC), scikit-learn's SVC interface.
+
+    Parameters are scikit-learn's: C, kernel, degree, gamma ("scale", "auto" or float),
+    coef0, shrinking, probability, tol, cache_size (MB), class_weight (dict or
+    "balanced"), verbose, max_iter (-1: LIBSVM's cap), decision_function_shape ("ovr"
+    or "ovo"), break_ties, random_state (for the probability folds).
+    """
+
+    _svm_type = "c_svc"
+
+    def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
+                 shrinking=True, probability=False, tol=1e-3, cache_size=200,
+                 class_weight=None, verbose=False, max_iter=-1,
+                 decision_function_shape="ovr", break_ties=False, random_state=None):
+        self.C = C
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.shrinking = shrinking
+        self.probability = probability
+        self.tol = tol
+        self.cache_size = cache_size
+        self.class_weight = class_weight
+        self.verbose = verbose
+        self.max_iter = max_iter
+        self.decision_function_shape = decision_function_shape
+        self.break_ties = break_ties
+        self.random_state = random_state
+
+    def _formulation_params(self):
+        params = dict(C=self.C)
+        params.update(_probability_params(self))
+        return params
+
+
+class NuSVC(_BaseClassifier):
+    """nu-support vector classification (LIBSVM's nu-SVC), scikit-learn's NuSVC
+    interface; nu in (0, 1] bounds the fraction of margin errors and support vectors."""
+
+    _svm_type = "nu_svc"
+
+    def __init__(self, *, nu=0.5, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
+                 shrinking=True, probability=False, tol=1e-3, cache_size=200,
+                 class_weight=None, verbose=False, max_iter=-1,
+                 decision_function_shape="ovr", break_ties=False, random_state=None):
+        self.nu = nu
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.shrinking = shrinking
+        self.probability = probability
+        self.tol = tol
+        self.cache_size = cache_size
+        self.class_weight = class_weight
+        self.verbose = verbose
+        self.max_iter = max_iter
+        self.decision_function_shape = decision_function_shape
+        self.break_ties = break_ties
+        self.random_state = random_state
+
+    def _formulation_params(self):
+        params = dict(nu=self.nu)
+        params.update(_probability_params(self))
+        return params
+
+
+def _probability_params(estimator):
+    if not estimator.probability:
+        return {}
+    return dict(probability=True, random_state=_seed(estimator.random_state))
+
+
+def _seed(random_state):
+    """An int seed from scikit-learn's random_state forms (None, int, RandomState)."""
+    if random_state is None or isinstance(random_state, (numbers.Integral, np.random.Generator)):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return int(random_state.randint(np.iinfo(np.int32).max))
+    raise ValueError(f"random_state must be None, an int or a RandomState; got {random_state!r}")
+
+
+class SVR(_BaseRegressor):
+    """epsilon-support vector regression (LIBSVM's epsilon-SVR), scikit-learn's SVR
+    interface: kernel, degree, gamma, coef0, tol, C, epsilon, shrinking, cache_size,
+    verbose, max_iter."""
+
+    _svm_type = "epsilon_svr"
+
+    def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3,
+                 C=1.0, epsilon=0.1, shrinking=True, cache_size=200, verbose=False,
+                 max_iter=-1):
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.tol = tol
+        self.C = C
+        self.epsilon = epsilon
+        self.shrinking = shrinking
+        self.cache_size = cache_size
+        self.verbose = verbose
+        self.max_iter = max_iter
+
+    def _formulation_params(self):
+        return dict(C=self.C, epsilon=self.epsilon)
+
+
+class NuSVR(_BaseRegressor):
+    """nu-support vector regression (LIBSVM's nu-SVR), scikit-learn's NuSVR interface."""
+
+    _svm_type = "nu_svr"
+
+    def __init__(self, *, nu=0.5, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
+                 shrinking=True, tol=1e-3, cache_size=200, verbose=False, max_iter=-1):
+        self.nu = nu
+        self.C = C
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.shrinking = shrinking
+        self.tol = tol
+        self.cache_size = cache_size
+        self.verbose = verbose
+        self.max_iter = max_iter
+
+    def _formulation_params(self):
+        return dict(C=self.C, nu=self.nu)
+
+
+class OneClassSVM(OutlierMixin, _BaseOther):
+    """One-class SVM for novelty detection (LIBSVM's one-class), scikit-learn's
+    OneClassSVM interface: predict gives +1 (inlier) or -1 (outlier)."""
+
+    _svm_type = "one_class"
+
+    def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3,
+                 nu=0.5, shrinking=True, cache_size=200, verbose=False, max_iter=-1):
+        self.kernel = kernel
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.tol = tol
+        self.nu = nu
+        self.shrinking = shrinking
+        self.cache_size = cache_size
+        self.verbose = verbose
+        self.max_iter = max_iter
+
+    def _formulation_params(self):
+        return dict(nu=self.nu)
+
+    def fit(self, X, y=None, sample_weight=None):
+        """Fit the support of the distribution of X (y is ignored).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : ignored
+        sample_weight : array-like of shape (n_samples,), optional
+
+        Returns
+        -------
+        self
+        """
+        X, _ = self._validate_X(X)
+        self._fit_targets(X, None, sample_weight, **self._formulation_params())
+        self.offset_ = -self._intercept_
+        return self
+
+    def decision_function(self, X):
+        """Signed distance to the separating surface: positive for inliers."""
+        return self._decision(X)
+
+    def score_samples(self, X):
+        """Unshifted scores: decision_function(X) + offset_."""
+        return self.decision_function(X) + self.offset_
+
+    def predict(self, X):
+        """+1 for inliers, -1 for outliers."""
+        return np.where(self.decision_function(X) > 0, 1, -1)
