@@ -7,8 +7,9 @@ The plain API::
 """
 from libsmo.estimators import SVC, SVR, NuSVC, NuSVR, OneClassSVM
 from libsmo.model import Model
+from libsmo.rff import RandomFourierFeatures
 from libsmo.train import ConvergenceWarning, train
 
-__all__ = ["ConvergenceWarning", "Model", "NuSVC", "NuSVR", "OneClassSVM", "SVC", "SVR",
-           "train"]
+__all__ = ["ConvergenceWarning", "Model", "NuSVC", "NuSVR", "OneClassSVM",
+           "RandomFourierFeatures", "SVC", "SVR", "train"]
 __version__ = "0.1.0"
