@@ -79,6 +79,34 @@ def check_data(X, name="X", *, allow_empty=False):
     return X
 
 
+# Squared row norms above this make sums of two of them overflow in the kernels.
+MAX_SQUARED_NORM = 1e300
+
+
+def check_norms(X, name="X"):
+    """Squared row norms of X, rejecting rows whose norms would overflow a kernel.
+
+    Returns
+    -------
+    ndarray of shape (n_rows,)
+
+    Raises
+    ------
+    ValueError
+        Some |x|^2 exceeds 1e300: the kernel values would be inf or NaN.
+    """
+    if sp.issparse(X):
+        sq = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
+    else:
+        sq = np.einsum("ij,ij->i", X, X)
+    bad = np.flatnonzero(~(sq <= MAX_SQUARED_NORM))
+    if len(bad):
+        raise ValueError(f"{name} row {bad[0]} is too large for a kernel: its squared norm "
+                         f"{sq[bad[0]]:.3g} overflows double precision; scale the features "
+                         "(for example to [-1, 1])")
+    return sq
+
+
 def check_labels(y, n_samples, name="y"):
     """Validate a label vector of length n_samples; returns it as a 1-D ndarray."""
     y = np.asarray(y)

@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from libsmo._prediction import iter_row_blocks, kernel_block, squared_norms
-from libsmo._validation import check_data, check_precomputed
+from libsmo._validation import check_data, check_norms, check_precomputed
 
 CLASSIFICATION_TYPES = ("c_svc", "nu_svc")
 
@@ -101,7 +101,7 @@ class Model:
         if self.kernel == "precomputed":
             return check_precomputed(X, "X", n_train=self.n_features), None
         X = check_data(X, "X", allow_empty=True)
-        norms = squared_norms(X) if self.kernel == "rbf" else None
+        norms = check_norms(X, "X")
         if X.shape[1] != self.n_features:
             if not sp.issparse(X):
                 raise ValueError(f"X has {X.shape[1]} features, but this model was "

@@ -116,7 +116,12 @@ class _Trainer:
         if options["max_iter"] is None:
             # LIBSVM's safety cap: a degenerate problem must still end
             options["max_iter"] = max(10_000_000, 100 * len(p))
+        if not np.isfinite(Q.diagonal()).all():
+            self._overflow()
         result = solve(Q, p, y, C, alpha, nu=nu, **options)
+        if not (np.isfinite(result["alpha"]).all() and np.isfinite(result["gradient"]).all()
+                and np.isfinite(result["rho"])):
+            self._overflow()
         self.results.append(result)
         if self.verbose:
             logger.info("optimization finished, #iter = %d", result["n_iter"])
@@ -125,6 +130,13 @@ class _Trainer:
                           f"({result['status']} after {result['n_iter']} steps)",
                           ConvergenceWarning, stacklevel=4)
         return result
+
+    def _overflow(self):
+        kernel, gamma, degree, coef0 = self.kernel_args
+        raise ValueError(
+            f"the {kernel} kernel overflows on this data (gamma={gamma}, degree={degree}, "
+            f"coef0={coef0}): kernel values are inf or NaN; scale the features (for "
+            "example to [-1, 1]) or lower gamma or degree")
 
     def log_summary(self, objective, rho, coef, upper):
         if self.verbose:
@@ -345,6 +357,7 @@ def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0
         X = v.check_precomputed(X, "X")
     else:
         X = v.check_data(X, "X")
+        v.check_norms(X, "X")
     n = X.shape[0]
     if svm_type == "one_class":
         y = np.zeros(n) if y is None else v.check_labels(y, n)

@@ -1,0 +1,193 @@
+"""Reliability: awkward data gives a correct model or a clear error, threads are safe,
+fit releases the GIL, memory stays within the cache budget and prediction blocks."""
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import libsmo
+from conftest import data_file, load_dataset
+
+
+# ---- numbers at the edges ------------------------------------------------------------
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear", "poly", "sigmoid"])
+def test_values_whose_squares_overflow_are_rejected(kernel):
+    X = np.array([[1e300, 0.0], [0.0, 1.0], [1.0, 2.0], [2.0, 1.0]])
+    with pytest.raises(ValueError, match="X row 0 is too large for a kernel"):
+        libsmo.train(X, [1, 1, -1, -1], kernel=kernel)
+
+
+def test_predicting_rows_whose_squares_overflow_is_rejected(heart_scale):
+    X, y = heart_scale
+    model = libsmo.train(X, y)
+    bad = np.zeros((3, 13))
+    bad[2, 4] = 1e200
+    with pytest.raises(ValueError, match="X row 2 is too large"):
+        model.predict(bad)
+
+
+def test_kernel_overflow_is_an_error_not_an_empty_model():
+    X = np.array([[5.0, 0], [0, 5.0], [1.0, 2.0], [2.0, 1.0]])
+    with pytest.raises(ValueError, match="poly kernel overflows"):
+        libsmo.train(X, [1, 1, -1, -1], kernel="poly", degree=400, gamma=10.0)
+
+
+def test_subnormal_and_tiny_values_train():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    for scale in (1e-310, 1e-150):
+        model = libsmo.train(X * scale, y, gamma=1.0 / scale**2 if scale > 1e-200 else 1.0)
+        assert np.isfinite(model.sv_coef).all() and np.isfinite(model.rho).all()
+
+
+# ---- awkward data sets ---------------------------------------------------------------
+
+def test_two_examples():
+    model = libsmo.train([[0.0, 1.0], [1.0, 0.0]], ["a", "b"], kernel="linear")
+    np.testing.assert_array_equal(model.predict([[0.0, 1.0], [1.0, 0.0]]), ["a", "b"])
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_identical_rows_with_opposite_labels(sparse):
+    X = np.ones((6, 3))
+    X = sp.csr_matrix(X) if sparse else X
+    y = [1, -1, 1, -1, 1, -1]
+    model = libsmo.train(X, y, C=2.0)
+    # nothing separates the rows: every alpha sits at C and the decision is rho alone
+    assert model.n_sv == 6
+    np.testing.assert_allclose(np.abs(model.sv_coef), 2.0)
+    assert np.isfinite(model.decision_function(X)).all()
+
+
+def test_all_zero_rows_and_constant_features():
+    rng = np.random.default_rng(1)
+    X = np.hstack([rng.normal(size=(50, 2)), np.full((50, 1), 3.0)])
+    X[:5] = 0.0
+    y = np.where(X[:, 0] + X[:, 1] > 0, 1, -1)
+    y[:5] = 1
+    dense = libsmo.train(X, y, tol=1e-8)
+    sparse = libsmo.train(sp.csr_matrix(X), y, tol=1e-8)
+    np.testing.assert_allclose(dense.decision_function(X), sparse.decision_function(X),
+                               atol=1e-6)
+    assert np.mean(dense.predict(X) == y) > 0.9
+
+
+def test_all_zero_csr_matrix():
+    X = sp.csr_matrix((10, 4))
+    model = libsmo.train(X, [1, -1] * 5)
+    assert np.isfinite(model.decision_function(X)).all()
+
+
+def test_int64_indices_and_other_sparse_formats(heart_scale):
+    X, y = heart_scale
+    reference = libsmo.train(X, y).decision_function(X)
+    wide = sp.csr_matrix((X.data, X.indices.astype(np.int64), X.indptr.astype(np.int64)),
+                         shape=X.shape)
+    for variant in (wide, X.tocsc(), X.tocoo(), X.todok(), X.tolil(), sp.csr_array(X)):
+        model = libsmo.train(variant, y)
+        np.testing.assert_allclose(model.decision_function(variant), reference, atol=1e-10)
+
+
+def test_empty_test_set(heart_scale):
+    X, y = heart_scale
+    model = libsmo.train(X, y)
+    assert model.predict(X[:0]).shape == (0,)
+    assert model.predict(np.empty((0, 13))).shape == (0,)
+
+
+# ---- threads and the GIL -------------------------------------------------------------
+
+def test_predict_from_several_threads_gives_identical_results():
+    X, y = load_dataset("a1a")
+    model = libsmo.train(X, y)
+    expected = model.decision_function(X)
+    results = [None] * 6
+
+    def work(k):
+        results[k] = model.decision_function(X if k % 2 else X.toarray())
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for r in results:
+        np.testing.assert_allclose(r, expected, atol=1e-10)
+
+
+def test_fit_releases_the_gil():
+    X, y = load_dataset("a9a", n_rows=8000)
+    ticks = []
+    done = threading.Event()
+
+    def fit():
+        libsmo.train(X, y, gamma=0.05)
+        done.set()
+
+    worker = threading.Thread(target=fit)
+    start = time.perf_counter()
+    worker.start()
+    while not done.is_set():
+        ticks.append(time.perf_counter())
+        time.sleep(0.001)
+    worker.join()
+    elapsed = time.perf_counter() - start
+    assert elapsed > 0.3
+    # a thread holding the GIL for the whole fit would leave a single tick
+    gaps = np.diff([start] + ticks)
+    assert len(ticks) > 50 and gaps.max() < 0.25
+
+
+# ---- memory --------------------------------------------------------------------------
+
+def peak_rss_delta(code):
+    """Run code in a fresh interpreter; returns (peak RSS - RSS before the code) in MB."""
+    script = textwrap.dedent("""
+        import resource, sys
+        sys.path.insert(0, {tests!r})
+        def peak():
+            return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        {setup}
+        base = peak()
+        {body}
+        print(peak() - base)
+    """)
+    setup, body = code
+    out = subprocess.run([sys.executable, "-c", script.format(
+        tests=str(__import__("pathlib").Path(__file__).parent), setup=setup, body=body)],
+        capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def test_training_memory_stays_within_the_cache_budget():
+    path = data_file("a9a")
+    setup = ("import numpy as np, libsmo\n"
+             "from sklearn.datasets import load_svmlight_file\n"
+             f"X, y = load_svmlight_file({str(path)!r})\n"
+             "X = X[:16000]; y = y[:16000]\n"
+             "libsmo.train(X[:300], y[:300])")
+    grown = peak_rss_delta((setup, "libsmo.train(X, y, gamma=0.05, cache_size=20)"))
+    # 20 MB of cache plus O(n) solver state (a few MB) plus a copy of the CSR rows for
+    # the support vectors; nothing near the 1 GB a full float32 Q of 16000 rows takes
+    assert grown < 20 + 60, grown
+
+
+def test_predicting_a_million_rows_in_bounded_memory():
+    setup = ("import numpy as np, libsmo\n"
+             "rng = np.random.default_rng(0)\n"
+             "Xtr = rng.normal(size=(600, 8)); ytr = np.where(Xtr[:, 0] * Xtr[:, 1] > 0, 1, -1)\n"
+             "model = libsmo.train(Xtr, ytr, C=10.0)\n"
+             "X = rng.normal(size=(1_000_000, 8)).astype(np.float64)\n"
+             "model.predict(X[:1000])")
+    grown = peak_rss_delta((setup, "pred = model.predict(X)"))
+    # output (8 MB) and kernel blocks of at most 32 MB, not the 1e6 x n_SV matrix
+    # (several GB)
+    assert grown < 8 + 32 + 60, grown
