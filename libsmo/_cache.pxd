@@ -2,6 +2,10 @@
 from libsmo._kernel cimport Kernel
 
 
+cimport cython
+
+
+@cython.final
 cdef class RowCache:
     cdef int n_rows
     cdef long long free_entries

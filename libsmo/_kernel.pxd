@@ -8,6 +8,10 @@ cdef enum KernelType:
     PRECOMPUTED = 4
 
 
+cimport cython
+
+
+@cython.final
 cdef class Kernel:
     cdef readonly int kernel_type
     cdef readonly double gamma

@@ -35,6 +35,7 @@ The loop runs without the GIL. It takes the GIL only to poll: at most every
 POLL_SECONDS, or when a user callback is due, to deliver Ctrl-C and run the callback.
 """
 import numpy as np
+cimport cython
 cimport numpy as cnp
 from cpython.exc cimport PyErr_CheckSignals
 from libc.math cimport fabs, INFINITY
@@ -72,6 +73,7 @@ cdef inline double now() noexcept nogil:
     return ts.tv_sec + 1e-9 * ts.tv_nsec
 
 
+@cython.final
 cdef class Solver:
     """State of one SMO run; use the module function `solve`."""
 
