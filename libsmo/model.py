@@ -8,6 +8,7 @@ pair of classes in the order (0,1), (0,2), ..., (1,2), ...
 import numpy as np
 import scipy.sparse as sp
 
+from libsmo import probability as _probability
 from libsmo._prediction import iter_row_blocks, kernel_block, squared_norms
 from libsmo._validation import check_data, check_norms, check_precomputed
 
@@ -191,3 +192,65 @@ class Model:
                 votes[:, j] += ~positive
                 pair += 1
         return self.classes[np.argmax(votes, axis=1)]
+
+    def predict_proba(self, X):
+        """Probability estimates, as LIBSVM's svm_predict_probability (svm-predict -b 1).
+
+        Classification: each pair's decision value through its Platt sigmoid
+        1 / (1 + exp(probA f + probB)), clipped to [1e-7, 1 - 1e-7]; with two classes
+        these are the probabilities, with more they are coupled into class
+        probabilities by Wu, Lin and Weng's method. svm-predict -b 1 labels a row
+        with ``classes[argmax(predict_proba(X))]`` (the first class on ties), which
+        can differ from `predict`, whose labels come from the votes.
+
+        One-class (a model trained with probability=True, LIBSVM 3.30+): column 0 is
+        the probability of being normal (+1), read from the density marks (0.001 below
+        the lowest mark, i/10 between marks i-1 and i, 0.999 above the highest),
+        column 1 its complement (outlier, -1).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, n_features) or sparse matrix
+
+        Returns
+        -------
+        ndarray of shape (n, n_classes), columns in `classes` order (one-class:
+            normal, outlier)
+
+        Raises
+        ------
+        ValueError
+            The model has no probability information (train with probability=True),
+            or is a regression: its probability model is the Laplace scale probA[0]
+            of the residual, not a distribution over classes.
+        """
+        self._check_probability_model()
+        dec = self.decision_function(X)
+        if self.svm_type == "one_class":
+            normal = _probability.one_class_probability(dec, self.prob_density_marks)
+            return np.column_stack([normal, 1.0 - normal])
+        return _probability.class_probabilities(dec, self.probA, self.probB,
+                                                self.n_classes)
+
+    def _check_probability_model(self):
+        """Raise ValueError unless predict_proba can answer for this model."""
+        if self.svm_type in CLASSIFICATION_TYPES:
+            n_pairs = self.n_classes * (self.n_classes - 1) // 2
+            if (self.probA is None or self.probB is None or len(self.probA) != n_pairs
+                    or len(self.probB) != n_pairs):
+                raise ValueError("this model has no probability estimates (probA/probB "
+                                 "for each pair of classes): train it with "
+                                 "probability=True (LIBSVM's -b 1)")
+        elif self.svm_type == "one_class":
+            if self.prob_density_marks is None:
+                raise ValueError("this one-class model has no probability estimates "
+                                 "(prob_density_marks): train it with probability=True; "
+                                 "training needs at least 5 positive and 5 negative "
+                                 "decision values")
+        else:
+            raise ValueError(f"predict_proba does not apply to {self.svm_type}: LIBSVM's "
+                             "regression probability model is a Laplace distribution "
+                             "of the residual, target = prediction + z with density "
+                             "exp(-|z|/sigma)/(2 sigma), sigma = probA[0]"
+                             + ("" if self.probA is not None else
+                                " (train with probability=True to get it)"))

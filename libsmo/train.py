@@ -13,7 +13,15 @@ solution into a `Model`:
 
 Classification with k classes trains the k(k-1)/2 one-vs-one problems, each on the
 examples of its two classes (first class first, each in the order given), as LIBSVM.
+
+With probability=True (LIBSVM's -b 1), `libsmo.probability` adds what LIBSVM adds:
+each pair's Platt sigmoid (probA, probB) fitted to decision values from a 5-fold
+cross-validation of that pair's problem, each fold trained by the same `_train_pair`;
+for the regressions the Laplace scale of 5-fold cross-validated residuals (probA[0]),
+each fold trained by `_regression`; for one-class the density marks of the training
+decision values. The folds come from numpy's default_rng(random_state).
 """
+import copy
 import logging
 import os
 import warnings
@@ -22,8 +30,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from libsmo import _validation as v
+from libsmo import probability as prob
 from libsmo._cache import QMatrix, SVRQMatrix
 from libsmo._kernel import Kernel
+from libsmo._prediction import iter_row_blocks, kernel_block, squared_norms
 from libsmo._smo import solve
 from libsmo.model import Model
 
@@ -111,6 +121,31 @@ class _Trainer:
         return Kernel(self.X, kernel, gamma, degree, coef0, rows=rows,
                       n_threads=self.n_threads)
 
+    def fork(self):
+        """The same settings with results of its own: for the models of the internal
+        cross-validation, which are not part of the returned model's n_iter,
+        objective and status."""
+        other = copy.copy(self)
+        other.results = []
+        return other
+
+    def decision_values(self, rows, sv, coef, rho):
+        """sum_s coef_s K(x_sv[s], x_r) - rho for each row r (indices into X)."""
+        out = np.full(len(rows), -float(rho))
+        if len(sv) == 0 or len(rows) == 0:
+            return out
+        kernel, gamma, degree, coef0 = self.kernel_args
+        if kernel == "precomputed":
+            for block in iter_row_blocks(len(rows), len(sv)):
+                out[block] += self.X[rows[block]][:, sv] @ coef
+            return out
+        SV = self.X[sv]
+        sv_norms = squared_norms(SV) if kernel == "rbf" else None
+        for block in iter_row_blocks(len(rows), len(sv)):
+            out[block] += kernel_block(self.X[rows[block]], SV, kernel, gamma, degree,
+                                       coef0, SV_norms=sv_norms) @ coef
+        return out
+
     def run(self, Q, p, y, C, alpha=None, nu=False):
         options = dict(self.solver_options)
         if options["max_iter"] is None:
@@ -146,7 +181,8 @@ class _Trainer:
             logger.info("nSV = %d, nBSV = %d", n_sv, n_bsv)
 
 
-def _classification(trainer, y, kept, svm_type, C, nu, class_weight, weights):
+def _classification(trainer, y, kept, svm_type, C, nu, class_weight, weights, rng=None):
+    """One-vs-one classification; with a Generator `rng`, also each pair's probA, probB."""
     classes, index = group_classes(y)
     k = len(classes)
     if k < 2:
@@ -180,33 +216,18 @@ def _classification(trainer, y, kept, svm_type, C, nu, class_weight, weights):
     nonzero = np.zeros(n, dtype=bool)
     pair_coef = []
     rhos = []
+    probA, probB = [], []
     for a in range(k):
         for b in range(a + 1, k):
-            rows = np.concatenate([members[a], members[b]])
-            n_a = len(members[a])
-            signs = np.where(np.arange(len(rows)) < n_a, 1.0, -1.0)
-            Q = QMatrix(trainer.kernel(kept[rows]), signs, trainer.cache_size)
-            if svm_type == "c_svc":
-                upper = C * np.where(signs > 0, class_factor[a], class_factor[b]) * weights[rows]
-                result = trainer.run(Q, -np.ones(len(rows)), signs, upper)
-                alpha, rho, objective = result["alpha"], result["rho"], result["objective"]
-            else:
-                upper = np.where(signs > 0, class_factor[a], class_factor[b]) * weights[rows]
-                total = nu * upper.sum() / 2
-                start = np.concatenate([_greedy_fill(total, upper[:n_a]),
-                                        _greedy_fill(total, upper[n_a:])])
-                result = trainer.run(Q, np.zeros(len(rows)), signs, upper, start, nu=True)
-                r = result["r"]
-                if trainer.verbose:
-                    logger.info("C = %f", 1 / r)
-                alpha = result["alpha"] / r
-                rho = result["rho"] / r
-                objective = result["objective"] / (r * r)
-                upper = upper / r
-                result["rho"], result["objective"] = rho, objective
-            coef = signs * alpha
-            trainer.log_summary(objective, rho, coef, upper)
-            nonzero[rows[alpha > 0]] = True
+            factors = (class_factor[a], class_factor[b])
+            if rng is not None:
+                A, B = _pair_probability(trainer, kept, members[a], members[b], svm_type,
+                                         C, nu, factors, weights, rng)
+                probA.append(A)
+                probB.append(B)
+            rows, coef, rho = _train_pair(trainer, kept, members[a], members[b], svm_type,
+                                          C, nu, factors, weights)
+            nonzero[rows[coef != 0]] = True
             pair_coef.append((rows, coef))
             rhos.append(rho)
     # support vectors grouped by class, in training order within each class
@@ -227,11 +248,79 @@ def _classification(trainer, y, kept, svm_type, C, nu, class_weight, weights):
     if trainer.verbose:
         logger.info("Total nSV = %d", len(sv_rows))
     n_support = [int(np.count_nonzero(nonzero[m])) for m in members]
-    return dict(classes=classes, n_support=n_support, sv_rows=sv_rows, sv_coef=sv_coef,
-                rho=rhos)
+    parts = dict(classes=classes, n_support=n_support, sv_rows=sv_rows, sv_coef=sv_coef,
+                 rho=rhos)
+    if rng is not None:
+        parts.update(probA=probA, probB=probB)
+    return parts
 
 
-def _one_class(trainer, kept, nu, weights):
+def _train_pair(trainer, kept, rows_a, rows_b, svm_type, C, nu, factors, weights):
+    """One binary problem: the examples rows_a (+1) against rows_b (-1).
+
+    Rows are positions in `kept` (and `weights`); `factors` are the two classes' weights
+    (LIBSVM's -wi). Called for each pair of classes and, on parts of a pair, for the
+    folds of the probability cross-validation.
+
+    Returns
+    -------
+    rows : ndarray
+        rows_a then rows_b.
+    coef : ndarray
+        y_i alpha_i for each of `rows`.
+    rho : float
+    """
+    rows = np.concatenate([rows_a, rows_b])
+    n_a = len(rows_a)
+    signs = np.where(np.arange(len(rows)) < n_a, 1.0, -1.0)
+    Q = QMatrix(trainer.kernel(kept[rows]), signs, trainer.cache_size)
+    factor = np.where(signs > 0, factors[0], factors[1])
+    if svm_type == "c_svc":
+        upper = C * factor * weights[rows]
+        result = trainer.run(Q, -np.ones(len(rows)), signs, upper)
+        alpha, rho, objective = result["alpha"], result["rho"], result["objective"]
+    else:
+        upper = factor * weights[rows]
+        total = nu * upper.sum() / 2
+        start = np.concatenate([_greedy_fill(total, upper[:n_a]),
+                                _greedy_fill(total, upper[n_a:])])
+        result = trainer.run(Q, np.zeros(len(rows)), signs, upper, start, nu=True)
+        r = result["r"]
+        if trainer.verbose:
+            logger.info("C = %f", 1 / r)
+        alpha = result["alpha"] / r
+        rho = result["rho"] / r
+        objective = result["objective"] / (r * r)
+        upper = upper / r
+        result["rho"], result["objective"] = rho, objective
+    coef = signs * alpha
+    trainer.log_summary(objective, rho, coef, upper)
+    return rows, coef, rho
+
+
+def _pair_probability(trainer, kept, rows_a, rows_b, svm_type, C, nu, factors, weights,
+                      rng):
+    """probA, probB of one pair (LIBSVM's svm_binary_svc_probability): Platt's sigmoid
+    on the decision values of a 5-fold cross-validation of the pair, each fold trained
+    by `_train_pair` with the pair's weights."""
+    rows = np.concatenate([rows_a, rows_b])
+    positive = np.arange(len(rows)) < len(rows_a)
+
+    def fit_decision(train, test):
+        fold = trainer.fork()
+        train_rows = rows[train]
+        sub_rows, coef, rho = _train_pair(fold, kept, train_rows[positive[train]],
+                                          train_rows[~positive[train]], svm_type, C, nu,
+                                          factors, weights)
+        sv = coef != 0
+        return fold.decision_values(kept[rows[test]], kept[sub_rows[sv]], coef[sv], rho)
+
+    return prob.binary_svc_probability(positive, fit_decision, rng)
+
+
+def _one_class(trainer, kept, nu, weights, probability=False):
+    """One-class SVM; with probability, also LIBSVM's density marks of the training
+    decision values."""
     n = len(kept)
     Q = QMatrix(trainer.kernel(kept), np.ones(n), trainer.cache_size)
     start = _greedy_fill(nu * weights.sum(), weights)
@@ -239,11 +328,17 @@ def _one_class(trainer, kept, nu, weights):
     alpha = result["alpha"]
     trainer.log_summary(result["objective"], result["rho"], alpha, weights)
     sv_rows = np.flatnonzero(alpha > 0)
-    return dict(classes=[], n_support=[], sv_rows=sv_rows,
-                sv_coef=alpha[sv_rows][None, :], rho=[result["rho"]])
+    parts = dict(classes=[], n_support=[], sv_rows=sv_rows,
+                 sv_coef=alpha[sv_rows][None, :], rho=[result["rho"]])
+    if probability:
+        dec = trainer.decision_values(kept, kept[sv_rows], alpha[sv_rows], result["rho"])
+        parts["prob_density_marks"] = prob.one_class_density_marks(dec)
+    return parts
 
 
-def _regression(trainer, kept, z, svm_type, C, nu, epsilon, weights):
+def _regression(trainer, kept, z, svm_type, C, nu, epsilon, weights, rng=None):
+    """epsilon-SVR or nu-SVR; with a Generator `rng`, also LIBSVM's Laplace scale of
+    the 5-fold cross-validated residuals, each fold trained by `_regression`."""
     n = len(z)
     Q = SVRQMatrix(trainer.kernel(kept), trainer.cache_size)
     signs = np.concatenate([np.ones(n), -np.ones(n)])
@@ -260,8 +355,22 @@ def _regression(trainer, kept, z, svm_type, C, nu, epsilon, weights):
     coef = result["alpha"][:n] - result["alpha"][n:]
     trainer.log_summary(result["objective"], result["rho"], coef, C * weights)
     sv_rows = np.flatnonzero(coef != 0)
-    return dict(classes=[], n_support=[], sv_rows=sv_rows, sv_coef=coef[sv_rows][None, :],
-                rho=[result["rho"]])
+    parts = dict(classes=[], n_support=[], sv_rows=sv_rows,
+                 sv_coef=coef[sv_rows][None, :], rho=[result["rho"]])
+    if rng is not None:
+        def fit_predict(train, test):
+            fold = trainer.fork()
+            sub = _regression(fold, kept[train], z[train], svm_type, C, nu, epsilon,
+                              weights[train])
+            return fold.decision_values(kept[test], kept[train][sub["sv_rows"]],
+                                        sub["sv_coef"][0], sub["rho"][0])
+
+        parts["probA"] = [prob.svr_probability(z, fit_predict, rng)]
+        if trainer.verbose:
+            logger.info("Prob. model for test data: target value = predicted value + z,\n"
+                        "z: Laplace distribution e^(-|z|/sigma)/(2sigma),sigma= %g",
+                        parts["probA"][0])
+    return parts
 
 
 def _check_sample_weight(sample_weight, n):
@@ -285,7 +394,8 @@ def _check_sample_weight(sample_weight, n):
 def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0.1,
           gamma=None, degree=3, coef0=0.0, tol=1e-3, cache_size=100, shrinking=True,
           selection="second_order", class_weight=None, sample_weight=None,
-          max_iter=None, verbose=False, callback=None, callback_every=1000, n_threads=1):
+          max_iter=None, verbose=False, callback=None, callback_every=1000, n_threads=1,
+          probability=False, random_state=None):
     """Train a support vector machine with SMO: any of LIBSVM's five formulations.
 
     Parameters
@@ -342,6 +452,17 @@ def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0
         what LIBSVM uses: threads speed up a fit on an idle machine (about 1.25x with
         two cores on a9a) but slow it down many times when another process holds a
         core, since every kernel row waits for its slowest thread.
+    probability : bool
+        Also fit LIBSVM's probability model (-b 1): for classification each pair's
+        Platt sigmoid (probA, probB) on the decision values of an internal 5-fold
+        cross-validation (so about six trainings per pair); for the regressions the
+        Laplace scale of 5-fold cross-validated residuals (probA[0]); for one-class
+        the density marks of LIBSVM 3.30+. Then `Model.predict_proba` works.
+    random_state : None, int >= 0 or numpy Generator
+        Seed of the internal cross-validation's folds (numpy's default_rng). An int
+        gives the same probabilities on every run; None draws fresh folds each time.
+        LIBSVM draws its folds from C's rand(), so its probabilities differ slightly
+        from any of these.
 
     Returns
     -------
@@ -391,6 +512,11 @@ def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0
     if class_weight is not None and svm_type not in ("c_svc", "nu_svc"):
         raise ValueError(f"class_weight applies to classification, not svm_type={svm_type!r}")
     weights = _check_sample_weight(sample_weight, n)
+    if not isinstance(probability, (bool, np.bool_)):
+        raise TypeError(f"probability must be True or False, got {probability!r}")
+    rng = prob.check_random_state(random_state)
+    if not probability:
+        rng = None
 
     if verbose:
         _enable_verbose_output()
@@ -405,11 +531,11 @@ def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0
     y_kept, w_kept = y[kept], weights[kept]
     if svm_type in ("c_svc", "nu_svc"):
         parts = _classification(trainer, y_kept, kept, svm_type, C, nu, class_weight,
-                                w_kept)
+                                w_kept, rng)
     elif svm_type == "one_class":
-        parts = _one_class(trainer, kept, nu, w_kept)
+        parts = _one_class(trainer, kept, nu, w_kept, probability=bool(probability))
     else:
-        parts = _regression(trainer, kept, y_kept, svm_type, C, nu, epsilon, w_kept)
+        parts = _regression(trainer, kept, y_kept, svm_type, C, nu, epsilon, w_kept, rng)
     support = kept[parts["sv_rows"]]
     if kernel == "precomputed":
         support_vectors = None
@@ -421,7 +547,9 @@ def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0
     return Model(svm_type=svm_type, kernel=kernel, gamma=gamma, degree=degree,
                  coef0=coef0, classes=parts["classes"], n_support=parts["n_support"],
                  support_vectors=support_vectors, support=support, sv_coef=parts["sv_coef"],
-                 rho=parts["rho"], n_features=X.shape[1],
+                 rho=parts["rho"], n_features=X.shape[1], probA=parts.get("probA"),
+                 probB=parts.get("probB"),
+                 prob_density_marks=parts.get("prob_density_marks"),
                  n_iter=[r["n_iter"] for r in results],
                  objective=[r["objective"] for r in results],
                  status=[r["status"] for r in results])

@@ -113,3 +113,28 @@ def dual_objective(sv_coef, SV, kernel, gamma, degree, coef0):
     """1/2 a'Qa - e'a of a binary C-SVC from its support vectors (coef = y * alpha)."""
     K = kernel_block(SV, SV, kernel, gamma, degree, coef0)
     return 0.5 * sv_coef @ K @ sv_coef - np.abs(sv_coef).sum()
+
+
+def libsvm_predict_proba(m, X, kernel="rbf"):
+    """(labels, probabilities) from the C svm_predict_probability, row by row, as
+    svm-predict -b 1: probabilities of shape (n, nr_class) in the model's label order
+    (one-class: normal, outlier). The buffer is sized from the model, whatever its type.
+    """
+    from ctypes import c_double
+    from libsvm.svm import libsvm
+    k = max(m.get_nr_class(), 2)
+    buffer = (c_double * k)()
+    labels = np.empty(X.shape[0])
+    probabilities = np.empty((X.shape[0], k))
+    for i, nodes in enumerate(_rows_as_nodes(X, kernel)):
+        labels[i] = libsvm.svm_predict_probability(m, nodes, buffer)
+        probabilities[i] = buffer[:k]
+    return labels, probabilities
+
+
+def libsvm_seed(seed):
+    """Seed C's rand(), which LIBSVM's folds (probability and -v) draw from: the
+    libsvm library shares the process's C library, so srand here is srand there. Its
+    state otherwise depends on every LIBSVM call made earlier in the process."""
+    import ctypes
+    ctypes.CDLL(None).srand(int(seed))

@@ -3,6 +3,7 @@ scikit-learn's SVC / NuSVC / SVR / NuSVR / OneClassSVM on real data."""
 import pickle
 import subprocess
 import sys
+import tempfile
 import warnings
 
 import numpy as np
@@ -161,6 +162,8 @@ def test_imports_without_scikit_learn():
         "assert est.score(X, y) > 0.8 and est.get_params()['C'] == 2.0\n"
         "print(repr(est.set_params(C=1.0)))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    # a neutral working directory: `python -c` would import the uncompiled source tree
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=tempfile.gettempdir())
     assert out.returncode == 0, out.stderr
     assert "SVC(" in out.stdout

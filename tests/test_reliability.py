@@ -2,9 +2,11 @@
 fit releases the GIL, memory stays within the cache budget and prediction blocks."""
 import subprocess
 import sys
+import tempfile
 import textwrap
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -160,9 +162,11 @@ def peak_rss_delta(code):
         print(peak() - base)
     """)
     setup, body = code
+    # run from a neutral folder: `python -c` puts the working directory first on
+    # sys.path, and the source tree holds no compiled extensions
     out = subprocess.run([sys.executable, "-c", script.format(
-        tests=str(__import__("pathlib").Path(__file__).parent), setup=setup, body=body)],
-        capture_output=True, text=True, timeout=600)
+        tests=str(Path(__file__).parent), setup=setup, body=body)],
+        capture_output=True, text=True, timeout=600, cwd=tempfile.gettempdir())
     assert out.returncode == 0, out.stderr
     return float(out.stdout.strip().splitlines()[-1])
 

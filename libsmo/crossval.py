@@ -1,0 +1,150 @@
+"""n-fold cross-validation as LIBSVM's svm_cross_validation (svm-train -v n).
+
+Classification folds are stratified as LIBSVM's: each class's examples are shuffled and
+spread over the folds in near-equal runs, so that every fold keeps the class proportions
+to within one example per class. Regression and one-class folds are a shuffled
+permutation cut into near-equal runs. Each fold trains `libsmo.train` on the other folds
+and predicts its own rows. The folds come from numpy's default_rng(random_state), not
+C's rand(), so they are not LIBSVM's folds: the figures agree with LIBSVM's in
+distribution, not digit for digit.
+"""
+import numbers
+import warnings
+
+import numpy as np
+
+from libsmo import _validation as v
+from libsmo import probability as prob
+from libsmo.train import SVM_TYPES, group_classes, train
+
+_CLASSIFICATION = ("c_svc", "nu_svc")
+_REGRESSION = ("epsilon_svr", "nu_svr")
+
+
+def _subset(X, rows, columns, precomputed):
+    """Rows of X; for a precomputed kernel, also only the training columns."""
+    if precomputed:
+        return X[np.ix_(rows, columns)]
+    return X[rows]
+
+
+def cross_validation(X, y, n_folds, random_state=None, **params):
+    """Cross-validate `libsmo.train` with LIBSVM's folds and figures (svm-train -v).
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d) or scipy sparse matrix
+        As for `train`; for kernel="precomputed", the n x n Gram matrix (each fold
+        trains on its block and predicts from the training columns).
+    y : array-like of shape (n,) or None
+        Labels or targets; for svm_type="one_class" it may be None (then no accuracy
+        is given: the predictions are +1 / -1).
+    n_folds : int >= 2
+        More folds than examples means leave-one-out (with a warning, as LIBSVM).
+    random_state : None, int >= 0 or numpy Generator
+        Seed of the folds (and of the probability folds inside each training when
+        probability=True). An int gives the same result every run.
+    **params
+        Any parameter of `train` (svm_type, kernel, C, nu, epsilon, gamma, ...).
+        sample_weight, if given, is split with the rows. With probability=True a
+        classifier predicts the class of highest probability, as LIBSVM does.
+
+    Returns
+    -------
+    dict
+        "predictions": the out-of-fold prediction of every example (labels, +1/-1
+        for one-class, values for regression); "folds": the test rows of each fold;
+        for classification and one-class with labels, "accuracy": the percentage of
+        predictions equal to y (as LIBSVM prints "Cross Validation Accuracy = ...%");
+        for regression "mse" (mean squared error) and "squared_correlation"
+        (LIBSVM's squared correlation coefficient of predictions and targets, NaN
+        when either is constant).
+    """
+    if "probability" in params and not isinstance(params["probability"], (bool, np.bool_)):
+        raise TypeError(f"probability must be True or False, got {params['probability']!r}")
+    svm_type = v.check_choice(params.get("svm_type", "c_svc"), "svm_type", SVM_TYPES)
+    precomputed = params.get("kernel", "rbf") == "precomputed"
+    X = v.check_precomputed(X, "X") if precomputed else v.check_data(X, "X")
+    n = X.shape[0]
+    if y is None:
+        if svm_type != "one_class":
+            raise ValueError(f"y is required for svm_type={svm_type!r}")
+    else:
+        y = v.check_labels(y, n)
+        if svm_type in _REGRESSION:
+            if y.dtype.kind not in "biuf":
+                raise TypeError(f"y must hold real targets for {svm_type}, got dtype "
+                                f"{y.dtype}")
+            y = y.astype(np.float64)
+    if (not isinstance(n_folds, numbers.Integral) or isinstance(n_folds, (bool, np.bool_))
+            or n_folds < 2):
+        raise ValueError(f"n_folds must be an integer >= 2, got {n_folds!r}")
+    n_folds = int(n_folds)
+    if n_folds > n:
+        warnings.warn(f"n_folds ({n_folds}) > number of examples ({n}): using "
+                      f"n_folds = {n} instead (leave-one-out cross-validation)",
+                      UserWarning, stacklevel=2)
+        n_folds = n
+    rng = prob.check_random_state(random_state)
+    sample_weight = params.pop("sample_weight", None)
+    if sample_weight is not None:
+        sample_weight = np.asarray(sample_weight)
+        if sample_weight.ndim == 2 and 1 in sample_weight.shape:
+            sample_weight = sample_weight.ravel()
+        if sample_weight.shape != (n,):
+            raise ValueError(f"sample_weight must have shape ({n},), got "
+                             f"{sample_weight.shape}")
+
+    if svm_type in _CLASSIFICATION and n_folds < n:
+        # stratified folds, as LIBSVM's (which never stratifies leave-one-out)
+        folds = prob.stratified_folds(group_classes(y)[1], n_folds, rng)
+    else:
+        folds = prob.random_folds(n, n_folds, rng)
+
+    if svm_type in _CLASSIFICATION:
+        predictions = np.empty(n, dtype=y.dtype)
+    else:
+        predictions = np.empty(n)
+    use_probability = bool(params.get("probability", False))
+    for train_rows, test_rows in prob.out_of_fold(folds, n):
+        if len(test_rows) == 0:
+            continue
+        y_train = None if y is None else y[train_rows]
+        if svm_type in _CLASSIFICATION and len(np.unique(y_train)) == 1:
+            # LIBSVM's one-class-of-data model predicts that class everywhere
+            predictions[test_rows] = y_train[0]
+            continue
+        fold_params = dict(params)
+        if sample_weight is not None:
+            fold_params["sample_weight"] = sample_weight[train_rows]
+        if use_probability:
+            fold_params["random_state"] = rng
+        model = train(_subset(X, train_rows, train_rows, precomputed), y_train,
+                      **fold_params)
+        X_test = _subset(X, test_rows, train_rows, precomputed)
+        if use_probability and svm_type in _CLASSIFICATION:
+            predictions[test_rows] = model.classes[np.argmax(model.predict_proba(X_test),
+                                                             axis=1)]
+        else:
+            predictions[test_rows] = model.predict(X_test)
+
+    result = {"predictions": predictions, "folds": folds}
+    if svm_type in _REGRESSION:
+        result["mse"] = float(np.mean((predictions - y) ** 2))
+        result["squared_correlation"] = squared_correlation(y, predictions)
+    elif y is not None:
+        result["accuracy"] = float(100.0 * np.mean(predictions == y))
+    return result
+
+
+def squared_correlation(y, predictions):
+    """LIBSVM's squared correlation coefficient
+    (n sum vy - sum v sum y)^2 / ((n sum vv - (sum v)^2) (n sum yy - (sum y)^2));
+    NaN when the denominator is zero."""
+    y = np.asarray(y, dtype=np.float64)
+    v_ = np.asarray(predictions, dtype=np.float64)
+    n = len(y)
+    sv, sy = v_.sum(), y.sum()
+    num = (n * np.dot(v_, y) - sv * sy) ** 2
+    den = (n * np.dot(v_, v_) - sv * sv) * (n * np.dot(y, y) - sy * sy)
+    return float(num / den) if den != 0 else float("nan")

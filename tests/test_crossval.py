@@ -1,0 +1,157 @@
+"""libsmo.cross_validation against libsvm-official's svm_train with -v n.
+
+The folds differ (numpy's Generator against C's rand()), so the figures are compared
+on averages over a few runs: accuracy within 3 points, MSE within 10%.
+"""
+import warnings
+
+import numpy as np
+import pytest
+
+import libsmo
+from conftest import load_dataset
+from libsmo.crossval import squared_correlation
+from peers import SVM_TYPE_CODES, libsvm_seed
+
+N_RUNS = 3
+
+
+def libsvm_cv(X, y, options):
+    """LIBSVM's cross-validation figure (accuracy in percent, or MSE) over N_RUNS runs
+    with C's rand() seeded 1, 2, 3."""
+    from libsvm.svmutil import svm_parameter, svm_problem, svm_train
+    prob = svm_problem(list(y), X)
+    figures = []
+    for seed in range(1, N_RUNS + 1):
+        libsvm_seed(seed)
+        figures.append(svm_train(prob, svm_parameter(options + " -q")))
+    return float(np.mean(figures))
+
+
+@pytest.mark.parametrize("svm_type,params,options", [
+    ("c_svc", {"C": 1.0}, "-c 1"),
+    ("nu_svc", {"nu": 0.4}, "-n 0.4"),
+], ids=["c_svc", "nu_svc"])
+def test_heart_scale_accuracy_as_libsvm(svm_type, params, options):
+    X, y = load_dataset("heart_scale")
+    ours = np.mean([libsmo.cross_validation(X, y, 5, random_state=seed, svm_type=svm_type,
+                                            **params)["accuracy"]
+                    for seed in range(N_RUNS)])
+    theirs = libsvm_cv(X, y, f"-s {SVM_TYPE_CODES[svm_type]} {options} -v 5")
+    assert abs(ours - theirs) <= 3.0, (ours, theirs)
+    assert 75 <= ours <= 90
+
+
+def test_housing_scale_mse_as_libsvm():
+    X, y = load_dataset("housing_scale")
+    runs = [libsmo.cross_validation(X, y, 5, random_state=seed, svm_type="epsilon_svr",
+                                    C=10.0, epsilon=0.5) for seed in range(N_RUNS)]
+    ours = np.mean([r["mse"] for r in runs])
+    theirs = libsvm_cv(X, y, "-s 3 -c 10 -p 0.5 -v 5")
+    assert abs(ours - theirs) <= 0.1 * theirs, (ours, theirs)
+    for r in runs:
+        assert r["mse"] == pytest.approx(np.mean((r["predictions"] - y) ** 2))
+        assert r["squared_correlation"] == pytest.approx(
+            np.corrcoef(r["predictions"], y)[0, 1] ** 2, rel=1e-9)
+        assert "accuracy" not in r
+
+
+@pytest.mark.parametrize("name,n_rows", [("heart_scale", None), ("pendigits", 700)])
+def test_folds_are_stratified(name, n_rows):
+    X, y = load_dataset(name, n_rows=n_rows)
+    result = libsmo.cross_validation(X, y, 5, random_state=0, C=10.0, gamma=1e-4 if
+                                     name == "pendigits" else None)
+    folds = result["folds"]
+    np.testing.assert_array_equal(np.sort(np.concatenate(folds)), np.arange(len(y)))
+    classes, counts = np.unique(y, return_counts=True)
+    for fold in folds:
+        in_fold = np.array([np.count_nonzero(y[fold] == c) for c in classes])
+        # each class spread over the folds to within one example of its share
+        assert np.all(np.abs(in_fold - counts / 5) < 1.0)
+        # and so the fold's class proportions within one example of the overall ones
+        assert np.all(np.abs(in_fold - len(fold) * counts / len(y)) <= 1.0)
+    assert result["accuracy"] == pytest.approx(100 * np.mean(result["predictions"] == y))
+
+
+def test_reproducible_with_random_state():
+    X, y = load_dataset("heart_scale")
+    first = libsmo.cross_validation(X, y, 5, random_state=4)
+    again = libsmo.cross_validation(X, y, 5, random_state=4)
+    other = libsmo.cross_validation(X, y, 5, random_state=5)
+    np.testing.assert_array_equal(first["predictions"], again["predictions"])
+    for a, b in zip(first["folds"], again["folds"]):
+        np.testing.assert_array_equal(a, b)
+    assert not all(np.array_equal(a, b) for a, b in zip(first["folds"], other["folds"]))
+    from_generator = libsmo.cross_validation(X, y, 5, random_state=np.random.default_rng(4))
+    np.testing.assert_array_equal(first["predictions"], from_generator["predictions"])
+
+
+def test_out_of_fold_predictions_come_from_the_other_folds():
+    X, y = load_dataset("heart_scale")
+    result = libsmo.cross_validation(X, y, 3, random_state=0, kernel="linear")
+    for test in result["folds"]:
+        train = np.setdiff1d(np.arange(len(y)), test)
+        model = libsmo.train(X[train], y[train], kernel="linear")
+        np.testing.assert_array_equal(result["predictions"][test], model.predict(X[test]))
+
+
+def test_precomputed_kernel_gives_the_same_folds_and_predictions():
+    X, y = load_dataset("heart_scale")
+    linear = libsmo.cross_validation(X, y, 5, random_state=2, kernel="linear")
+    gram = (X @ X.T).toarray()
+    pre = libsmo.cross_validation(gram, y, 5, random_state=2, kernel="precomputed")
+    np.testing.assert_array_equal(pre["predictions"], linear["predictions"])
+
+
+def test_probability_predictions_and_other_options():
+    X, y = load_dataset("heart_scale")
+    weights = np.ones(len(y))
+    result = libsmo.cross_validation(X, y, 5, random_state=0, probability=True,
+                                     sample_weight=weights, class_weight={1: 1.5})
+    assert set(np.unique(result["predictions"])) <= {-1.0, 1.0}
+    assert 75 <= result["accuracy"] <= 90
+    again = libsmo.cross_validation(X, y, 5, random_state=0, probability=True,
+                                    sample_weight=weights, class_weight={1: 1.5})
+    np.testing.assert_array_equal(result["predictions"], again["predictions"])
+
+
+def test_one_class_without_labels():
+    X, _ = load_dataset("heart_scale")
+    result = libsmo.cross_validation(X, None, 4, random_state=0, svm_type="one_class",
+                                     nu=0.3)
+    assert set(np.unique(result["predictions"])) == {-1.0, 1.0}
+    assert "accuracy" not in result
+    assert 0.15 <= np.mean(result["predictions"] < 0) <= 0.5
+
+
+def test_string_labels_and_leave_one_out():
+    X, y = load_dataset("heart_scale", n_rows=12)
+    labels = np.where(y > 0, "yes", "no")
+    with pytest.warns(UserWarning, match="leave-one-out"):
+        result = libsmo.cross_validation(X, labels, 20, random_state=0, kernel="linear")
+    assert len(result["folds"]) == 12 and all(len(f) == 1 for f in result["folds"])
+    assert result["predictions"].dtype == labels.dtype
+    assert set(result["predictions"]) <= {"yes", "no"}
+
+
+def test_bad_arguments():
+    X, y = load_dataset("heart_scale", n_rows=30)
+    for n_folds in (1, 0, 2.5, True):
+        with pytest.raises(ValueError, match="n_folds"):
+            libsmo.cross_validation(X, y, n_folds)
+    with pytest.raises(ValueError, match="random_state"):
+        libsmo.cross_validation(X, y, 3, random_state=-2)
+    with pytest.raises(ValueError, match="y is required"):
+        libsmo.cross_validation(X, None, 3)
+    with pytest.raises(ValueError, match="svm_type"):
+        libsmo.cross_validation(X, y, 3, svm_type="svc")
+
+
+def test_squared_correlation_is_libsvms_formula():
+    rng = np.random.default_rng(0)
+    y = rng.normal(size=50)
+    v = y + rng.normal(scale=0.5, size=50)
+    assert squared_correlation(y, v) == pytest.approx(np.corrcoef(y, v)[0, 1] ** 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert np.isnan(squared_correlation(y, np.ones(50)))
