@@ -189,6 +189,11 @@ def _classification(trainer, y, kept, svm_type, C, nu, class_weight, weights, rn
         raise ValueError(f"y has a single class ({np.asarray(classes[0]).item()!r}); "
                          f"{svm_type} needs at least two")
     class_factor = np.ones(k)
+    if class_weight and svm_type == "nu_svc":
+        # LIBSVM (and scikit-learn) multiply C by the class weights; nu-SVC has no C
+        warnings.warn("class_weight has no effect on nu_svc, as in LIBSVM: class weights "
+                      "scale C, which nu-SVC does not have", UserWarning, stacklevel=3)
+        class_weight = None
     if class_weight is not None:
         if not isinstance(class_weight, dict):
             raise TypeError(f"class_weight must be a dict label -> weight, got "
@@ -431,7 +436,8 @@ def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0
         Partner choice: Fan, Chen and Lin's second-order rule (fast, LIBSVM's) or
         Platt's original heuristics.
     class_weight : dict or None
-        label -> weight multiplying C for that class (LIBSVM's -wi); classification only.
+        label -> weight multiplying C for that class (LIBSVM's -wi); c_svc only (for
+        nu_svc it has no effect, as in LIBSVM, and a warning says so).
     sample_weight : array-like of shape (n,) or None
         Per-example weights multiplying C (for nu_svc and one_class, the per-example
         bound); an example of weight 0 is left out.

@@ -194,6 +194,16 @@ def test_bad_family_parameters():
         libsmo.train(X, y, class_weight={7: 2.0})
 
 
+def test_nu_svc_ignores_class_weights_as_libsvm():
+    X, y = load_dataset("heart_scale")
+    plain = libsmo.train(X, y, svm_type="nu_svc", tol=TIGHT)
+    with pytest.warns(UserWarning, match="class_weight has no effect on nu_svc"):
+        weighted = libsmo.train(X, y, svm_type="nu_svc", class_weight={1: 3.0}, tol=TIGHT)
+    peer = libsvm_train(X, y, svm_type="nu_svc", class_weight={1: 3.0}, tol=TIGHT)
+    np.testing.assert_array_equal(weighted.decision_function(X), plain.decision_function(X))
+    assert_matches_libsvm(weighted, peer, X)
+
+
 def test_one_class_needs_no_labels():
     X, _ = load_dataset("heart_scale")
     model = libsmo.train(X, svm_type="one_class", nu=0.1)
