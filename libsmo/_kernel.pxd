@@ -41,3 +41,4 @@ cdef class Kernel:
     cdef void swap(self, int i, int j) noexcept nogil
     cdef double _from_dot(self, double dot, int i, int j) noexcept nogil
     cdef double _sparse_dot(self, int j) noexcept nogil
+    cdef void _sparse_row_norms(self) noexcept

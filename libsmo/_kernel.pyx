@@ -85,12 +85,26 @@ cdef class Kernel:
             self.row_start = indptr[rows]
             self.row_nnz = (indptr[rows + 1] - indptr[rows]).astype(np.int32)
             self.scatter = np.zeros(self.n_features)
-            sq = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
-            self.sq_norm = sq[rows]
+            # norms of these rows only: a one-vs-one pair must not pay for all of X
+            self.sq_norm = np.empty(self.n_rows)
+            self._sparse_row_norms()
         else:
             # a private copy: rows are exchanged in place as the solver shrinks
             self.dense = np.ascontiguousarray(X[rows], dtype=np.float64)
             self.sq_norm = np.einsum("ij,ij->i", self.dense, self.dense)
+
+    cdef void _sparse_row_norms(self) noexcept:
+        cdef Py_ssize_t i
+        cdef long long p, stop
+        cdef double s
+        for i in range(self.n_rows):
+            s = 0.0
+            p = self.row_start[i]
+            stop = p + self.row_nnz[i]
+            while p < stop:
+                s += self.csr_data[p] * self.csr_data[p]
+                p += 1
+            self.sq_norm[i] = s
 
     cdef inline double _from_dot(self, double dot, int i, int j) noexcept nogil:
         if self.kernel_type == LINEAR:

@@ -341,7 +341,6 @@ cdef class Solver:
         cdef int t, g, j = -1, active = self.active_size
         cdef int i_g[2]
         cdef double v_max[2]
-        cdef double v_low_neg[2]
         cdef float* Qg[2]
         cdef double obj_min = INFINITY
         cdef double v, grad_diff, quad, obj_diff
@@ -350,38 +349,53 @@ cdef class Solver:
         for g in range(2):
             i_g[g] = -1
             v_max[g] = -INFINITY
-            v_low_neg[g] = -INFINITY
             Qg[g] = NULL
+        cdef signed char* st = &self.status[0]
+        # the worst violator of each group: max of -y_t G_t over I_up (a hot loop,
+        # hence plain pointers and the sign tests spelled out)
         for t in range(active):
-            if self._in_up(t):
-                g = self._group(t)
-                if -y[t] * G[t] >= v_max[g]:
-                    v_max[g] = -y[t] * G[t]
+            if y[t] > 0:
+                if st[t] != UPPER_BOUND and -G[t] >= v_max[0]:
+                    v_max[0] = -G[t]
+                    i_g[0] = t
+            elif st[t] != LOWER_BOUND:
+                g = 1 if self.nu else 0
+                if G[t] >= v_max[g]:
+                    v_max[g] = G[t]
                     i_g[g] = t
         for g in range(2):
             if i_g[g] != -1:
                 Qg[g] = self.Q.get_row(i_g[g], active)
                 if Qg[g] == NULL:
                     return -1
+        # the partner: over I_low, the largest second-order decrease. Scalars per
+        # group (not the arrays above) keep the running maxima in registers.
+        cdef double max0 = v_max[0], max1 = v_max[1], low0 = -INFINITY, low1 = -INFINITY
+        cdef int g_i
         for t in range(active):
-            if self._in_low(t):
-                g = self._group(t)
+            if (st[t] != LOWER_BOUND) if y[t] > 0 else (st[t] != UPPER_BOUND):
                 v = y[t] * G[t]          # -v_t
-                if v >= v_low_neg[g]:
-                    v_low_neg[g] = v
-                grad_diff = v_max[g] + v
+                if self.nu and y[t] < 0:
+                    g = 1
+                    if v >= low1:
+                        low1 = v
+                    grad_diff = max1 + v
+                else:
+                    g = 0
+                    if v >= low0:
+                        low0 = v
+                    grad_diff = max0 + v
                 if grad_diff > 0:
                     # eta = K_ii + K_tt - 2 K_it, with K_it = y_i y_t Q_it
-                    quad = (self.QD[i_g[g]] + self.QD[t]
-                            - 2.0 * y[i_g[g]] * y[t] * Qg[g][t])
+                    g_i = i_g[g]
+                    quad = self.QD[g_i] + self.QD[t] - 2.0 * y[g_i] * y[t] * Qg[g][t]
                     if quad <= 0:
                         quad = TAU
                     obj_diff = -(grad_diff * grad_diff) / quad
                     if obj_diff <= obj_min:
                         j = t
                         obj_min = obj_diff
-        if (v_max[0] + v_low_neg[0] < self.eps and v_max[1] + v_low_neg[1] < self.eps) \
-                or j == -1:
+        if (max0 + low0 < self.eps and max1 + low1 < self.eps) or j == -1:
             return 1
         out_i[0] = i_g[self._group(j)]
         out_j[0] = j
