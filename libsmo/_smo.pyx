@@ -61,8 +61,10 @@ cdef enum StopReason:
     STOPPED = 3       # the callback returned False
     EXCEPTION = 4     # Ctrl-C or an exception from the callback
     NO_MEMORY = 5
+    TIME_LIMIT = 6
 
-STATUS_NAMES = {OPTIMAL: "optimal", MAX_ITER: "max_iter", STOPPED: "stopped"}
+STATUS_NAMES = {OPTIMAL: "optimal", MAX_ITER: "max_iter", STOPPED: "stopped",
+                TIME_LIMIT: "time_limit"}
 
 SELECTIONS = ("second_order", "platt")
 
@@ -107,11 +109,13 @@ cdef class Solver:
     cdef long long callback_every
     cdef long long next_callback
     cdef double last_poll
+    cdef double deadline
     cdef object pending_exc
     cdef int stop
 
     def __init__(self, QMatrix Q, p, y, C, alpha, double tol, bint shrinking,
-                 str selection, max_iter, callback, long long callback_every, bint nu):
+                 str selection, max_iter, callback, long long callback_every, bint nu,
+                 time_limit):
         cdef int i
         self.Q = Q
         self.nu = nu
@@ -137,6 +141,7 @@ cdef class Solver:
         self.callback_every = max(1, callback_every)
         self.next_callback = self.callback_every
         self.pending_exc = None
+        self.deadline = INFINITY if time_limit is None else now() + time_limit
         self.stop = RUNNING
         for i in range(self.l):
             self._update_status(i)
@@ -537,9 +542,13 @@ cdef class Solver:
             return True
         if self.n_iter % POLL_EVERY != 0:
             return False
+        cdef double t = now()
+        if t >= self.deadline:
+            self.stop = TIME_LIMIT
+            return True
         if self.callback is not None and self.n_iter >= self.next_callback:
             return self._poll()
-        if now() - self.last_poll >= POLL_SECONDS:
+        if t - self.last_poll >= POLL_SECONDS:
             return self._poll()
         return False
 
@@ -723,7 +732,7 @@ cdef class Solver:
 
 def solve(QMatrix Q, p, y, C, alpha=None, *, double tol=1e-3, bint shrinking=True,
           str selection="second_order", max_iter=None, callback=None,
-          long long callback_every=1000, bint nu=False):
+          long long callback_every=1000, bint nu=False, time_limit=None):
     """Minimise 1/2 a'Qa + p'a subject to y'a = y'alpha0 and 0 <= a <= C.
 
     Parameters
@@ -747,6 +756,9 @@ def solve(QMatrix Q, p, y, C, alpha=None, *, double tol=1e-3, bint shrinking=Tru
     nu : bool
         The nu variant: a second equality constraint, sum of a over y = +1 and over
         y = -1 each fixed by the starting point (nu-SVC, nu-SVR).
+    time_limit : float or None
+        Seconds after which the solver stops (status "time_limit"), checked every
+        32 steps.
 
     Returns
     -------
@@ -760,5 +772,5 @@ def solve(QMatrix Q, p, y, C, alpha=None, *, double tol=1e-3, bint shrinking=Tru
     if alpha is None:
         alpha = np.zeros(l)
     solver = Solver(Q, p, y, C, alpha, tol, shrinking, selection, max_iter, callback,
-                    callback_every, nu)
+                    callback_every, nu, time_limit)
     return solver.run()

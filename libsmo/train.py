@@ -24,6 +24,7 @@ decision values. The folds come from numpy's default_rng(random_state).
 import copy
 import logging
 import os
+import time
 import warnings
 
 import numpy as np
@@ -107,13 +108,14 @@ class _Trainer:
     """What one call of `train` shares across its binary problems."""
 
     def __init__(self, X, kernel, gamma, degree, coef0, solver_options, cache_size,
-                 n_threads, verbose):
+                 n_threads, verbose, time_limit=None):
         self.X = X
         self.kernel_args = (kernel, gamma, degree, coef0)
         self.solver_options = solver_options
         self.cache_size = cache_size
         self.n_threads = n_threads
         self.verbose = verbose
+        self.deadline = None if time_limit is None else time.monotonic() + time_limit
         self.results = []
 
     def kernel(self, rows):
@@ -151,6 +153,8 @@ class _Trainer:
         if options["max_iter"] is None:
             # LIBSVM's safety cap: a degenerate problem must still end
             options["max_iter"] = max(10_000_000, 100 * len(p))
+        if self.deadline is not None:
+            options["time_limit"] = max(0.0, self.deadline - time.monotonic())
         if not np.isfinite(Q.diagonal()).all():
             self._overflow()
         result = solve(Q, p, y, C, alpha, nu=nu, **options)
@@ -399,8 +403,8 @@ def _check_sample_weight(sample_weight, n):
 def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0.1,
           gamma=None, degree=3, coef0=0.0, tol=1e-3, cache_size=100, shrinking=True,
           selection="second_order", class_weight=None, sample_weight=None,
-          max_iter=None, verbose=False, callback=None, callback_every=1000, n_threads=1,
-          probability=False, random_state=None):
+          max_iter=None, time_limit=None, verbose=False, callback=None,
+          callback_every=1000, n_threads=1, probability=False, random_state=None):
     """Train a support vector machine with SMO: any of LIBSVM's five formulations.
 
     Parameters
@@ -445,6 +449,10 @@ def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0
         Stop each binary problem after this many SMO steps; the model's status then
         says "max_iter" and a ConvergenceWarning is issued. None is LIBSVM's cap,
         max(10^7, 100 * number of variables).
+    time_limit : float > 0 or None
+        Seconds of training after which the solver stops where it is, as with max_iter
+        (status "time_limit", ConvergenceWarning). The whole fit shares the budget: the
+        binary problems of a multi-class fit get what the earlier ones left.
     verbose : bool
         Log progress and LIBSVM's summary lines on the "libsmo" logger.
     callback : callable or None
@@ -510,6 +518,8 @@ def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0
     selection = v.check_choice(selection, "selection", v.SELECTIONS)
     if max_iter is not None:
         max_iter = v.check_positive(max_iter, "max_iter", integer=True)
+    if time_limit is not None:
+        time_limit = v.check_positive(time_limit, "time_limit")
     if callback is not None and not callable(callback):
         raise TypeError(f"callback must be callable, got {callback!r}")
     callback_every = v.check_positive(callback_every, "callback_every", integer=True)
@@ -533,7 +543,7 @@ def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0
                        dict(tol=tol, shrinking=bool(shrinking), selection=selection,
                             max_iter=max_iter, callback=callback,
                             callback_every=callback_every),
-                       cache_size, n_threads, verbose)
+                       cache_size, n_threads, verbose, time_limit)
     y_kept, w_kept = y[kept], weights[kept]
     if svm_type in ("c_svc", "nu_svc"):
         parts = _classification(trainer, y_kept, kept, svm_type, C, nu, class_weight,

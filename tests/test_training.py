@@ -111,3 +111,25 @@ def test_ctrl_c_interrupts_within_a_second_and_frees_the_cache():
     gc.collect()
     # each fit fills tens of MB of cache in 0.7 s; four leaked caches would show
     assert rss_bytes() - before < 60 * 2**20
+
+
+def test_time_limit_stops_with_a_usable_model():
+    X, y = load_dataset("a9a", n_rows=12000)
+    start = time.monotonic()
+    with pytest.warns(libsmo.ConvergenceWarning, match="time_limit"):
+        model = libsmo.train(X, y, gamma=0.05, tol=1e-9, time_limit=0.3)
+    assert time.monotonic() - start < 1.5
+    assert model.status == ["time_limit"]
+    assert 0 < model.n_iter[0]
+    assert np.mean(model.predict(X[:2000]) == y[:2000]) > 0.7
+
+
+def test_time_limit_is_shared_by_the_pairs_of_a_multiclass_fit():
+    X, y = load_dataset("letter.scale", n_rows=4000)
+    start = time.monotonic()
+    with pytest.warns(libsmo.ConvergenceWarning):
+        model = libsmo.train(X, y, C=10.0, gamma=1.0, tol=1e-9, time_limit=0.2)
+    assert time.monotonic() - start < 3.0
+    assert "time_limit" in model.status
+    with pytest.raises(ValueError, match="time_limit must be finite and > 0"):
+        libsmo.train(X, y, time_limit=0)
