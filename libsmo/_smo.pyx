@@ -110,12 +110,14 @@ cdef class Solver:
     cdef long long next_callback
     cdef double last_poll
     cdef double deadline
+    cdef signed char* stop_flag
+    cdef object stop_flag_owner
     cdef object pending_exc
     cdef int stop
 
     def __init__(self, QMatrix Q, p, y, C, alpha, double tol, bint shrinking,
                  str selection, max_iter, callback, long long callback_every, bint nu,
-                 time_limit):
+                 time_limit, stop_flag):
         cdef int i
         self.Q = Q
         self.nu = nu
@@ -142,6 +144,12 @@ cdef class Solver:
         self.next_callback = self.callback_every
         self.pending_exc = None
         self.deadline = INFINITY if time_limit is None else now() + time_limit
+        cdef signed char[::1] flag
+        self.stop_flag = NULL
+        if stop_flag is not None:
+            flag = stop_flag
+            self.stop_flag_owner = stop_flag
+            self.stop_flag = &flag[0]
         self.stop = RUNNING
         for i in range(self.l):
             self._update_status(i)
@@ -546,6 +554,10 @@ cdef class Solver:
         if t >= self.deadline:
             self.stop = TIME_LIMIT
             return True
+        # set by another thread; read after an opaque call, so it is read afresh
+        if self.stop_flag != NULL and self.stop_flag[0]:
+            self.stop = STOPPED
+            return True
         if self.callback is not None and self.n_iter >= self.next_callback:
             return self._poll()
         if t - self.last_poll >= POLL_SECONDS:
@@ -732,7 +744,7 @@ cdef class Solver:
 
 def solve(QMatrix Q, p, y, C, alpha=None, *, double tol=1e-3, bint shrinking=True,
           str selection="second_order", max_iter=None, callback=None,
-          long long callback_every=1000, bint nu=False, time_limit=None):
+          long long callback_every=1000, bint nu=False, time_limit=None, stop_flag=None):
     """Minimise 1/2 a'Qa + p'a subject to y'a = y'alpha0 and 0 <= a <= C.
 
     Parameters
@@ -759,6 +771,9 @@ def solve(QMatrix Q, p, y, C, alpha=None, *, double tol=1e-3, bint shrinking=Tru
     time_limit : float or None
         Seconds after which the solver stops (status "time_limit"), checked every
         32 steps.
+    stop_flag : int8 array of shape (1,) or None
+        Another thread sets stop_flag[0] = 1 to stop this solver (status "stopped");
+        checked every 32 steps.
 
     Returns
     -------
@@ -772,5 +787,5 @@ def solve(QMatrix Q, p, y, C, alpha=None, *, double tol=1e-3, bint shrinking=Tru
     if alpha is None:
         alpha = np.zeros(l)
     solver = Solver(Q, p, y, C, alpha, tol, shrinking, selection, max_iter, callback,
-                    callback_every, nu, time_limit)
+                    callback_every, nu, time_limit, stop_flag)
     return solver.run()

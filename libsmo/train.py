@@ -26,6 +26,7 @@ import logging
 import os
 import time
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import scipy.sparse as sp
@@ -116,6 +117,7 @@ class _Trainer:
         self.n_threads = n_threads
         self.verbose = verbose
         self.deadline = None if time_limit is None else time.monotonic() + time_limit
+        self.stop_flag = None
         self.results = []
 
     def kernel(self, rows):
@@ -123,13 +125,47 @@ class _Trainer:
         return Kernel(self.X, kernel, gamma, degree, coef0, rows=rows,
                       n_threads=self.n_threads)
 
-    def fork(self):
+    def fork(self, **changes):
         """The same settings with results of its own: for the models of the internal
         cross-validation, which are not part of the returned model's n_iter,
-        objective and status."""
+        objective and status, and for pairs trained in parallel (with `changes` to
+        n_threads, cache_size and stop_flag)."""
         other = copy.copy(self)
         other.results = []
+        for name, value in changes.items():
+            setattr(other, name, value)
         return other
+
+    def map_pairs(self, fit, n_pairs):
+        """[fit(p, trainer) for p in range(n_pairs)], in order.
+
+        With n_threads > 1 the pairs run on a pool of threads (the solver releases the
+        GIL), each on a fork with one kernel thread and an equal share of the cache, so
+        the fit stays within cache_size. Ctrl-C or an error in any pair stops the
+        others through a shared flag the solvers poll.
+        """
+        workers = min(self.n_threads, n_pairs)
+        if workers <= 1:
+            return [fit(p, self) for p in range(n_pairs)]
+        stop = np.zeros(1, dtype=np.int8)
+        forks = [self.fork(n_threads=1, cache_size=self.cache_size / workers,
+                           stop_flag=stop) for _ in range(n_pairs)]
+        pool = ThreadPoolExecutor(max_workers=workers)
+        futures = []
+        try:
+            futures.extend(pool.submit(fit, p, forks[p]) for p in range(n_pairs))
+            outcomes = [f.result() for f in futures]
+        except BaseException:
+            # Ctrl-C reaches this thread only: tell the solvers, drop what has not begun
+            stop[0] = 1
+            for f in futures:
+                f.cancel()
+            raise
+        finally:
+            pool.shutdown(wait=True)
+        for f in forks:
+            self.results.extend(f.results)
+        return outcomes
 
     def decision_values(self, rows, sv, coef, rho):
         """sum_s coef_s K(x_sv[s], x_r) - rho for each row r (indices into X)."""
@@ -157,7 +193,7 @@ class _Trainer:
             options["time_limit"] = max(0.0, self.deadline - time.monotonic())
         if not np.isfinite(Q.diagonal()).all():
             self._overflow()
-        result = solve(Q, p, y, C, alpha, nu=nu, **options)
+        result = solve(Q, p, y, C, alpha, nu=nu, stop_flag=self.stop_flag, **options)
         if not (np.isfinite(result["alpha"]).all() and np.isfinite(result["gradient"]).all()
                 and np.isfinite(result["rho"])):
             self._overflow()
@@ -222,23 +258,32 @@ def _classification(trainer, y, kept, svm_type, C, nu, class_weight, weights, rn
                         f"{classes[b]!r} ({mass[a]:g} and {mass[b]:g} examples): it must "
                         "be at most 2 * min(n1, n2) / (n1 + n2)")
     n = len(y)
+    pairs = [(a, b) for a in range(k) for b in range(a + 1, k)]
+    # one generator per pair, drawn in order: the probabilities do not depend on how
+    # many pairs run at once
+    pair_rngs = ([None] * len(pairs) if rng is None else
+                 [np.random.default_rng(s) for s in rng.integers(2**63, size=len(pairs))])
+
+    def fit(p, pair_trainer):
+        a, b = pairs[p]
+        factors = (class_factor[a], class_factor[b])
+        sigmoid = None
+        if rng is not None:
+            sigmoid = _pair_probability(pair_trainer, kept, members[a], members[b],
+                                        svm_type, C, nu, factors, weights, pair_rngs[p])
+        return sigmoid, _train_pair(pair_trainer, kept, members[a], members[b], svm_type,
+                                    C, nu, factors, weights)
+
+    outcomes = trainer.map_pairs(fit, len(pairs))
     nonzero = np.zeros(n, dtype=bool)
     pair_coef = []
     rhos = []
-    probA, probB = [], []
-    for a in range(k):
-        for b in range(a + 1, k):
-            factors = (class_factor[a], class_factor[b])
-            if rng is not None:
-                A, B = _pair_probability(trainer, kept, members[a], members[b], svm_type,
-                                         C, nu, factors, weights, rng)
-                probA.append(A)
-                probB.append(B)
-            rows, coef, rho = _train_pair(trainer, kept, members[a], members[b], svm_type,
-                                          C, nu, factors, weights)
-            nonzero[rows[coef != 0]] = True
-            pair_coef.append((rows, coef))
-            rhos.append(rho)
+    for _, (rows, coef, rho) in outcomes:
+        nonzero[rows[coef != 0]] = True
+        pair_coef.append((rows, coef))
+        rhos.append(rho)
+    probA = [sigmoid[0] for sigmoid, _ in outcomes if sigmoid is not None]
+    probB = [sigmoid[1] for sigmoid, _ in outcomes if sigmoid is not None]
     # support vectors grouped by class, in training order within each class
     sv_rows = np.concatenate([m[nonzero[m]] for m in members])
     position = np.full(n, -1)
@@ -462,10 +507,13 @@ def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0
     callback_every : int > 0
         Steps between callback calls (the solver checks at most every 32 steps).
     n_threads : int or None
-        OpenMP threads for long kernel rows; None uses every core. The default, 1, is
-        what LIBSVM uses: threads speed up a fit on an idle machine (about 1.25x with
-        two cores on a9a) but slow it down many times when another process holds a
-        core, since every kernel row waits for its slowest thread.
+        Threads; None uses every core. With several classes the one-vs-one pairs are
+        trained in parallel, each with one thread and an equal share of the cache;
+        with two classes (and for the regressions and one-class) long kernel rows are
+        spread over OpenMP threads. The default, 1, is what LIBSVM uses: OpenMP rows
+        speed up a fit on an idle machine (about 1.25x with two cores on a9a) but
+        slow it down many times when another process holds a core, since every
+        kernel row waits for its slowest thread.
     probability : bool
         Also fit LIBSVM's probability model (-b 1): for classification each pair's
         Platt sigmoid (probA, probB) on the decision values of an internal 5-fold

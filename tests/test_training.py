@@ -133,3 +133,32 @@ def test_time_limit_is_shared_by_the_pairs_of_a_multiclass_fit():
     assert "time_limit" in model.status
     with pytest.raises(ValueError, match="time_limit must be finite and > 0"):
         libsmo.train(X, y, time_limit=0)
+
+
+def test_parallel_pairs_give_the_same_model():
+    X, y = load_dataset("pendigits", n_rows=1500)
+    one = libsmo.train(X, y, gamma=1e-4, C=10.0, n_threads=1, probability=True,
+                       random_state=3)
+    two = libsmo.train(X, y, gamma=1e-4, C=10.0, n_threads=2, probability=True,
+                       random_state=3)
+    np.testing.assert_array_equal(one.support, two.support)
+    np.testing.assert_array_equal(one.sv_coef, two.sv_coef)
+    np.testing.assert_array_equal(one.rho, two.rho)
+    np.testing.assert_array_equal(one.probA, two.probA)
+    assert one.n_iter == two.n_iter and one.objective == two.objective
+
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(),
+                    reason="signals reach the main thread only")
+def test_ctrl_c_stops_parallel_pairs():
+    X, y = load_dataset("letter.scale")  # seconds of work: the signal comes first
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    start = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        libsmo.train(X, y, C=10.0, gamma=1.0, tol=1e-12, n_threads=2)
+    timer.join()
+    assert time.monotonic() - start < 1.3
+    # no solver thread is left running
+    time.sleep(0.2)
+    assert threading.active_count() == 1
