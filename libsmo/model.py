@@ -9,7 +9,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from libsmo import probability as _probability
-from libsmo._prediction import iter_row_blocks, kernel_block, squared_norms
+from libsmo._prediction import (dense_block, iter_row_blocks, kernel_block,
+                                prediction_layout, squared_norms)
 from libsmo._validation import check_data, check_norms, check_precomputed
 
 CLASSIFICATION_TYPES = ("c_svc", "nu_svc")
@@ -76,6 +77,7 @@ class Model:
         self.objective = list(objective)
         self.status = list(status)
         self._sv_norms = None
+        self._sv_layout = None
 
     @property
     def n_classes(self):
@@ -121,11 +123,13 @@ class Model:
                 yield rows, X[rows][:, self.support]
             return
         if self._sv_norms is None:
+            self._sv_layout = prediction_layout(self.support_vectors)
             self._sv_norms = squared_norms(self.support_vectors)
-        SV = self.support_vectors
+        SV = self._sv_layout
         for rows in iter_row_blocks(X.shape[0], self.n_sv):
-            yield rows, kernel_block(X[rows], SV, self.kernel, self.gamma, self.degree,
-                                     self.coef0, X_norms=None if norms is None else norms[rows],
+            yield rows, kernel_block(dense_block(X[rows], SV), SV, self.kernel, self.gamma,
+                                     self.degree, self.coef0,
+                                     X_norms=None if norms is None else norms[rows],
                                      SV_norms=self._sv_norms)
 
     def decision_function(self, X):
