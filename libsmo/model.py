@@ -94,6 +94,21 @@ class Model:
                 f"classes={self.classes.tolist()}, n_sv={self.n_sv}, "
                 f"n_features={self.n_features})")
 
+    def save(self, path, libsvm_precision=False):
+        """Write the model as a LIBSVM model file (see `libsmo.formats.save_model`).
+
+        Parameters
+        ----------
+        path : str, path-like or binary file object
+            Written through a temporary file in the same folder, then renamed into
+            place: a failure leaves any previous file intact.
+        libsvm_precision : bool
+            Support vector values with ``%.8g`` as svm-train writes them; default
+            False writes them losslessly.
+        """
+        from libsmo import formats
+        formats.save_model(self, path, libsvm_precision=libsvm_precision)
+
     def _check_rows(self, X):
         """Validated rows, and their squared norms for the RBF kernel.
 

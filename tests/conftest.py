@@ -45,7 +45,7 @@ def data_file(name):
 
 @functools.lru_cache(maxsize=None)
 def _load(name, n_features):
-    from sklearn.datasets import load_svmlight_file  # the reader of issue 3 replaces it
+    from libsmo import load_svmlight_file  # tests/test_formats.py checks it on sklearn's
     X, y = load_svmlight_file(str(data_file(name)), n_features=n_features)
     return X.tocsr(), y
 
