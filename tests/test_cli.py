@@ -1,0 +1,156 @@
+"""The command-line tools against LIBSVM's own (Debian's svm-train, svm-predict,
+svm-scale): same options, same printed lines, interchangeable files."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import UNDER_CI, data_file
+
+
+def need_libsvm_tools():
+    if shutil.which("svm-train") is None:
+        reason = "Debian's libsvm-tools (svm-train) is not installed"
+        if UNDER_CI:
+            pytest.fail(reason)
+        pytest.skip(reason)
+
+
+def run(args, cwd, ok=True):
+    """Run a command; the tools are run as `python -m libsmo ...` so that they are
+    this interpreter's, from a folder outside the source tree."""
+    if args[0].startswith("libsmo-"):
+        args = [sys.executable, "-m", "libsmo", args[0][len("libsmo-"):], *args[1:]]
+    out = subprocess.run([str(a) for a in args], capture_output=True, text=True, cwd=cwd,
+                         timeout=300)
+    if ok:
+        assert out.returncode == 0, (args, out.stdout, out.stderr)
+    return out
+
+
+def accuracy_line(text):
+    return re.search(r"Accuracy = \S+ \(\d+/\d+\) \(classification\)", text).group(0)
+
+
+@pytest.mark.parametrize("options", [[], ["-t", "0"], ["-s", "1", "-n", "0.4"],
+                                     ["-c", "4", "-g", "0.5"], ["-w1", "3", "-w-1", "0.5"]],
+                         ids=["default", "linear", "nu-svc", "c-g", "weights"])
+def test_train_and_predict_like_libsvm(tmp_path, options):
+    need_libsvm_tools()
+    data = data_file("heart_scale")
+    run(["svm-train", "-q", *options, data, "theirs.model"], tmp_path)
+    trained = run(["libsmo-train", *options, data, "ours.model"], tmp_path)
+    assert "optimization finished, #iter = " in trained.stdout
+    assert "Total nSV = " in trained.stdout
+    # each tool predicts with each model: the same accuracy line four times
+    lines = set()
+    for model in ("theirs.model", "ours.model"):
+        lines.add(accuracy_line(run(["svm-predict", data, model, "o1"], tmp_path).stdout))
+        lines.add(accuracy_line(run(["libsmo-predict", data, model, "o2"], tmp_path).stdout))
+        np.testing.assert_array_equal(np.loadtxt(tmp_path / "o1"), np.loadtxt(tmp_path / "o2"))
+    assert len(lines) == 1, lines
+
+
+def test_default_model_name_and_quiet(tmp_path):
+    need_libsvm_tools()
+    data = data_file("heart_scale")
+    out = run(["libsmo-train", "-q", data], tmp_path)
+    assert out.stdout == ""
+    assert (tmp_path / "heart_scale.model").exists()
+    assert run(["libsmo-predict", "-q", data, "heart_scale.model", "p"], tmp_path).stdout == ""
+
+
+def test_regression_lines(tmp_path):
+    need_libsvm_tools()
+    data = data_file("housing_scale")
+    run(["svm-train", "-q", "-s", "3", "-c", "10", "-p", "0.5", data, "theirs.model"], tmp_path)
+    run(["libsmo-train", "-q", "-s", "3", "-c", "10", "-p", "0.5", data, "ours.model"], tmp_path)
+    theirs = run(["svm-predict", data, "theirs.model", "o1"], tmp_path).stdout
+    ours = run(["libsmo-predict", data, "ours.model", "o2"], tmp_path).stdout
+    mse = [float(re.search(r"Mean squared error = (\S+) \(regression\)", t).group(1))
+           for t in (theirs, ours)]
+    assert mse[1] == pytest.approx(mse[0], rel=1e-4)
+    assert "Squared correlation coefficient = " in ours
+
+
+def test_probability_output(tmp_path):
+    need_libsvm_tools()
+    data = data_file("heart_scale")
+    run(["libsmo-train", "-q", "-b", "1", data, "ours.model"], tmp_path)
+    run(["svm-predict", "-b", "1", data, "ours.model", "o1"], tmp_path)
+    run(["libsmo-predict", "-b", "1", data, "ours.model", "o2"], tmp_path)
+    theirs = (tmp_path / "o1").read_text().splitlines()
+    ours = (tmp_path / "o2").read_text().splitlines()
+    assert ours[0] == theirs[0] == "labels 1 -1"
+    np.testing.assert_allclose(np.loadtxt(ours[1:]), np.loadtxt(theirs[1:]), atol=2e-6)
+
+
+def test_cross_validation_line(tmp_path):
+    data = data_file("heart_scale")
+    out = run(["libsmo-train", "-v", "5", data], tmp_path).stdout
+    accuracy = float(re.search(r"Cross Validation Accuracy = (\S+)%", out).group(1))
+    assert 75 < accuracy < 90
+
+
+@pytest.mark.parametrize("args,tool", [
+    (["-x", "1", "{data}"], "libsmo-train"),
+    (["-c"], "libsmo-train"),
+    (["-s", "9", "{data}"], "libsmo-train"),
+    (["-c", "abc", "{data}"], "libsmo-train"),
+    ([], "libsmo-train"),
+    (["{data}"], "libsmo-predict"),
+    (["-b", "2", "{data}", "m", "o"], "libsmo-predict"),
+    (["-l", "1", "-u", "0", "{data}"], "libsmo-scale"),
+    ([], "libsmo-scale"),
+])
+def test_bad_options_print_usage_and_fail(tmp_path, args, tool):
+    data = data_file("heart_scale")
+    out = run([tool, *[a.format(data=data) for a in args]], tmp_path, ok=False)
+    assert out.returncode != 0
+    assert "Usage: " + tool in out.stderr
+
+
+def test_missing_files_fail_cleanly(tmp_path):
+    out = run(["libsmo-train", tmp_path / "nope"], tmp_path, ok=False)
+    assert out.returncode != 0 and "can't open input file" in out.stderr
+    data = data_file("heart_scale")
+    out = run(["libsmo-predict", data, tmp_path / "nope.model", "o"], tmp_path, ok=False)
+    assert out.returncode != 0 and "can't open model file" in out.stderr
+
+
+def test_scale_like_svm_scale(tmp_path):
+    need_libsvm_tools()
+    data = data_file("heart_scale")
+    theirs = run(["svm-scale", "-l", "0", "-u", "1", "-s", "theirs.range", data], tmp_path)
+    ours = run(["libsmo-scale", "-l", "0", "-u", "1", "-s", "ours.range", data], tmp_path)
+    (tmp_path / "a").write_text(theirs.stdout)
+    (tmp_path / "b").write_text(ours.stdout)
+    from libsmo import load_svmlight_file
+    Xa, ya = load_svmlight_file(str(tmp_path / "a"), n_features=13)
+    Xb, yb = load_svmlight_file(str(tmp_path / "b"), n_features=13)
+    np.testing.assert_array_equal(ya, yb)
+    np.testing.assert_allclose(Xa.toarray(), Xb.toarray(), rtol=1e-5, atol=1e-6)
+    # and each restores the other's range file
+    again = run(["svm-scale", "-r", "ours.range", data], tmp_path).stdout
+    (tmp_path / "c").write_text(again)
+    Xc, _ = load_svmlight_file(str(tmp_path / "c"), n_features=13)
+    np.testing.assert_allclose(Xc.toarray(), Xb.toarray(), rtol=1e-5, atol=1e-6)
+    mine = run(["libsmo-scale", "-r", "theirs.range", data], tmp_path).stdout
+    (tmp_path / "d").write_text(mine)
+    Xd, _ = load_svmlight_file(str(tmp_path / "d"), n_features=13)
+    np.testing.assert_allclose(Xd.toarray(), Xa.toarray(), rtol=1e-5, atol=1e-6)
+
+
+def test_console_scripts_are_installed():
+    for name in ("libsmo-train", "libsmo-predict", "libsmo-scale"):
+        path = shutil.which(name)
+        if path is None:
+            if UNDER_CI:
+                pytest.fail(f"{name} is not on PATH after pip install")
+            pytest.skip(f"{name} is not installed (pip install . installs it)")
+        out = subprocess.run([path], capture_output=True, text=True)
+        assert out.returncode != 0 and f"Usage: {name}" in out.stderr
