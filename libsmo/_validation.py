@@ -37,7 +37,7 @@ def check_data(X, name="X", *, allow_empty=False):
     if sp.issparse(X):
         if X.ndim != 2:
             raise ValueError(f"{name} must be 2-D, got a sparse array with {X.ndim} dims")
-        if not np.issubdtype(X.dtype, np.number) or np.issubdtype(X.dtype, np.complexfloating):
+        if X.dtype.kind not in "biuf":
             raise TypeError(f"{name} must hold real numbers, got dtype {X.dtype}")
         X = sp.csr_matrix(X, dtype=np.float64, copy=True)
         if X.nnz and (np.abs(X.indptr[-1]) > np.iinfo(np.int32).max
@@ -117,9 +117,21 @@ def check_labels(y, n_samples, name="y"):
     if y.shape[0] != n_samples:
         raise ValueError(f"{name} has {y.shape[0]} labels but X has {n_samples} rows")
     if y.dtype == object:
+        # pandas hands over object columns: numbers become floats (so NaN is caught and
+        # LIBSVM's -1/+1 order applies), strings stay strings, and a missing value or
+        # a mix of the two is an error that names y
         kinds = {type(v) for v in y}
         if not all(issubclass(k, (numbers.Number, str)) for k in kinds):
             raise TypeError(f"{name} must hold numbers or strings, got {sorted(map(str, kinds))}")
+        is_text = np.array([isinstance(v, str) for v in y], dtype=bool)
+        if is_text.all():
+            y = y.astype(str)
+        elif is_text.any():
+            where = int(np.flatnonzero(~is_text)[0])
+            raise TypeError(f"{name} mixes strings and numbers (or missing values): "
+                            f"{name}[{where}] = {y[where]!r}")
+        else:
+            y = y.astype(np.float64)
     if y.dtype.kind == "c":
         raise TypeError(f"{name} must hold real labels, got complex dtype {y.dtype}")
     if y.dtype.kind == "f" and not np.isfinite(y).all():
@@ -128,16 +140,24 @@ def check_labels(y, n_samples, name="y"):
     return y
 
 
+# Integer parameters end up in C ints (degree, threads) or 64-bit counters.
+MAX_INT = 2**31 - 1
+
+
 def check_positive(value, name, *, integer=False, allow_zero=False):
-    """A finite number > 0 (>= 0 with allow_zero); ints only with integer=True."""
+    """A finite number > 0 (>= 0 with allow_zero); ints only with integer=True, and
+    then at most 2**31 - 1."""
     kind = numbers.Integral if integer else numbers.Real
     if isinstance(value, bool) or not isinstance(value, kind):
         what = "an integer" if integer else "a number"
         raise TypeError(f"{name} must be {what}, got {value!r} ({type(value).__name__})")
-    if not np.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
+    as_float = float(value) if abs(value) < 1e308 else float("inf")
+    if not np.isfinite(as_float) or value < 0 or (value == 0 and not allow_zero):
         bound = ">= 0" if allow_zero else "> 0"
         raise ValueError(f"{name} must be finite and {bound}, got {value!r}")
-    return int(value) if integer else float(value)
+    if integer and value > MAX_INT:
+        raise ValueError(f"{name} must be at most {MAX_INT}, got {value!r}")
+    return int(value) if integer else as_float
 
 
 def check_real(value, name):
@@ -183,8 +203,8 @@ def check_precomputed(X, name="X", n_train=None):
         raise ValueError(
             f"kernel='precomputed' needs {name} to be the square Gram matrix K(x_i, x_j) "
             f"of the training rows; got shape {X.shape}")
-    if n_train is not None and X.shape[1] != n_train:
+    if n_train is not None and X.shape[1] < n_train:
         raise ValueError(
             f"kernel='precomputed' needs {name} with one column per training row "
-            f"({n_train}); got shape {X.shape}")
+            f"(at least {n_train}); got shape {X.shape}")
     return X

@@ -254,8 +254,9 @@ def _classification(trainer, y, kept, svm_type, C, nu, class_weight, weights, rn
             for b in range(a + 1, k):
                 if nu * (mass[a] + mass[b]) / 2 > min(mass[a], mass[b]):
                     raise ValueError(
-                        f"nu={nu} is infeasible for classes {classes[a]!r} and "
-                        f"{classes[b]!r} ({mass[a]:g} and {mass[b]:g} examples): it must "
+                        f"nu={nu} is infeasible for classes {np.asarray(classes[a]).item()!r} "
+                        f"and {np.asarray(classes[b]).item()!r} ({mass[a]:g} and {mass[b]:g} "
+                        "examples): it must "
                         "be at most 2 * min(n1, n2) / (n1 + n2)")
     n = len(y)
     pairs = [(a, b) for a in range(k) for b in range(a + 1, k)]

@@ -1,0 +1,285 @@
+"""The Cython kernel (`libsmo._kernel.Kernel`) and the prediction kernel
+(`libsmo._prediction.kernel_block`) against an independent numpy computation of LIBSVM's
+four kernels, on dense and CSR rows, with row subsets and permutations, with OpenMP
+threads, and for the precomputed kernel.
+"""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from conftest import load_dataset
+from libsmo._kernel import Kernel
+from libsmo._prediction import kernel_block
+from libsmo._validation import check_data
+
+RTOL = ATOL = 1e-12
+
+# name -> (kernel, gamma, degree, coef0)
+KERNELS = {
+    "linear": ("linear", 0.0, 3, 0.0),
+    "poly2": ("poly", 0.3, 2, 0.5),
+    "poly3": ("poly", 0.3, 3, 0.5),
+    "rbf": ("rbf", 0.5, 3, 0.0),
+    "sigmoid": ("sigmoid", 0.1, 3, -0.2),
+}
+
+
+def reference(U, V, kernel, gamma, degree, coef0):
+    """K(u, v) for every row u of U and v of V, straight from the definitions, on dense
+    float64 arrays (no squared-norm expansion for the RBF kernel)."""
+    U = np.asarray(U, dtype=np.float64)
+    V = np.asarray(V, dtype=np.float64)
+    if kernel == "rbf":
+        diff = U[:, None, :] - V[None, :, :]
+        return np.exp(-gamma * np.einsum("ijk,ijk->ij", diff, diff))
+    dots = np.einsum("ik,jk->ij", U, V)
+    if kernel == "linear":
+        return dots
+    if kernel == "poly":
+        return (gamma * dots + coef0) ** degree
+    if kernel == "sigmoid":
+        return np.tanh(gamma * dots + coef0)
+    raise AssertionError(kernel)
+
+
+def sparse_random(n, d, density=0.2, seed=0):
+    """n x d with about `density` of its entries non-zero (standard normal values)."""
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((n, d)) * (rng.random((n, d)) < density)
+
+
+@pytest.fixture(scope="module")
+def dense80():
+    return sparse_random(80, 30)
+
+
+def layouts(D):
+    """The validated dense and CSR forms of the dense array D."""
+    dense = check_data(D)
+    csr = check_data(sp.csr_matrix(D))
+    assert isinstance(dense, np.ndarray) and dense.flags.c_contiguous
+    assert sp.isspmatrix_csr(csr) and csr.has_canonical_format
+    return {"dense": dense, "csr": csr}
+
+
+def all_rows(kernel):
+    return np.array([kernel.kernel_row(i) for i in range(kernel.n_rows)])
+
+
+# ---------------------------------------------------------------------------------------
+# Kernel rows against numpy
+# ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("layout", ["dense", "csr"])
+@pytest.mark.parametrize("name", list(KERNELS))
+def test_kernel_rows_match_numpy(dense80, layout, name):
+    params = KERNELS[name]
+    X = layouts(dense80)[layout]
+    K = Kernel(X, *params)
+    assert K.n_rows == 80 and K.n_features == 30
+    assert bool(K.is_sparse) == (layout == "csr")
+    expected = reference(dense80, dense80, *params)
+    for i in (0, 1, 17, 40, 79):
+        row = K.kernel_row(i)
+        assert row.shape == (80,)
+        np.testing.assert_allclose(row, expected[i], rtol=RTOL, atol=ATOL)
+
+
+@pytest.mark.parametrize("layout", ["dense", "csr"])
+@pytest.mark.parametrize("name", list(KERNELS))
+def test_whole_kernel_matrix_matches_numpy(dense80, layout, name):
+    params = KERNELS[name]
+    K = Kernel(layouts(dense80)[layout], *params)
+    np.testing.assert_allclose(all_rows(K), reference(dense80, dense80, *params),
+                               rtol=RTOL, atol=ATOL)
+
+
+@pytest.mark.parametrize("layout", ["dense", "csr"])
+@pytest.mark.parametrize("name", list(KERNELS))
+@pytest.mark.parametrize("which", ["permutation", "subset", "repeats"])
+def test_rows_subset_and_permutation(dense80, layout, name, which):
+    """Row k of a kernel built with rows= is X[rows[k]], in the order given."""
+    params = KERNELS[name]
+    rng = np.random.default_rng(1)
+    rows = {"permutation": rng.permutation(80),
+            "subset": rng.choice(80, size=23, replace=False),
+            "repeats": np.array([5, 5, 0, 79, 12, 5, 40])}[which]
+    K = Kernel(layouts(dense80)[layout], *params, rows=rows)
+    assert K.n_rows == len(rows)
+    sub = dense80[rows]
+    expected = reference(sub, sub, *params)
+    for k in range(len(rows)):
+        np.testing.assert_allclose(K.kernel_row(k), expected[k], rtol=RTOL, atol=ATOL)
+
+
+@pytest.mark.parametrize("rows_dtype", [np.int32, np.int64, np.intp])
+def test_rows_of_any_integer_dtype(dense80, rows_dtype):
+    rows = np.arange(79, -1, -3).astype(rows_dtype)
+    params = KERNELS["rbf"]
+    for X in layouts(dense80).values():
+        K = Kernel(X, *params, rows=rows)
+        np.testing.assert_allclose(all_rows(K),
+                                   reference(dense80[rows], dense80[rows], *params),
+                                   rtol=RTOL, atol=ATOL)
+
+
+def test_dense_and_csr_agree(dense80):
+    forms = layouts(dense80)
+    for params in KERNELS.values():
+        np.testing.assert_allclose(all_rows(Kernel(forms["csr"], *params)),
+                                   all_rows(Kernel(forms["dense"], *params)),
+                                   rtol=RTOL, atol=ATOL)
+
+
+def test_empty_rows_and_all_zero_rows():
+    """Rows with no non-zeros: dot 0, |x|^2 = 0."""
+    D = sparse_random(20, 8, density=0.3, seed=5)
+    D[[0, 7, 19]] = 0.0
+    for X in layouts(D).values():
+        for params in KERNELS.values():
+            np.testing.assert_allclose(all_rows(Kernel(X, *params)),
+                                       reference(D, D, *params), rtol=RTOL, atol=ATOL)
+
+
+def test_unknown_kernel_name(dense80):
+    with pytest.raises(ValueError, match="unknown kernel 'gauss'"):
+        Kernel(check_data(dense80), "gauss", 0.5, 3, 0.0)
+
+
+def test_kernel_does_not_modify_its_input(dense80):
+    forms = layouts(dense80)
+    copies = {"dense": forms["dense"].copy(), "csr": forms["csr"].copy()}
+    rows = np.random.default_rng(2).permutation(80)
+    for X in forms.values():
+        for params in KERNELS.values():
+            all_rows(Kernel(X, *params, rows=rows))
+    np.testing.assert_array_equal(forms["dense"], copies["dense"])
+    assert (forms["csr"] != copies["csr"]).nnz == 0
+    np.testing.assert_array_equal(forms["csr"].indices, copies["csr"].indices)
+
+
+# ---------------------------------------------------------------------------------------
+# OpenMP: n_threads=2 gives the same values as n_threads=1
+# ---------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def long_rows():
+    """5000 rows: a kernel row has 5000 entries, above the 2048 of the parallel path."""
+    D = sparse_random(5000, 40, density=0.2, seed=3)
+    return D, layouts(D)
+
+
+@pytest.mark.parametrize("layout", ["csr", "dense"])
+@pytest.mark.parametrize("name", list(KERNELS))
+def test_two_threads_equal_one_thread(long_rows, layout, name):
+    D, forms = long_rows
+    params = KERNELS[name]
+    X = forms[layout]
+    rows = np.random.default_rng(4).permutation(5000)
+    serial = Kernel(X, *params, rows=rows, n_threads=1)
+    parallel = Kernel(X, *params, rows=rows, n_threads=2)
+    assert parallel.n_threads == 2 and serial.n_threads == 1
+    for i in (0, 1, 2500, 4999):
+        a, b = serial.kernel_row(i), parallel.kernel_row(i)
+        np.testing.assert_array_equal(b, a)
+        # and both are right
+        expected = reference(D[rows[i]][None, :], D[rows], *params)[0]
+        np.testing.assert_allclose(a, expected, rtol=RTOL, atol=ATOL)
+
+
+def test_n_threads_below_one_is_serial(dense80):
+    K = Kernel(layouts(dense80)["csr"], *KERNELS["rbf"], n_threads=0)
+    assert K.n_threads == 1
+
+
+# ---------------------------------------------------------------------------------------
+# Precomputed
+# ---------------------------------------------------------------------------------------
+
+def test_precomputed_follows_the_permutation():
+    rng = np.random.default_rng(6)
+    # not symmetric, so that a transposed lookup would show
+    G = check_data(rng.standard_normal((40, 40)))
+    perm = rng.permutation(40)
+    K = Kernel(G, "precomputed", 0, 0, 0, rows=perm)
+    assert K.n_rows == 40
+    for i in range(40):
+        np.testing.assert_array_equal(K.kernel_row(i), G[perm[i], perm])
+
+
+def test_precomputed_subset_and_default_rows():
+    rng = np.random.default_rng(7)
+    G = check_data(rng.standard_normal((30, 30)))
+    subset = np.array([29, 3, 3, 17, 0])
+    K = Kernel(G, "precomputed", 0, 0, 0, rows=subset)
+    for i in range(len(subset)):
+        np.testing.assert_array_equal(K.kernel_row(i), G[subset[i], subset])
+    K = Kernel(G, "precomputed", 0, 0, 0)
+    np.testing.assert_array_equal(all_rows(K), G)
+
+
+# ---------------------------------------------------------------------------------------
+# kernel_block (prediction)
+# ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("combo", ["dense/dense", "csr/csr", "dense/csr", "csr/dense"])
+@pytest.mark.parametrize("name", list(KERNELS))
+def test_kernel_block_matches_numpy(combo, name):
+    params = KERNELS[name]
+    A = sparse_random(37, 30, seed=8)
+    B = sparse_random(23, 30, seed=9)
+    left, right = combo.split("/")
+    XA = layouts(A)[left]
+    XB = layouts(B)[right]
+    got = kernel_block(XA, XB, *params)
+    assert isinstance(got, np.ndarray) and got.shape == (37, 23)
+    np.testing.assert_allclose(got, reference(A, B, *params), rtol=RTOL, atol=ATOL)
+
+
+@pytest.mark.parametrize("name", list(KERNELS))
+def test_kernel_block_with_given_norms(name):
+    params = KERNELS[name]
+    A = sparse_random(15, 30, seed=10)
+    B = sparse_random(11, 30, seed=11)
+    got = kernel_block(A, sp.csr_matrix(B), *params,
+                       X_norms=np.einsum("ij,ij->i", A, A),
+                       SV_norms=np.einsum("ij,ij->i", B, B))
+    np.testing.assert_allclose(got, reference(A, B, *params), rtol=RTOL, atol=ATOL)
+
+
+def test_kernel_block_agrees_with_kernel_rows(dense80):
+    """The training kernel and the prediction kernel give the same values."""
+    forms = layouts(dense80)
+    for params in KERNELS.values():
+        for X in forms.values():
+            np.testing.assert_allclose(kernel_block(X, X, *params),
+                                       all_rows(Kernel(X, *params)), rtol=RTOL, atol=ATOL)
+
+
+def test_kernel_block_unknown_kernel(dense80):
+    with pytest.raises(ValueError, match="unknown kernel 'gauss'"):
+        kernel_block(dense80, dense80, "gauss", 0.5, 3, 0.0)
+
+
+# ---------------------------------------------------------------------------------------
+# Real data
+# ---------------------------------------------------------------------------------------
+
+def test_heart_scale_csr_and_dense_agree():
+    X, _ = load_dataset("heart_scale")
+    csr = check_data(X)
+    dense = check_data(X.toarray())
+    D = X.toarray()
+    assert csr.shape == dense.shape == (270, 13)
+    rows = np.random.default_rng(12).permutation(270)
+    for name, params in KERNELS.items():
+        from_csr = all_rows(Kernel(csr, *params))
+        from_dense = all_rows(Kernel(dense, *params))
+        np.testing.assert_allclose(from_csr, from_dense, rtol=RTOL, atol=ATOL,
+                                   err_msg=name)
+        np.testing.assert_allclose(from_csr, reference(D, D, *params), rtol=RTOL,
+                                   atol=ATOL, err_msg=name)
+        # a permuted kernel is the permuted matrix
+        permuted = all_rows(Kernel(csr, *params, rows=rows))
+        np.testing.assert_allclose(permuted, from_csr[np.ix_(rows, rows)], rtol=RTOL,
+                                   atol=ATOL, err_msg=name)
