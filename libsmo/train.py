@@ -334,6 +334,8 @@ def _train_pair(trainer, kept, rows_a, rows_b, svm_type, C, nu, factors, weights
         upper = C * factor * weights[rows]
         result = trainer.run(Q, -np.ones(len(rows)), signs, upper)
         alpha, rho, objective = result["alpha"], result["rho"], result["objective"]
+        if trainer.verbose and factors[0] == factors[1] and np.all(upper == upper[0]):
+            logger.info("nu = %f", alpha.sum() / (upper[0] * len(rows)))
     else:
         upper = factor * weights[rows]
         total = nu * upper.sum() / 2

