@@ -4,6 +4,11 @@ default tol 1e-3.
 
     python benchmarks/compare_family.py            # prints a markdown table
 """
+import os
+
+# libsvm-official is built with OpenMP: one thread, as libsmo's default, so that the
+# comparison is thread for thread (this must be set before libsvm is loaded)
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 import argparse
 import lzma
 import re

@@ -6,6 +6,11 @@ The ladder is the a1a..a9a sizes (1,605 to 32,561 rows) taken as the first rows 
 
     python benchmarks/scaling.py [--repeats 1] [--max-rows 32561]
 """
+import os
+
+# libsvm-official is built with OpenMP: one thread, as libsmo's default, so that the
+# comparison is thread for thread (this must be set before libsvm is loaded)
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 import argparse
 import statistics
 import sys
