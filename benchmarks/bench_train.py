@@ -2,15 +2,18 @@
 
 Both train in this one process, on the same data and the same parameters: C-SVC, RBF
 kernel, tol 1e-3 (LIBSVM's -e 0.001), 100 MB kernel cache (-m 100), shrinking on (-h 1).
-libsvm-official runs on one thread, so libsmo gets one too unless --threads says
-otherwise; numpy's BLAS, which libsmo's prediction uses, is held to the same number of
-threads. The two alternate run by run (LIBSVM first in odd runs, libsmo first in even
-ones) so that machine noise hits both alike.
+libsvm-official is built with OpenMP; it is held to one thread (OMP_NUM_THREADS=1, set
+here unless the environment already sets it), and libsmo gets one too unless --threads
+says otherwise; numpy's BLAS, which libsmo's prediction uses, is held to --threads.
+The two alternate run by run (LIBSVM first in odd runs, libsmo first in even ones) so
+that machine noise hits both alike.
 
 For each case it prints the median training and prediction times of each side, the
-median of the per-run ratios libsmo/LIBSVM (below 1 means libsmo is faster), both dual
-objectives and rho (to show that both solved the same problem to the same tolerance),
-support vectors, SMO iterations and test accuracy; then a markdown table of all cases.
+median of the per-run ratios libsmo/LIBSVM (below 1 means libsmo is faster), the same
+for the training's CPU time (process_time: less sensitive than wall time to other work
+on a shared machine, which can slow a run several-fold), both dual objectives and rho
+(to show that both solved the same problem to the same tolerance), support vectors,
+SMO iterations and test accuracy; then a markdown table of all cases.
 The results also go to benchmarks/results/bench_train.json (git-ignored).
 
 What is timed: LIBSVM's svm_train on a ready svm_problem (the conversion from scipy is
@@ -145,9 +148,10 @@ def libsvm_run(X, y, Xt, yt, C, gamma):
     param = svm_parameter(f"-c {float(C)!r} -g {float(gamma)!r} -e 0.001 -m 100 -h 1")
     gc.collect()
     with captured_fd1() as output:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         model = svm_train(prob, param)
         train_seconds = time.perf_counter() - start
+        train_cpu = time.process_time() - cpu
     text = output[0]
     summary = re.search(r"obj = (\S+), rho = (\S+)", text)
     steps = re.search(r"#iter = (\d+)", text)
@@ -157,7 +161,7 @@ def libsvm_run(X, y, Xt, yt, C, gamma):
     start = time.perf_counter()
     labels, _, _ = svm_predict(yt, Xt, model, "-q")
     predict_seconds = time.perf_counter() - start
-    return {"train": train_seconds, "predict": predict_seconds,
+    return {"train": train_seconds, "train_cpu": train_cpu, "predict": predict_seconds,
             "objective": float(summary.group(1)), "rho": float(summary.group(2)),
             "n_sv": int(model.l), "n_iter": int(steps.group(1)),
             "accuracy": float(np.mean(np.asarray(labels) == yt))}
@@ -166,15 +170,16 @@ def libsvm_run(X, y, Xt, yt, C, gamma):
 def libsmo_run(X, y, Xt, yt, C, gamma, threads=1):
     """Train and predict with libsmo; the same dict as `libsvm_run`, plus status."""
     gc.collect()
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     model = libsmo.train(X, y, kernel="rbf", C=C, gamma=gamma, tol=1e-3, cache_size=100,
                          n_threads=threads)
     train_seconds = time.perf_counter() - start
+    train_cpu = time.process_time() - cpu
     gc.collect()
     start = time.perf_counter()
     labels = model.predict(Xt)
     predict_seconds = time.perf_counter() - start
-    return {"train": train_seconds, "predict": predict_seconds,
+    return {"train": train_seconds, "train_cpu": train_cpu, "predict": predict_seconds,
             "objective": float(model.objective[0]), "rho": float(model.rho[0]),
             "n_sv": model.n_sv, "n_iter": int(model.n_iter[0]),
             "status": model.status[0], "accuracy": float(np.mean(labels == yt))}
@@ -227,6 +232,9 @@ def run_case(name, spec, args):
         "test_set": spec["test_label"], "test_rows": Xt.shape[0],
         "libsmo_train_s": median(ours, "train"), "libsvm_train_s": median(theirs, "train"),
         "train_ratio": median_ratio("train"),
+        "libsmo_train_cpu_s": median(ours, "train_cpu"),
+        "libsvm_train_cpu_s": median(theirs, "train_cpu"),
+        "train_cpu_ratio": median_ratio("train_cpu"),
         "libsmo_predict_s": median(ours, "predict"),
         "libsvm_predict_s": median(theirs, "predict"),
         "predict_ratio": median_ratio("predict"),
@@ -246,8 +254,11 @@ def run_case(name, spec, args):
 
 def print_case(r):
     rows = [
-        ("train time, median (s)", f"{r['libsmo_train_s']:.3f}", f"{r['libsvm_train_s']:.3f}",
+        ("train time, median (s)", f"{r['libsmo_train_s']:.3f}",
+         f"{r['libsvm_train_s']:.3f}",
          f"ratio {r['train_ratio']:.2f} (median of per-run ratios, lower is better)"),
+        ("train CPU time, median (s)", f"{r['libsmo_train_cpu_s']:.3f}",
+         f"{r['libsvm_train_cpu_s']:.3f}", f"ratio {r['train_cpu_ratio']:.2f}"),
         ("predict time, median (s)", f"{r['libsmo_predict_s']:.3f}",
          f"{r['libsvm_predict_s']:.3f}", f"ratio {r['predict_ratio']:.2f}"),
         ("dual objective", f"{r['libsmo_objective']:.6f}", f"{r['libsvm_objective']:.6f}",
@@ -265,21 +276,22 @@ def print_case(r):
 
 
 def print_markdown(results):
-    print("\n| case | rows | libsmo train s | LIBSVM train s | train ratio | "
+    print("\n| case | rows | libsmo train s | LIBSVM train s | train ratio | CPU ratio | "
           "libsmo predict s | LIBSVM predict s | predict ratio | objective libsmo | "
           "objective LIBSVM | rel. diff | nSV libsmo / LIBSVM | "
           "iterations libsmo / LIBSVM | test accuracy libsmo / LIBSVM |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     for r in results:
         print(f"| {r['case']}, RBF C={r['C']:g} g={r['gamma']:g} | {r['rows']:,} | "
               f"{r['libsmo_train_s']:.2f} | {r['libsvm_train_s']:.2f} | "
-              f"{r['train_ratio']:.2f} | {r['libsmo_predict_s']:.2f} | "
+              f"{r['train_ratio']:.2f} | {r['train_cpu_ratio']:.2f} | "
+              f"{r['libsmo_predict_s']:.2f} | "
               f"{r['libsvm_predict_s']:.2f} | {r['predict_ratio']:.2f} | "
               f"{r['libsmo_objective']:.6f} | {r['libsvm_objective']:.6f} | "
               f"{r['objective_rel_diff']:.1e} | {r['libsmo_nsv']} / {r['libsvm_nsv']} | "
               f"{r['libsmo_iter']} / {r['libsvm_iter']} | "
               f"{r['libsmo_accuracy']:.2%} / {r['libsvm_accuracy']:.2%} "
-              f"({r['test_set']}) |")
+              f"on {r['test_set']} |")
 
 
 def environment(args):
@@ -292,6 +304,7 @@ def environment(args):
             "libsmo": version("libsmo"), "libsvm-official": version("libsvm-official"),
             "numpy": np.__version__, "python": platform.python_version(),
             "machine": platform.machine(), "cpu_count": os.cpu_count(),
+            "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS"),
             "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
             "rows_limit": args.rows}
 
@@ -316,7 +329,7 @@ def main(argv=None):
     parser.add_argument("--rows", type=positive_int, default=None,
                         help="train on the first ROWS rows only (a quick run)")
     parser.add_argument("--threads", type=positive_int, default=1,
-                        help="libsmo's n_threads and the BLAS threads (LIBSVM uses one)")
+                        help="libsmo's n_threads and the BLAS threads (LIBSVM: one)")
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT,
                         help="where the JSON results go")
     args = parser.parse_args(argv)
@@ -326,8 +339,10 @@ def main(argv=None):
             parser.error(f"unknown case {name!r}; known: {', '.join(CASES)}")
     env = environment(args)
     print(f"libsmo {env['libsmo']} vs libsvm-official {env['libsvm-official']}; "
-          f"{args.repeats} run(s) per side; libsmo threads {args.threads}; "
-          f"{env['cpu_count']} CPUs, load average {env['load_average']}")
+          f"{args.repeats} run(s) per side; libsmo threads {args.threads}, LIBSVM "
+          f"OpenMP threads {env['OMP_NUM_THREADS']}; "
+          f"{env['cpu_count']} CPUs, load average "
+          f"{[round(x, 2) for x in env['load_average'] or []]}")
     results = []
     with blas_threads(args.threads):
         for name in cases:
@@ -336,6 +351,8 @@ def main(argv=None):
             print_case(result)
             results.append(result)
     print_markdown(results)
+    if hasattr(os, "getloadavg"):
+        print(f"\nload average at the end: {[round(x, 2) for x in os.getloadavg()]}")
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(results, indent=2) + "\n")
     print(f"\nwritten: {args.output}")

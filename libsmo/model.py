@@ -51,7 +51,7 @@ class Model:
         One-class probability marks (LIBSVM 3.30+), when trained with probabilities.
     n_iter, objective, status : list
         Per binary problem: solver steps, dual objective and how it stopped
-        ("optimal", "max_iter" or "stopped"). Empty for a model read from a file.
+        ("optimal", "max_iter", "time_limit" or "stopped"). Empty for a model read from a file.
     """
 
     def __init__(self, *, svm_type, kernel, gamma, degree, coef0, classes, n_support,
