@@ -47,7 +47,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
 import numpy as np  # noqa: E402
 from sklearn.model_selection import train_test_split  # noqa: E402
-from threadpoolctl import threadpool_limits  # noqa: E402
+from _common import one_blas_thread  # noqa: E402
 
 import libsmo  # noqa: E402
 
@@ -152,13 +152,6 @@ def plot(results, path):
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
-
-
-def one_blas_thread():
-    """OpenBLAS on one thread, as libsmo's own n_threads=1: on a machine whose cores are
-    busy with other work, OpenBLAS's threads in the dense kernel rows (dgemv) wait for
-    each other and slowed the linear SVM on random features up to 30 times."""
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 def main(argv=None):

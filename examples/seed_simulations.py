@@ -35,7 +35,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from sklearn.datasets import make_blobs, make_circles, make_moons  # noqa: E402
-from threadpoolctl import threadpool_limits  # noqa: E402
+from _common import one_blas_thread  # noqa: E402
 
 import libsmo  # noqa: E402
 
@@ -96,13 +96,6 @@ def score(estimator, X):
     model = estimator.model
     values = np.ravel(model.decision_function(estimator.features(X)))
     return values if model.classes[0] == 1 else -values
-
-
-def one_blas_thread():
-    """OpenBLAS on one thread, as libsmo's own n_threads=1: on a machine whose cores are
-    busy with other work, OpenBLAS's threads in the dense kernel rows (dgemv) wait for
-    each other and slowed the linear SVM on random features up to 30 times."""
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 def main(argv=None):
