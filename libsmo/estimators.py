@@ -9,6 +9,7 @@ without it. One difference: `dual_coef_` is always a dense array (scikit-learn m
 sparse after a sparse fit).
 """
 import numbers
+import os
 import warnings
 
 import numpy as np
@@ -142,13 +143,12 @@ class _BaseSVM(BaseEstimator):
         self.shape_fit_ = X.shape
         return model
 
-    def _set_fitted(self, model, rows):
-        """scikit-learn's attributes from a Model trained on X[rows]."""
-        # the model speaks of the caller's rows (a precomputed kernel's columns at
-        # prediction time are the caller's training rows)
-        model.support = rows[model.support]
+    def _set_fitted(self, model):
+        """scikit-learn's attributes from a Model whose `support` (when known) indexes
+        the caller's training rows."""
         self._model = model
-        self.support_ = model.support.astype(np.int32)
+        if model.support is not None:
+            self.support_ = model.support.astype(np.int32)
         if model.support_vectors is None:
             self.support_vectors_ = np.empty((0, 0))
         else:
@@ -159,8 +159,72 @@ class _BaseSVM(BaseEstimator):
         self.intercept_ = self._intercept_
         self.probA_ = np.array([]) if model.probA is None else model.probA.copy()
         self.probB_ = np.array([]) if model.probB is None else model.probB.copy()
-        n_iter = np.asarray(model.n_iter, dtype=np.int32)
-        self.n_iter_ = n_iter if model.svm_type in ("c_svc", "nu_svc") else int(n_iter[0])
+        if model.n_iter:
+            n_iter = np.asarray(model.n_iter, dtype=np.int32)
+            self.n_iter_ = n_iter if model.svm_type in ("c_svc", "nu_svc") else int(n_iter[0])
+        self._finish_fitted(model)
+
+    @classmethod
+    def from_model(cls, model, n_features=None):
+        """An estimator that predicts with a trained LIBSVM model, without fitting.
+
+        Parameters
+        ----------
+        model : Model, str, path-like or binary file object
+            A `Model`, or a LIBSVM model file (svm-train's, libsvm-official's or
+            libsmo's), whose svm_type must be this estimator's (SVC: c_svc, NuSVC:
+            nu_svc, SVR: epsilon_svr, NuSVR: nu_svr, OneClassSVM: one_class).
+        n_features : int, optional
+            Columns of the data it will predict (``n_features_in_``). A model file
+            only knows the largest feature index its support vectors use, which
+            LIBSVM's sparse rows allow to be smaller than the data's; give the data's
+            width here to predict dense or full-width arrays. For a precomputed
+            kernel: the number of training rows, the columns of the kernel matrix.
+
+        Returns
+        -------
+        estimator
+            Fitted: kernel, gamma, degree, coef0 (and probability) come from the
+            model; C, nu and epsilon keep their defaults, since a model file does not
+            record them. Classes are sorted as scikit-learn sorts them (LIBSVM orders
+            them by first appearance), with the same predictions as the model.
+            ``support_``, ``n_iter_`` and ``class_weight_`` exist only when the model
+            knows them (a model file records training indices only for a
+            precomputed kernel).
+
+        Raises
+        ------
+        ValueError
+            The model is of another svm_type, or n_features is smaller than the
+            model's support vectors need.
+        """
+        from libsmo.formats import load_model
+        if not isinstance(model, Model):
+            if not isinstance(model, (str, bytes, os.PathLike)) and not hasattr(model, "read"):
+                raise TypeError("model must be a libsmo Model or a LIBSVM model file; got "
+                                f"{type(model).__name__}")
+            model = load_model(model)
+        if model.svm_type != cls._svm_type:
+            owner = {c._svm_type: c.__name__ for c in
+                     (SVC, NuSVC, SVR, NuSVR, OneClassSVM)}[model.svm_type]
+            raise ValueError(f"this is a {model.svm_type} model: load it with "
+                             f"libsmo.{owner}.from_model, not {cls.__name__}.from_model")
+        model = _widen(model, n_features)
+        estimator = cls(kernel=model.kernel, degree=model.degree, gamma=model.gamma,
+                        coef0=model.coef0)
+        if model.kernel == "precomputed":
+            estimator.shape_fit_ = (model.n_features, model.n_features)
+        estimator.n_features_in_ = model.n_features
+        estimator._gamma = model.gamma
+        estimator.fit_status_ = int(any(s != "optimal" for s in model.status))
+        estimator._set_model(model)
+        return estimator
+
+    def _set_model(self, model):
+        self._set_fitted(model)
+
+    def _finish_fitted(self, model):
+        self._n_support = np.array([model.n_sv], dtype=np.int32)
 
     # ---- prediction ------------------------------------------------------------------
 
@@ -215,12 +279,7 @@ class _BaseSVM(BaseEstimator):
         check_is_fitted(self)
         m = self._model
         classes = self.classes_ if hasattr(self, "classes_") else m.classes
-        return Model(svm_type=m.svm_type, kernel=m.kernel, gamma=m.gamma, degree=m.degree,
-                     coef0=m.coef0, classes=classes, n_support=m.n_support,
-                     support_vectors=m.support_vectors, support=self.support_,
-                     sv_coef=m.sv_coef, rho=m.rho, n_features=m.n_features, probA=m.probA,
-                     probB=m.probB, prob_density_marks=m.prob_density_marks,
-                     n_iter=m.n_iter, objective=m.objective, status=m.status)
+        return m.replace(classes=classes)
 
     def save(self, path, libsvm_precision=False):
         """Write the fitted model as a LIBSVM model file (see `Model.save`)."""
@@ -279,12 +338,34 @@ class _BaseClassifier(ClassifierMixin, _BaseSVM):
                         else dict(enumerate(self.class_weight_)))
         model = self._fit_model(Xr, encoded[rows], weights, class_weight=class_weight,
                                 **self._formulation_params())
-        self._set_fitted(model, rows)
+        # the model speaks of the caller's rows (a precomputed kernel's columns at
+        # prediction time are the caller's training rows)
+        model.support = rows[model.support]
+        self._set_fitted(model)
+        return self
+
+    def _set_model(self, model):
+        # scikit-learn's sorted classes; the internal model labels them 0..k-1 so that
+        # its predictions index classes_
+        if len(np.unique(model.classes)) != len(model.classes):
+            raise ValueError(f"the model's class labels repeat: {model.classes.tolist()}")
+        order = np.argsort(model.classes, kind="stable")
+        self.probability = model.probA is not None
+        # LIBSVM breaks ties between votes, and pairwise coupling stops at a tolerance,
+        # in its own class order: predictions and probabilities come from the model as
+        # svm-predict sees it (labels 0..k-1 in sorted order), so they are LIBSVM's
+        self._libsvm_order_model = model.replace(classes=np.argsort(order))
+        self._libsvm_order = order
+        model = model.with_class_order(order)
+        self.classes_ = model.classes
+        model = model.replace(classes=np.arange(len(self.classes_)))
+        self._set_fitted(model)
+
+    def _finish_fitted(self, model):
         self._n_support = np.asarray(model.n_support, dtype=np.int32)
         if len(self.classes_) == 2:
             self.intercept_ = -self._intercept_
             self.dual_coef_ = -self._dual_coef_
-        return self
 
     def _class_weights(self, encoded):
         k = len(self.classes_)
@@ -342,7 +423,8 @@ class _BaseClassifier(ClassifierMixin, _BaseSVM):
             index = np.argmax(self.decision_function(X), axis=1)
         else:
             X, _ = self._validate_X(X, reset=False)
-            index = self._model.predict(X).astype(np.intp)
+            model = getattr(self, "_libsvm_order_model", self._model)
+            index = model.predict(X).astype(np.intp)
         return self.classes_.take(index)
 
     def _check_proba(self):
@@ -359,6 +441,8 @@ class _BaseClassifier(ClassifierMixin, _BaseSVM):
     def _predict_proba(self, X):
         check_is_fitted(self)
         X, _ = self._validate_X(X, reset=False)
+        if hasattr(self, "_libsvm_order_model"):
+            return self._libsvm_order_model.predict_proba(X)[:, self._libsvm_order]
         return self._model.predict_proba(X)
 
     @property
@@ -366,6 +450,24 @@ class _BaseClassifier(ClassifierMixin, _BaseSVM):
         """log of predict_proba; needs probability=True."""
         self._check_proba()
         return lambda X: np.log(self._predict_proba(X))
+
+
+def _widen(model, n_features):
+    """The model predicting data of n_features columns (its own width by default)."""
+    if n_features is None:
+        return model
+    n_features = v.check_positive(n_features, "n_features", integer=True)
+    if n_features < model.n_features:
+        raise ValueError(f"n_features={n_features} is smaller than the model needs: its "
+                         f"support vectors use {model.n_features} "
+                         + ("training rows" if model.kernel == "precomputed" else "features"))
+    SV = model.support_vectors
+    if SV is not None and n_features > SV.shape[1]:
+        if sp.issparse(SV):
+            SV = sp.csr_matrix((SV.data, SV.indices, SV.indptr), shape=(SV.shape[0], n_features))
+        else:
+            SV = np.hstack([SV, np.zeros((SV.shape[0], n_features - SV.shape[1]))])
+    return model.replace(support_vectors=SV, n_features=n_features)
 
 
 def _check_targets(estimator, y):
@@ -392,8 +494,7 @@ class _BaseOther(_BaseSVM):
     def _fit_targets(self, X, y, sample_weight, **params):
         sample_weight = _check_sample_weight(sample_weight, X.shape[0])
         model = self._fit_model(X, y, sample_weight, **params)
-        self._set_fitted(model, np.arange(X.shape[0]))
-        self._n_support = np.array([model.n_sv], dtype=np.int32)
+        self._set_fitted(model)
         return self
 
 
@@ -600,9 +701,11 @@ class OneClassSVM(OutlierMixin, _BaseOther):
         self
         """
         X, _ = self._validate_X(X)
-        self._fit_targets(X, None, sample_weight, **self._formulation_params())
+        return self._fit_targets(X, None, sample_weight, **self._formulation_params())
+
+    def _finish_fitted(self, model):
+        super()._finish_fitted(model)
         self.offset_ = -self._intercept_
-        return self
 
     def decision_function(self, X):
         """Signed distance to the separating surface: positive for inliers."""

@@ -79,6 +79,29 @@ class Model:
         self._sv_norms = None
         self._sv_layout = None
 
+    _FIELDS = ("svm_type", "kernel", "gamma", "degree", "coef0", "classes", "n_support",
+               "support_vectors", "support", "sv_coef", "rho", "n_features", "probA",
+               "probB", "prob_density_marks", "n_iter", "objective", "status")
+
+    def replace(self, **changes):
+        """A new Model with the given fields changed and the others shared.
+
+        Parameters
+        ----------
+        **changes
+            Any of the constructor's keyword arguments.
+
+        Returns
+        -------
+        Model
+        """
+        unknown = set(changes) - set(self._FIELDS)
+        if unknown:
+            raise TypeError(f"Model has no field(s) {sorted(unknown)}")
+        fields = {name: getattr(self, name) for name in self._FIELDS}
+        fields.update(changes)
+        return Model(**fields)
+
     @property
     def n_classes(self):
         """Number of classes (2 for regression and one-class, as in LIBSVM)."""
@@ -108,6 +131,74 @@ class Model:
         """
         from libsmo import formats
         formats.save_model(self, path, libsvm_precision=libsvm_precision)
+
+    def with_class_order(self, order):
+        """The same classifier with its classes in another order.
+
+        LIBSVM orders classes by first appearance in the training labels; scikit-learn
+        sorts them. Both describe the same one-vs-one machine: moving a class moves its
+        support vectors and their coefficient rows, and a pair whose two classes change
+        places has its decision value negated (coefficients and rho change sign, and
+        its Platt sigmoid P(first | f) = 1 / (1 + exp(A f + B)) keeps A and negates B).
+
+        Parameters
+        ----------
+        order : sequence of int
+            A permutation of range(n_classes): the new model's class i is this model's
+            class order[i].
+
+        Returns
+        -------
+        Model
+            Equal predictions, decision values up to the pairs' signs and order.
+        """
+        if self.svm_type not in CLASSIFICATION_TYPES:
+            raise ValueError(f"with_class_order applies to classifiers, not {self.svm_type}")
+        k = self.n_classes
+        order = np.asarray(order, dtype=np.int64)
+        if order.shape != (k,) or not np.array_equal(np.sort(order), np.arange(k)):
+            raise ValueError(f"order must be a permutation of range({k}); got {order.tolist()}")
+        new_of_old = np.empty(k, dtype=np.int64)
+        new_of_old[order] = np.arange(k)
+        start = np.concatenate([[0], np.cumsum(self.n_support)])
+        sv_rows = np.concatenate([np.arange(start[c], start[c + 1]) for c in order])
+        sv_coef = np.zeros_like(self.sv_coef)
+        new_start = np.concatenate([[0], np.cumsum(self.n_support[order])])
+        for a in range(k):
+            old = slice(start[a], start[a + 1])
+            new = slice(new_start[new_of_old[a]], new_start[new_of_old[a] + 1])
+            for b in range(k):
+                if b == a:
+                    continue
+                na, nb = new_of_old[a], new_of_old[b]
+                sign = 1.0 if (na < nb) == (a < b) else -1.0
+                sv_coef[nb - 1 if nb > na else nb, new] = (
+                    sign * self.sv_coef[b - 1 if b > a else b, old])
+
+        def pair_index(i, j):   # position of pair (i, j), i < j, in LIBSVM's order
+            return i * k - i * (i + 1) // 2 + (j - i - 1)
+
+        n_pairs = k * (k - 1) // 2
+        source = np.empty(n_pairs, dtype=np.int64)
+        sign = np.empty(n_pairs)
+        for i in range(k):
+            for j in range(i + 1, k):
+                a, b = order[i], order[j]
+                source[pair_index(i, j)] = pair_index(min(a, b), max(a, b))
+                sign[pair_index(i, j)] = 1.0 if a < b else -1.0
+        has_probability = self.probA is not None and self.probB is not None
+        support_vectors = (None if self.support_vectors is None
+                           else self.support_vectors[sv_rows])
+        return self.replace(
+            classes=self.classes[order], n_support=self.n_support[order],
+            support_vectors=support_vectors,
+            support=None if self.support is None else self.support[sv_rows],
+            sv_coef=sv_coef, rho=sign * self.rho[source],
+            probA=self.probA[source] if has_probability else None,
+            probB=sign * self.probB[source] if has_probability else None,
+            n_iter=[self.n_iter[p] for p in source] if self.n_iter else (),
+            objective=[self.objective[p] for p in source] if self.objective else (),
+            status=[self.status[p] for p in source] if self.status else ())
 
     def _check_rows(self, X):
         """Validated rows, and their squared norms for the RBF kernel.

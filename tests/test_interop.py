@@ -347,3 +347,108 @@ def test_data_written_by_libsmo_is_read_by_svm_train(datasets, tmp_path):
         run("svm-train", "-q", str(data), str(tmp_path / name))
         models.append((tmp_path / name).read_bytes())
     assert models[0] == models[1]
+
+
+# ------------------------------------------------------------ LIBSVM file -> estimator
+
+ESTIMATOR_OF = {"c_svc": "SVC", "nu_svc": "NuSVC", "one_class": "OneClassSVM",
+                "epsilon_svr": "SVR", "nu_svr": "NuSVR"}
+FROM_MODEL_CASES = [("c_svc", "rbf", "heart", False), ("c_svc", "rbf", "pendigits", False),
+                    ("c_svc", "linear", "pendigits", True),
+                    ("c_svc", "precomputed", "heart", True),
+                    ("nu_svc", "poly", "pendigits", False), ("nu_svc", "poly", "heart", True),
+                    ("one_class", "rbf", "heart", False),
+                    ("epsilon_svr", "rbf", "housing", False),
+                    ("nu_svr", "sigmoid", "heart", False)]
+
+
+@pytest.mark.parametrize("case", FROM_MODEL_CASES, ids=case_id)
+def test_estimator_from_svm_train_model(case, datasets, libsvm_models, tmp_path):
+    """`Estimator.from_model(file)` of an svm-train model: svm-predict's labels and
+    probabilities, with scikit-learn's sorted classes (LIBSVM's first-appearance order
+    reordered: heart_scale's +1 comes first, pendigits' classes are shuffled)."""
+    need_tools()
+    svm_type, kernel, data_name, probability = case
+    data = datasets[data_name]
+    path = libsvm_models.get("svm-train", case)
+    n_columns = data.X.shape[0] if kernel == "precomputed" else data.X.shape[1]
+    cls = getattr(libsmo, ESTIMATOR_OF[svm_type])
+    est = cls.from_model(path, n_features=n_columns)
+    assert est.kernel == kernel and est.n_features_in_ == n_columns
+    rows = data.K if kernel == "precomputed" else data.X.toarray()  # dense: full width
+    labels, proba = svm_predict(data.file(kernel), path, tmp_path / "out", probability)
+    if svm_type in CLASSIFICATION:
+        np.testing.assert_array_equal(est.classes_, np.unique(data.y))
+        decision = est.decision_function(rows)
+        if probability:
+            # svm-predict -b 1 labels by the largest probability, columns in file order
+            file_order = np.array(
+                (tmp_path / "out").read_text().split("\n")[0].split()[1:], dtype=float)
+            np.testing.assert_allclose(est.predict_proba(rows),
+                                       proba[:, np.argsort(file_order)], rtol=1e-5, atol=1e-6)
+            assert_same_labels(est.classes_[est.predict_proba(rows).argmax(1)], labels,
+                               decision)
+        else:
+            assert_same_labels(est.predict(rows), labels, decision)
+        # the votes of the reordered pairs are LIBSVM's votes
+        np.testing.assert_array_equal(est.predict(rows),
+                                      libsmo.load_model(path).predict(data.rows(kernel)))
+    elif svm_type == "one_class":
+        np.testing.assert_array_equal(est.predict(rows), labels)
+    else:
+        np.testing.assert_allclose(est.predict(rows), labels, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("data_name", ["heart", "pendigits"])
+def test_estimator_from_model_matches_scikit_learn(data_name, datasets, tmp_path):
+    """The reordered model is scikit-learn's: sklearn.svm.SVC fitted on the same data
+    gives the same ovo and ovr decision values, intercept_ and dual_coef_ (both solvers
+    at tolerance 1e-7, so that their different paths end at the same optimum)."""
+    sk = pytest.importorskip("sklearn.svm")
+    need_tools()
+    data = datasets[data_name]
+    path = tmp_path / "tight.model"
+    run("svm-train", "-q", "-c", "2", "-e", "1e-7", str(data.path), str(path))
+    X = data.X.toarray()
+    gamma = 1.0 / X.shape[1]   # svm-train's default
+    ours = libsmo.SVC.from_model(path, n_features=X.shape[1])
+    theirs = sk.SVC(C=2.0, gamma=gamma, tol=1e-7, decision_function_shape="ovo").fit(X, data.y)
+    ovo = ours.set_params(decision_function_shape="ovo").decision_function(X)
+    np.testing.assert_allclose(ovo, theirs.decision_function(X), atol=1e-5)
+    # ovr values count votes: compare rows where no pair's value is within the tolerance
+    # of zero, where the two solvers' votes could differ
+    clear = np.abs(np.atleast_2d(ovo.T).T).min(axis=1) > 1e-4
+    ovr = ours.set_params(decision_function_shape="ovr").decision_function(X)
+    theirs.set_params(decision_function_shape="ovr")
+    np.testing.assert_allclose(ovr[clear], theirs.decision_function(X)[clear], atol=1e-5)
+    np.testing.assert_allclose(ours.intercept_, theirs.intercept_, atol=1e-5)
+    np.testing.assert_array_equal(ours.n_support_, theirs.n_support_)
+    np.testing.assert_allclose(ours.dual_coef_, theirs.dual_coef_, atol=1e-4)
+    # labels: scikit-learn's, except where two classes tie on votes, which LIBSVM (and
+    # so a model read from its file) gives to the class it met first in training
+    votes = np.sort(np.rint(ovr), axis=1) if ovr.ndim == 2 else np.zeros((len(X), 2))
+    untied = votes[:, -1] > votes[:, -2] if ovr.ndim == 2 else np.ones(len(X), bool)
+    np.testing.assert_array_equal(ours.predict(X)[untied], theirs.predict(X)[untied])
+
+
+def test_estimator_round_trip_through_a_file(datasets, tmp_path):
+    """fit -> save -> from_model: the same predictions, decision values and
+    probabilities; another estimator type is refused with the right one named."""
+    data = datasets["pendigits"]
+    fitted = libsmo.SVC(C=3.0, probability=True, random_state=0).fit(data.X, data.y)
+    path = tmp_path / "svc.model"
+    fitted.save(path)
+    loaded = libsmo.SVC.from_model(path, n_features=data.X.shape[1])
+    np.testing.assert_array_equal(loaded.predict(data.X), fitted.predict(data.X))
+    np.testing.assert_allclose(loaded.decision_function(data.X),
+                               fitted.decision_function(data.X), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(loaded.predict_proba(data.X), fitted.predict_proba(data.X),
+                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(loaded.to_model().classes, fitted.classes_)
+    assert not hasattr(loaded, "support_")   # a model file does not record them
+    with pytest.raises(ValueError, match="libsmo.SVC.from_model"):
+        libsmo.NuSVC.from_model(path)
+    with pytest.raises(ValueError, match="n_features"):
+        libsmo.SVC.from_model(path, n_features=3)
+    with pytest.raises(TypeError, match="model"):
+        libsmo.SVC.from_model(42)
