@@ -383,7 +383,7 @@ def scale_main(argv=None):
             print(f"WARNING: {w.message}", file=sys.stderr)
         if save:
             scaler.save_range(save)
-        formats.dump_svmlight_file(Xs, ys, sys.stdout.buffer)
+        formats.dump_svmlight_file(Xs, ys, sys.stdout.buffer, libsvm_precision=True)
     except OSError as exc:
         print(f"can't open file: {exc}", file=sys.stderr)
         return 1

@@ -326,8 +326,10 @@ def _as_csr_for_writing(X):
     return sp.csr_matrix(arr.astype(np.float64))  # stores the non-zeros (and NaN)
 
 
-def dump_svmlight_file(X, y, f, zero_based=False, comment=None, query_id=None):
-    """Write X and y in the svmlight / LIBSVM format, every number losslessly.
+def dump_svmlight_file(X, y, f, zero_based=False, comment=None, query_id=None,
+                       libsvm_precision=False):
+    """Write X and y in the svmlight / LIBSVM format, every number losslessly (or as
+    svm-scale writes them).
 
     Parameters
     ----------
@@ -347,6 +349,10 @@ def dump_svmlight_file(X, y, f, zero_based=False, comment=None, query_id=None):
         comments; libsmo's and scikit-learn's readers do.
     query_id : array-like of int or None
         Written as ``qid:q`` after each label.
+    libsvm_precision : bool
+        Write what svm-scale writes, byte for byte: labels with ``%.17g``, values with
+        ``%g`` (six significant digits), each token followed by a blank. Default False
+        writes every number in the shortest form that reads back exactly.
     """
     X = _as_csr_for_writing(X)
     y = np.asarray(y)
@@ -371,8 +377,10 @@ def dump_svmlight_file(X, y, f, zero_based=False, comment=None, query_id=None):
         head = b"".join(b"# " + line + b"\n" for line in comment.splitlines())
     body = format_lines(np.ascontiguousarray(y, dtype=np.float64).reshape(-1, 1),
                         X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data,
-                        index_offset=0 if zero_based else 1, lead_format=("r", 0),
-                        value_format=("r", 0), qid=qid)
+                        index_offset=0 if zero_based else 1,
+                        lead_format=("g", 17) if libsvm_precision else ("r", 0),
+                        value_format=("g", 6) if libsvm_precision else ("r", 0), qid=qid,
+                        trailing_blank=libsvm_precision)
     _write_output(f, head + body, compress=True)
 
 
