@@ -5,6 +5,7 @@ They read and write LIBSVM's files and print LIBSVM's lines, so that a script wr
 for svm-train / svm-predict / svm-scale runs unchanged. A bad option or file prints the
 usage text and exits non-zero.
 """
+import functools
 import logging
 import os
 import sys
@@ -205,6 +206,22 @@ def _read_problem(path, kernel):
     return formats.load_svmlight_file(path)
 
 
+def _interruptible(name):
+    """Ctrl-C ends a tool with a one-line message and the shell's status for SIGINT
+    (130), not a traceback; its files are written whole or not at all."""
+    def wrap(tool):
+        @functools.wraps(tool)
+        def run(argv=None):
+            try:
+                return tool(argv)
+            except KeyboardInterrupt:
+                print(f"{name}: interrupted, no file written", file=sys.stderr)
+                return 130
+        return run
+    return wrap
+
+
+@_interruptible("libsmo-train")
 def train_main(argv=None):
     """libsmo-train: svm-train's options and files. Returns the exit status."""
     from libsmo import train
@@ -256,6 +273,7 @@ def train_main(argv=None):
     return 0
 
 
+@_interruptible("libsmo-predict")
 def predict_main(argv=None):
     """libsmo-predict: svm-predict's options and files. Returns the exit status."""
     from libsmo import formats
@@ -312,8 +330,9 @@ def predict_main(argv=None):
         predicted = model.predict(X).astype(float)
         lines = [f"{p:.17g}" for p in predicted]
     try:
-        with open(output_file, "w") as out:
-            out.write("\n".join(lines) + ("\n" if lines else ""))
+        # whole or not at all, like the model files
+        formats.write_atomically(output_file,
+                                 ("\n".join(lines) + ("\n" if lines else "")).encode())
     except OSError:
         print(f"can't open output file {output_file}", file=sys.stderr)
         return 1
@@ -332,6 +351,7 @@ def predict_main(argv=None):
     return 0
 
 
+@_interruptible("libsmo-scale")
 def scale_main(argv=None):
     """libsmo-scale: svm-scale's options; writes the scaled data to stdout."""
     from libsmo import formats

@@ -381,7 +381,7 @@ def dump_svmlight_file(X, y, f, zero_based=False, comment=None, query_id=None,
                         lead_format=("g", 17) if libsvm_precision else ("r", 0),
                         value_format=("g", 6) if libsvm_precision else ("r", 0), qid=qid,
                         trailing_blank=libsvm_precision)
-    _write_output(f, head + body, compress=True)
+    write_atomically(f, head + body, compress=True)
 
 
 # ---------------------------------------------------------------------------- output
@@ -399,8 +399,10 @@ def _umask():
     return mask
 
 
-def _write_output(f, data, compress=False):
-    """Write bytes to a binary file object, or atomically to a path."""
+def write_atomically(f, data, compress=False):
+    """Write bytes to a binary file object, or to a path through a temporary file in
+    the same folder renamed into place, so that a failure leaves any previous file
+    intact; a path ending in .gz, .bz2 or .xz is compressed (with compress=True)."""
     if not isinstance(f, (str, bytes, os.PathLike)):
         if not hasattr(f, "write"):
             raise TypeError("expected a path or a binary file object, got "
@@ -787,7 +789,7 @@ def save_model(model, f, libsvm_precision=False):
         The model cannot be written in LIBSVM's format (labels that are not integers,
         NaN or infinite numbers, inconsistent fields).
     """
-    _write_output(f, model_to_bytes(model, libsvm_precision))
+    write_atomically(f, model_to_bytes(model, libsvm_precision))
 
 
 # ------------------------------------------------------------------ svm-scale ranges
@@ -814,7 +816,7 @@ def write_range_file(f, lower, upper, feature_min, feature_max, y_scaling=None):
     feature_max = np.asarray(feature_max, dtype=np.float64)
     for j in np.flatnonzero(feature_min != feature_max):
         lines.append("%d %.17g %.17g" % (j + 1, feature_min[j], feature_max[j]))
-    _write_output(f, ("\n".join(lines) + "\n").encode("ascii"))
+    write_atomically(f, ("\n".join(lines) + "\n").encode("ascii"))
 
 
 def read_range_file(f):

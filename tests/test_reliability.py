@@ -1,5 +1,8 @@
 """Reliability: awkward data gives a correct model or a clear error, threads are safe,
 fit releases the GIL, memory stays within the cache budget and prediction blocks."""
+import errno
+import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -195,3 +198,136 @@ def test_predicting_a_million_rows_in_bounded_memory():
     # output (8 MB) and kernel blocks of at most 32 MB, not the 1e6 x n_SV matrix
     # (several GB)
     assert grown < 8 + 32 + 60, grown
+
+
+# ---- faults: Ctrl-C and failed writes ------------------------------------------------
+
+def neutral_env():
+    """The environment for a child interpreter: one OpenMP thread, as the tests use."""
+    return dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+
+
+def test_sigint_during_estimator_fit_leaves_the_previous_model(tmp_path):
+    """A script that fits and saves, interrupted with SIGINT during the fit: it ends
+    with KeyboardInterrupt within a second, and the model file it would have replaced
+    is untouched, with no temporary file beside it."""
+    target = tmp_path / "model.txt"
+    target.write_bytes(b"the previous model\n")
+    script = textwrap.dedent(f"""
+        import sys, time
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        import libsmo
+        from conftest import load_dataset
+        X, y = load_dataset("a9a", n_rows=12000)
+        est = libsmo.SVC(gamma=0.05, tol=1e-12)   # a tolerance only a signal ends
+        print("fitting", flush=True)
+        try:
+            est.fit(X, y)
+            est.save({str(target)!r})
+        except KeyboardInterrupt:
+            print(time.monotonic(), flush=True)
+            raise
+    """)
+    data_file("a9a")  # decompressed (or failed/skipped) here, not in the child
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, cwd=tempfile.gettempdir(),
+                             env=neutral_env())
+    try:
+        assert child.stdout.readline().strip() == "fitting", child.stderr.read()
+        time.sleep(0.7)
+        sent = time.monotonic()
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=30)
+    finally:
+        child.kill()
+    caught = float(out.strip().splitlines()[-1])
+    assert caught - sent < 1.0
+    assert child.returncode != 0 and "KeyboardInterrupt" in err
+    assert target.read_bytes() == b"the previous model\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.txt"]
+
+
+def test_sigint_stops_libsmo_train_without_a_model_file(tmp_path):
+    """libsmo-train interrupted during training: exit status 130, a one-line message,
+    no model file and no temporary file."""
+    data = data_file("a9a")
+    child = subprocess.Popen(["libsmo-train", "-e", "1e-12", "-g", "0.05", str(data),
+                              "a9a.model"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, cwd=tmp_path, env=neutral_env())
+    try:
+        time.sleep(3.0)   # start-up and reading a9a take about a second
+        assert child.poll() is None, child.communicate()
+        sent = time.monotonic()
+        child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=30)
+        ended = time.monotonic()
+    finally:
+        child.kill()
+    assert ended - sent < 1.0
+    assert child.returncode == 130
+    assert err.strip() == "libsmo-train: interrupted, no file written"
+    assert list(tmp_path.iterdir()) == []
+
+
+WRITERS = {
+    "Model.save": lambda model, X, y, path: model.save(path),
+    "dump_svmlight_file": lambda model, X, y, path: libsmo.dump_svmlight_file(X, y, path),
+    "Scaler.save_range": lambda model, X, y, path: libsmo.Scaler().fit(X).save_range(path),
+}
+
+
+@pytest.mark.parametrize("writer", sorted(WRITERS))
+def test_a_write_that_runs_out_of_space_leaves_the_previous_file(writer, tmp_path):
+    """A real failed write: the file-size limit (RLIMIT_FSIZE, with SIGXFSZ ignored so
+    that write() fails with EFBIG as on a full disk) set below the new file's size. The
+    writer raises OSError; the old file is intact and no temporary file is left."""
+    target = tmp_path / "out.txt"
+    target.write_bytes(b"previous contents\n")
+    script = textwrap.dedent(f"""
+        import resource, signal, sys
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        import libsmo
+        from conftest import load_dataset
+        from test_reliability import WRITERS
+        X, y = load_dataset("heart_scale")
+        model = libsmo.train(X, y)
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (60, resource.RLIM_INFINITY))
+        try:
+            WRITERS[{writer!r}](model, X, y, {str(target)!r})
+        except OSError as exc:
+            print("OSError", exc.errno)
+    """)
+    data_file("heart_scale")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=120, cwd=tempfile.gettempdir(), env=neutral_env())
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["OSError", str(errno.EFBIG)]
+    assert target.read_bytes() == b"previous contents\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt"]
+
+
+def test_a_save_without_permission_leaves_the_previous_file(heart_scale, tmp_path,
+                                                            monkeypatch):
+    """No permission to create the temporary file (simulated: the tests may run as
+    root, whom a read-only folder does not stop): PermissionError, old file intact;
+    libsmo-train's save error is its usage of LIBSVM's message and status 1."""
+    X, y = heart_scale
+    model = libsmo.train(X, y)
+    target = tmp_path / "heart.model"
+    target.write_bytes(b"previous model\n")
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(errno.EACCES, "Permission denied", str(tmp_path))
+
+    from libsmo import formats
+    monkeypatch.setattr(formats.tempfile, "mkstemp", refuse)
+    with pytest.raises(PermissionError):
+        model.save(target)
+    with pytest.raises(PermissionError):
+        libsmo.SVC(gamma=0.1).fit(X, y).save(target)
+    assert target.read_bytes() == b"previous model\n"
+    from libsmo.cli import train_main
+    assert train_main(["-q", str(data_file("heart_scale")), str(target)]) == 1
+    assert target.read_bytes() == b"previous model\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["heart.model"]
