@@ -11,7 +11,7 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-EXTENSIONS = ["_kernel", "_cache", "_smo", "_svmlight"]
+EXTENSIONS = ["_kernel", "_cache", "_poll", "_smo", "_linear", "_svmlight"]
 
 
 def _compiler_has_openmp(compiler_cmd):

@@ -31,48 +31,24 @@ in a violating pair leave the active set (a prefix of the permuted variables); b
 stopping, the gradient of the shrunk ones is rebuilt from G_bar and optimality is checked
 on the whole problem.
 
-The loop runs without the GIL. It takes the GIL only to poll: at most every
-POLL_SECONDS, or when a user callback is due, to deliver Ctrl-C and run the callback.
+The loop runs without the GIL; `libsmo._poll.Poller` decides when it must stop (step
+cap, time limit, stop flag, Ctrl-C, callback).
 """
 import numpy as np
 cimport cython
 cimport numpy as cnp
-from cpython.exc cimport PyErr_CheckSignals
 from libc.math cimport fabs, INFINITY
-from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from libsmo._cache cimport QMatrix
+from libsmo._pair cimport (FREE, LOWER_BOUND, UPPER_BOUND, bound_status, curvature,
+                           in_low, in_up, solve_pair)
+from libsmo._poll cimport (Poller, RUNNING, OPTIMAL, MAX_ITER, STOPPED, EXCEPTION,
+                           NO_MEMORY, TIME_LIMIT)
+from libsmo._poll import STATUS_NAMES
 
 cnp.import_array()
 
-# LIBSVM's replacement for a non-positive curvature eta (non-PSD kernels, equal rows).
-cdef double TAU = 1e-12
-cdef double POLL_SECONDS = 0.05
-cdef int POLL_EVERY = 32  # steps between clock reads
-
-cdef enum AlphaStatus:
-    LOWER_BOUND = 0
-    UPPER_BOUND = 1
-    FREE = 2
-
-cdef enum StopReason:
-    RUNNING = 0
-    OPTIMAL = 1
-    MAX_ITER = 2
-    STOPPED = 3       # the callback returned False
-    EXCEPTION = 4     # Ctrl-C or an exception from the callback
-    NO_MEMORY = 5
-    TIME_LIMIT = 6
-
-STATUS_NAMES = {OPTIMAL: "optimal", MAX_ITER: "max_iter", STOPPED: "stopped",
-                TIME_LIMIT: "time_limit"}
 
 SELECTIONS = ("second_order", "platt")
-
-
-cdef inline double now() noexcept nogil:
-    cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return ts.tv_sec + 1e-9 * ts.tv_nsec
 
 
 @cython.final
@@ -87,7 +63,6 @@ cdef class Solver:
     cdef bint unshrunk
     cdef bint platt
     cdef long long n_iter
-    cdef long long max_iter
     cdef double[::1] alpha
     cdef double[::1] G
     cdef double[::1] G_bar
@@ -104,15 +79,7 @@ cdef class Solver:
     cdef int i_up[2]
     cdef int j_low[2]
     cdef unsigned long long rng
-    # polling
-    cdef object callback
-    cdef long long callback_every
-    cdef long long next_callback
-    cdef double last_poll
-    cdef double deadline
-    cdef signed char* stop_flag
-    cdef object stop_flag_owner
-    cdef object pending_exc
+    cdef Poller poller
     cdef int stop
 
     def __init__(self, QMatrix Q, p, y, C, alpha, double tol, bint shrinking,
@@ -128,7 +95,6 @@ cdef class Solver:
         self.unshrunk = False
         self.platt = selection == "platt"
         self.n_iter = 0
-        self.max_iter = -1 if max_iter is None else max_iter
         self.p = np.array(p, dtype=np.float64)
         self.y = np.array(y, dtype=np.float64)
         self.C = np.array(C, dtype=np.float64)
@@ -139,17 +105,8 @@ cdef class Solver:
         self.status = np.empty(self.l, dtype=np.int8)
         self.active_set = np.arange(self.l, dtype=np.int32)
         self.rng = 0x9E3779B97F4A7C15
-        self.callback = callback
-        self.callback_every = max(1, callback_every)
-        self.next_callback = self.callback_every
-        self.pending_exc = None
-        self.deadline = INFINITY if time_limit is None else now() + time_limit
-        cdef signed char[::1] flag
-        self.stop_flag = NULL
-        if stop_flag is not None:
-            flag = stop_flag
-            self.stop_flag_owner = stop_flag
-            self.stop_flag = &flag[0]
+        self.poller = Poller(max_iter, callback, callback_every, time_limit, stop_flag,
+                             self._progress)
         self.stop = RUNNING
         for i in range(self.l):
             self._update_status(i)
@@ -157,22 +114,13 @@ cdef class Solver:
     # ---- small helpers -------------------------------------------------------------
 
     cdef inline void _update_status(self, int i) noexcept nogil:
-        if self.alpha[i] >= self.C[i]:
-            self.status[i] = UPPER_BOUND
-        elif self.alpha[i] <= 0:
-            self.status[i] = LOWER_BOUND
-        else:
-            self.status[i] = FREE
+        self.status[i] = bound_status(self.alpha[i], self.C[i])
 
     cdef inline bint _in_up(self, int t) noexcept nogil:
-        if self.y[t] > 0:
-            return self.status[t] != UPPER_BOUND
-        return self.status[t] != LOWER_BOUND
+        return in_up(self.y[t], self.status[t])
 
     cdef inline bint _in_low(self, int t) noexcept nogil:
-        if self.y[t] > 0:
-            return self.status[t] != LOWER_BOUND
-        return self.status[t] != UPPER_BOUND
+        return in_low(self.y[t], self.status[t])
 
     cdef inline int _group(self, int t) noexcept nogil:
         """Sign group of variable t: the nu variant keeps y=+1 and y=-1 apart."""
@@ -262,54 +210,12 @@ cdef class Solver:
         cdef double Ci = self.C[i], Cj = self.C[j]
         cdef double old_ai = self.alpha[i], old_aj = self.alpha[j]
         cdef double ai = old_ai, aj = old_aj
-        cdef double quad, delta, diff, total, dai, daj
+        cdef double dai, daj
         cdef bint i_was_upper, j_was_upper
         if Qi == NULL:
             return -1
-        if self.y[i] != self.y[j]:
-            quad = self.QD[i] + self.QD[j] + 2.0 * Qi[j]
-            if quad <= 0:
-                quad = TAU
-            delta = (-self.G[i] - self.G[j]) / quad
-            diff = ai - aj
-            ai += delta
-            aj += delta
-            if diff > 0:
-                if aj < 0:
-                    aj = 0
-                    ai = diff
-            elif ai < 0:
-                ai = 0
-                aj = -diff
-            if diff > Ci - Cj:
-                if ai > Ci:
-                    ai = Ci
-                    aj = Ci - diff
-            elif aj > Cj:
-                aj = Cj
-                ai = Cj + diff
-        else:
-            quad = self.QD[i] + self.QD[j] - 2.0 * Qi[j]
-            if quad <= 0:
-                quad = TAU
-            delta = (self.G[i] - self.G[j]) / quad
-            total = ai + aj
-            ai -= delta
-            aj += delta
-            if total > Ci:
-                if ai > Ci:
-                    ai = Ci
-                    aj = total - Ci
-            elif aj < 0:
-                aj = 0
-                ai = total
-            if total > Cj:
-                if aj > Cj:
-                    aj = Cj
-                    ai = total - Cj
-            elif ai < 0:
-                ai = 0
-                aj = total
+        solve_pair(self.G[i], self.G[j], self.y[i], self.y[j], self.QD[i], self.QD[j],
+                   Qi[j], Ci, Cj, &ai, &aj)
         dai = ai - old_ai
         daj = aj - old_aj
         if require_progress and fabs(daj) < 1e-12 * (aj + old_aj + 1e-12):
@@ -401,9 +307,8 @@ cdef class Solver:
                 if grad_diff > 0:
                     # eta = K_ii + K_tt - 2 K_it, with K_it = y_i y_t Q_it
                     g_i = i_g[g]
-                    quad = self.QD[g_i] + self.QD[t] - 2.0 * y[g_i] * y[t] * Qg[g][t]
-                    if quad <= 0:
-                        quad = TAU
+                    quad = curvature(self.QD[g_i] + self.QD[t]
+                                     - 2.0 * y[g_i] * y[t] * Qg[g][t])
                     obj_diff = -(grad_diff * grad_diff) / quad
                     if obj_diff <= obj_min:
                         j = t
@@ -545,37 +450,8 @@ cdef class Solver:
     # ---- polling --------------------------------------------------------------------
 
     cdef inline bint _due(self) noexcept nogil:
-        if self.max_iter >= 0 and self.n_iter >= self.max_iter:
-            self.stop = MAX_ITER
-            return True
-        if self.n_iter % POLL_EVERY != 0:
-            return False
-        cdef double t = now()
-        if t >= self.deadline:
-            self.stop = TIME_LIMIT
-            return True
-        # set by another thread; read after an opaque call, so it is read afresh
-        if self.stop_flag != NULL and self.stop_flag[0]:
-            self.stop = STOPPED
-            return True
-        if self.callback is not None and self.n_iter >= self.next_callback:
-            return self._poll()
-        if t - self.last_poll >= POLL_SECONDS:
-            return self._poll()
-        return False
-
-    cdef bint _poll(self) noexcept with gil:
-        self.last_poll = now()
-        try:
-            PyErr_CheckSignals()
-            if self.callback is not None and self.n_iter >= self.next_callback:
-                self.next_callback = self.n_iter + self.callback_every
-                if self.callback(self._progress()) is False:
-                    self.stop = STOPPED
-                    return True
-        except BaseException as exc:
-            self.pending_exc = exc
-            self.stop = EXCEPTION
+        if self.poller.due(self.n_iter):
+            self.stop = self.poller.stop
             return True
         return False
 
@@ -667,56 +543,20 @@ cdef class Solver:
             elif changed == 0:
                 examine_all = True
 
-    cdef tuple _rho(self):
-        """rho as LIBSVM: the mean of y G over free variables, else the middle of the
-        interval the bound ones allow. The nu variant does this per sign group, giving
-        r1 and r2, and returns rho = (r1 - r2) / 2 and r = (r1 + r2) / 2."""
-        cdef int i, g
-        cdef double ub[2]
-        cdef double lb[2]
-        cdef double sum_free[2]
-        cdef int n_free[2]
-        cdef double yG, r[2]
-        for g in range(2):
-            ub[g] = INFINITY
-            lb[g] = -INFINITY
-            sum_free[g] = 0.0
-            n_free[g] = 0
-        for i in range(self.l):
-            g = self._group(i)
-            # the nu variant works with G itself; y G is the same for y = +1
-            yG = self.G[i] if self.nu else self.y[i] * self.G[i]
-            if self.status[i] == UPPER_BOUND:
-                if self.y[i] < 0 and not self.nu:
-                    ub[g] = min(ub[g], yG)
-                else:
-                    lb[g] = max(lb[g], yG)
-            elif self.status[i] == LOWER_BOUND:
-                if self.y[i] > 0 or self.nu:
-                    ub[g] = min(ub[g], yG)
-                else:
-                    lb[g] = max(lb[g], yG)
-            else:
-                n_free[g] += 1
-                sum_free[g] += yG
-        for g in range(2):
-            r[g] = sum_free[g] / n_free[g] if n_free[g] > 0 else (ub[g] + lb[g]) / 2
-        if self.nu:
-            return (r[0] - r[1]) / 2, (r[0] + r[1]) / 2
-        return r[0], 0.0
-
     def run(self):
         """Optimise; returns the result dict (see `solve`)."""
-        self.last_poll = now()
-        with nogil:
-            if self._init_gradient() < 0:
-                self.stop = NO_MEMORY
-            elif self.platt:
-                self._run_platt()
-            else:
-                self._run_second_order()
+        try:
+            with nogil:
+                if self._init_gradient() < 0:
+                    self.stop = NO_MEMORY
+                elif self.platt:
+                    self._run_platt()
+                else:
+                    self._run_second_order()
+        finally:
+            self.poller.release()
         if self.stop == EXCEPTION:
-            raise self.pending_exc
+            raise self.poller.pending_exc
         if self.stop == NO_MEMORY:
             raise MemoryError("libsmo: cannot allocate memory for the kernel cache")
         if self.active_size < self.l:
@@ -725,21 +565,51 @@ cdef class Solver:
                     self.stop = NO_MEMORY
             if self.stop == NO_MEMORY:
                 raise MemoryError("libsmo: cannot allocate memory for the kernel cache")
-        rho, r = self._rho()
         order = np.asarray(self.active_set)
-        alpha = np.empty(self.l)
-        G = np.empty(self.l)
-        alpha[order] = np.asarray(self.alpha)
-        G[order] = np.asarray(self.G)
-        return {
-            "alpha": alpha,
-            "gradient": G,
-            "rho": rho,
-            "r": r,
-            "objective": self._objective(),
-            "n_iter": int(self.n_iter),
-            "status": STATUS_NAMES[self.stop],
-        }
+
+        def in_caller_order(values):
+            out = np.empty(self.l)
+            out[order] = np.asarray(values)
+            return out
+
+        return result(*map(in_caller_order, (self.alpha, self.G, self.p, self.y, self.C)),
+                      self.nu, self.n_iter, self.stop)
+
+
+def result(alpha, G, p, y, C, bint nu, long long n_iter, int stop):
+    """The result dict of a solver run (see `solve`) from its final alpha and gradient.
+
+    rho is LIBSVM's: the mean of y G over free variables, else the middle of the
+    interval the bound ones allow. The nu variant does this per sign group, giving r1
+    and r2, and returns rho = (r1 - r2) / 2 and r = (r1 + r2) / 2 (else r = 0).
+    """
+    upper = alpha >= C
+    lower = alpha <= 0
+    free = ~upper & ~lower
+    # the nu variant works with G itself; y G is the same for y = +1
+    yG = G if nu else y * G
+    groups = [y > 0, y < 0] if nu else [np.ones(len(y), dtype=bool)]
+    r = []
+    for g in groups:
+        if np.any(free & g):
+            r.append(float(np.mean(yG[free & g])))
+            continue
+        # bounds that push rho down (ub) and up (lb)
+        to_ub = g & ((upper & (y < 0) & (not nu)) | (lower & ((y > 0) | nu)))
+        to_lb = g & ((upper & ((y > 0) | nu)) | (lower & (y < 0) & (not nu)))
+        ub = yG[to_ub].min() if to_ub.any() else INFINITY
+        lb = yG[to_lb].max() if to_lb.any() else -INFINITY
+        r.append(float((ub + lb) / 2))
+    rho, r_out = ((r[0] - r[1]) / 2, (r[0] + r[1]) / 2) if nu else (r[0], 0.0)
+    return {
+        "alpha": alpha,
+        "gradient": G,
+        "rho": rho,
+        "r": r_out,
+        "objective": float(0.5 * np.dot(alpha, G + p)),
+        "n_iter": int(n_iter),
+        "status": STATUS_NAMES[stop],
+    }
 
 
 def solve(QMatrix Q, p, y, C, alpha=None, *, double tol=1e-3, bint shrinking=True,

@@ -5,6 +5,7 @@ They are decompressed once into LIBSMO_DATA_CACHE (default: a libsmo folder in t
 system's temporary directory), never next to the originals. A test that needs a data set
 that is missing fails under CI (CI=true) and is skipped elsewhere, with the reason.
 """
+import ctypes
 import functools
 import lzma
 import os
@@ -66,3 +67,21 @@ def load_dataset(name, n_rows=None, n_features=None, dense=False):
 def heart_scale():
     """heart_scale (270 x 13, labels +1/-1) as CSR."""
     return load_dataset("heart_scale")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def single_threaded_libsvm():
+    """libsvm-official 3.37 computes each kernel row in an OpenMP loop; on a machine
+    whose cores are busy its threads wait for each other, and a fit or a prediction
+    takes tens to hundreds of times longer (a9a, 8000 rows, linear: 35 s instead of
+    under 1 s). One OpenMP thread for the whole session, restored afterwards; libsmo's
+    own threads are set explicitly by its n_threads."""
+    try:
+        gomp = ctypes.CDLL("libgomp.so.1")
+    except OSError:
+        yield
+        return
+    before = gomp.omp_get_max_threads()
+    gomp.omp_set_num_threads(1)
+    yield
+    gomp.omp_set_num_threads(before)

@@ -51,6 +51,9 @@ def test_scikit_learn_checks(estimator, check):
     check(estimator)
 
 
+# linear_solver="kernel": LIBSVM's path step for step. pendigits' 16 features make a
+# linear kernel's optimum a set of alphas sharing one w; the primal solver lands on
+# another member of that set (test_linear_primal_solver_matches_scikit_learn).
 PAIRS = [
     (libsmo.SVC, sk.SVC, {"C": 2.0}),
     (libsmo.NuSVC, sk.NuSVC, {"nu": 0.4}),
@@ -66,7 +69,8 @@ def test_same_answers_as_scikit_learn_classifiers(ours, theirs, params, name, n_
     X, y = load_dataset(name, n_rows=n_rows)
     if name == "pendigits":
         X = X / 100.0
-    a = ours(tol=1e-6, **params).fit(X, y)
+    extra = {"linear_solver": "kernel"} if params.get("kernel") == "linear" else {}
+    a = ours(tol=1e-6, **params, **extra).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
         b = theirs(tol=1e-6, **params).fit(X, y)
@@ -82,6 +86,25 @@ def test_same_answers_as_scikit_learn_classifiers(ours, theirs, params, name, n_
     a.set_params(decision_function_shape="ovo")
     b.set_params(decision_function_shape="ovo")
     np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-5)
+
+
+@pytest.mark.parametrize("name,n_rows", [("heart_scale", None), ("pendigits", 1200),
+                                         ("a1a", None)])
+def test_linear_primal_solver_matches_scikit_learn(name, n_rows):
+    """The primal weights path: scikit-learn's w (coef_, unique at the optimum),
+    intercept_, decision values and labels, at tolerance 1e-6 on both sides."""
+    X, y = load_dataset(name, n_rows=n_rows)
+    if name == "pendigits":
+        X = X / 100.0
+    a = libsmo.SVC(kernel="linear", tol=1e-6).fit(X, y)
+    b = sk.SVC(kernel="linear", tol=1e-6).fit(X, y)
+    assert a.linear_solver == "auto"
+    np.testing.assert_allclose(a.coef_, dense(b.coef_), atol=1e-4)
+    np.testing.assert_allclose(a.intercept_, b.intercept_, atol=1e-4)
+    dec_a, dec_b = a.decision_function(X), b.decision_function(X)
+    np.testing.assert_allclose(dec_a, dec_b, atol=1e-4)
+    unsure = (np.abs(dec_b) < 1e-4) if dec_b.ndim == 1 else np.zeros(len(y), bool)
+    np.testing.assert_array_equal(a.predict(X)[~unsure], b.predict(X)[~unsure])
 
 
 @pytest.mark.parametrize("ours,theirs,params", [

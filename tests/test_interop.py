@@ -21,7 +21,6 @@ the two writers agree: on these data every -b 0 model file of svm-train 3.24 equ
 libsvm-official 3.37's byte for byte, and -b 1 files differ only in the probA/probB
 values (each draws its own cross-validation folds).
 """
-import ctypes
 import os
 import shutil
 import subprocess
@@ -64,23 +63,6 @@ CASES = PLAIN_CASES + PROBABILITY_CASES
 def case_id(case):
     svm_type, kernel, data, probability = case
     return f"{svm_type}-{kernel}-{data}" + ("-b1" if probability else "")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def single_threaded_libsvm():
-    """libsvm-official 3.37 computes each row's kernel values in an OpenMP loop; on a
-    machine whose cores are busy, its threads wait for each other and a prediction
-    takes hundreds of times longer. One thread here (restored afterwards); the
-    command-line tools get OMP_NUM_THREADS=1."""
-    try:
-        gomp = ctypes.CDLL("libgomp.so.1")
-    except OSError:
-        yield
-        return
-    before = gomp.omp_get_max_threads()
-    gomp.omp_set_num_threads(1)
-    yield
-    gomp.omp_set_num_threads(before)
 
 
 def need_tools():

@@ -242,8 +242,11 @@ def test_same_random_state_same_probabilities():
 
 def test_dense_sparse_and_precomputed_agree(heart_scale):
     X, y = heart_scale
-    sparse = libsmo.train(X, y, kernel="linear", probability=True, random_state=3)
-    dense = libsmo.train(X.toarray(), y, kernel="linear", probability=True, random_state=3)
+    # kernel rows for all three (the precomputed kernel has no primal weights)
+    sparse = libsmo.train(X, y, kernel="linear", probability=True, random_state=3,
+                          linear_solver="kernel")
+    dense = libsmo.train(X.toarray(), y, kernel="linear", probability=True, random_state=3,
+                         linear_solver="kernel")
     gram = (X @ X.T).toarray()
     pre = libsmo.train(gram, y, kernel="precomputed", probability=True, random_state=3)
     for model in (dense, pre):
