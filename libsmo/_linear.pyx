@@ -32,6 +32,7 @@ import scipy.sparse as sp
 cimport cython
 cimport numpy as cnp
 from libc.math cimport fabs, INFINITY
+from libsmo._kernel cimport dense_dot
 from libsmo._pair cimport (FREE, LOWER_BOUND, UPPER_BOUND, bound_status, in_low, in_up,
                            solve_pair)
 from libsmo._poll cimport Poller, RUNNING, OPTIMAL, EXCEPTION
@@ -131,8 +132,7 @@ cdef class LinearSolver:
             for k in range(begin, begin + self.nnz[t]):
                 s += self.data[k] * self.w[self.indices[k]]
         else:
-            for f in range(self.d):
-                s += self.dense[self.dense_row[t], f] * self.w[f]
+            s = dense_dot(&self.dense[self.dense_row[t], 0], &self.w[0], self.d)
         return s
 
     cdef inline void _add_row(self, int t, double a) noexcept nogil:
@@ -154,9 +154,8 @@ cdef class LinearSolver:
         cdef Py_ssize_t f
         cdef int ia, ib
         if not self.sparse:
-            for f in range(self.d):
-                s += self.dense[self.dense_row[i], f] * self.dense[self.dense_row[j], f]
-            return s
+            return dense_dot(&self.dense[self.dense_row[i], 0],
+                             &self.dense[self.dense_row[j], 0], self.d)
         a = self.start[i]
         a_end = a + self.nnz[i]
         b = self.start[j]
