@@ -57,13 +57,16 @@ def test_primal_and_kernel_rows_agree_at_default_tolerance():
     assert abs(accuracy[0] - accuracy[1]) <= 0.001
 
 
-def test_dense_and_sparse_give_the_same_model():
+def test_dense_and_sparse_reach_the_same_optimum():
+    """Dense and CSR rows sum their dot products in different orders, so the two runs
+    may part ways at a rounding-level tie; they end at the same optimum."""
     X, y = load_dataset("heart_scale")
-    sparse = libsmo.train(X, y, kernel="linear", C=2.0)
-    dense = libsmo.train(X.toarray(), y, kernel="linear", C=2.0)
-    np.testing.assert_allclose(dense.sv_coef, sparse.sv_coef, atol=1e-12)
-    np.testing.assert_allclose(dense.rho, sparse.rho, atol=1e-12)
-    assert dense.n_iter == sparse.n_iter
+    sparse = libsmo.train(X, y, kernel="linear", C=2.0, tol=TIGHT)
+    dense = libsmo.train(X.toarray(), y, kernel="linear", C=2.0, tol=TIGHT)
+    assert dense.objective[0] == pytest.approx(sparse.objective[0], rel=1e-9)
+    np.testing.assert_allclose(primal_weights(dense), primal_weights(sparse), atol=1e-5)
+    np.testing.assert_allclose(dense.decision_function(X), sparse.decision_function(X),
+                               atol=1e-5)
 
 
 def test_random_fourier_features_dense():
