@@ -81,3 +81,34 @@ def iter_row_blocks(n_rows, n_cols):
     step = max(1, BLOCK_BYTES // (8 * max(1, n_cols)))
     for start in range(0, n_rows, step):
         yield slice(start, min(n_rows, start + step))
+
+
+def iter_kernel_blocks(X, SV, kernel, gamma, degree, coef0, X_norms=None, SV_norms=None,
+                       rows=None):
+    """Yield (block, K(X[block], SV)) over slices of rows whose kernel block stays within
+    BLOCK_BYTES (with `rows`, of the rows X[rows], taken a block at a time).
+
+    Parameters
+    ----------
+    X : ndarray or csr_matrix
+        The rows; for kernel="precomputed", their kernel values with every training row.
+    SV : ndarray or csr_matrix, or for kernel="precomputed" an index array
+        The support vectors (as `prediction_layout` holds them), or the columns of X
+        that belong to them.
+    kernel, gamma, degree, coef0, X_norms, SV_norms
+        As for `kernel_block`; SV_norms is computed once here when needed.
+    rows : array of int, optional
+        Row indices into X (default: all rows, in order); X_norms then follows them.
+    """
+    n_sv = len(SV) if kernel == "precomputed" else SV.shape[0]
+    n_rows = X.shape[0] if rows is None else len(rows)
+    if kernel == "rbf" and SV_norms is None:
+        SV_norms = squared_norms(SV)
+    for block in iter_row_blocks(n_rows, n_sv):
+        X_block = X[block] if rows is None else X[rows[block]]
+        if kernel == "precomputed":
+            yield block, X_block[:, SV]
+            continue
+        yield block, kernel_block(dense_block(X_block, SV), SV, kernel, gamma, degree,
+                                  coef0, X_norms=None if X_norms is None else X_norms[block],
+                                  SV_norms=SV_norms)

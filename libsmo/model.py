@@ -9,8 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from libsmo import probability as _probability
-from libsmo._prediction import (dense_block, iter_row_blocks, kernel_block,
-                                prediction_layout, squared_norms)
+from libsmo._prediction import iter_kernel_blocks, prediction_layout, squared_norms
 from libsmo._validation import check_data, check_norms, check_precomputed
 
 CLASSIFICATION_TYPES = ("c_svc", "nu_svc")
@@ -225,18 +224,12 @@ class Model:
     def _kernel_rows(self, X, norms):
         """Yield (slice, K(X[slice], SV)) over blocks of rows."""
         if self.kernel == "precomputed":
-            for rows in iter_row_blocks(X.shape[0], self.n_sv):
-                yield rows, X[rows][:, self.support]
-            return
+            return iter_kernel_blocks(X, self.support, "precomputed", 0.0, 0, 0.0)
         if self._sv_norms is None:
             self._sv_layout = prediction_layout(self.support_vectors)
             self._sv_norms = squared_norms(self.support_vectors)
-        SV = self._sv_layout
-        for rows in iter_row_blocks(X.shape[0], self.n_sv):
-            yield rows, kernel_block(dense_block(X[rows], SV), SV, self.kernel, self.gamma,
-                                     self.degree, self.coef0,
-                                     X_norms=None if norms is None else norms[rows],
-                                     SV_norms=self._sv_norms)
+        return iter_kernel_blocks(X, self._sv_layout, self.kernel, self.gamma, self.degree,
+                                  self.coef0, X_norms=norms, SV_norms=self._sv_norms)
 
     def decision_function(self, X):
         """Decision values f(x) = sum_i sv_coef_i K(x_i, x) - rho for each pair.

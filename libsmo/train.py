@@ -36,7 +36,7 @@ from libsmo import probability as prob
 from libsmo._cache import QMatrix, SVRQMatrix
 from libsmo._linear import solve_linear
 from libsmo._kernel import Kernel
-from libsmo._prediction import iter_row_blocks, kernel_block, squared_norms
+from libsmo._prediction import iter_kernel_blocks
 from libsmo._smo import solve
 from libsmo.model import Model
 
@@ -175,15 +175,10 @@ class _Trainer:
         if len(sv) == 0 or len(rows) == 0:
             return out
         kernel, gamma, degree, coef0 = self.kernel_args
-        if kernel == "precomputed":
-            for block in iter_row_blocks(len(rows), len(sv)):
-                out[block] += self.X[rows[block]][:, sv] @ coef
-            return out
-        SV = self.X[sv]
-        sv_norms = squared_norms(SV) if kernel == "rbf" else None
-        for block in iter_row_blocks(len(rows), len(sv)):
-            out[block] += kernel_block(self.X[rows[block]], SV, kernel, gamma, degree,
-                                       coef0, SV_norms=sv_norms) @ coef
+        SV = sv if kernel == "precomputed" else self.X[sv]
+        for block, K in iter_kernel_blocks(self.X, SV, kernel, gamma, degree, coef0,
+                                           rows=rows):
+            out[block] += K @ coef
         return out
 
     def solve_rows(self, rows, signs, p, upper, alpha=None, nu=False):
