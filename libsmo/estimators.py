@@ -242,24 +242,9 @@ class _BaseSVM(BaseEstimator):
         if self.kernel != "linear":
             raise AttributeError("coef_ is only available when using a linear kernel")
         check_is_fitted(self)
-        SV = self.support_vectors_
-        if self._svm_type in ("c_svc", "nu_svc") and len(self.classes_) > 2:
-            # one weight vector per one-vs-one pair (i, j): class i's support vectors
-            # carry their coefficients on line j - 1, class j's on line i
-            start = np.concatenate([[0], np.cumsum(self._n_support)])
-            rows = []
-            k = len(self.classes_)
-            for i in range(k):
-                for j in range(i + 1, k):
-                    si, sj = slice(start[i], start[i + 1]), slice(start[j], start[j + 1])
-                    rows.append(self._dual_coef_[j - 1, si] @ SV[si]
-                                + self._dual_coef_[i, sj] @ SV[sj])
-            coef = np.vstack([np.asarray(r).ravel() for r in rows])
-        else:
-            coef = self._dual_coef_ @ SV
-            coef = coef.toarray() if sp.issparse(coef) else np.array(coef)
-            if self._svm_type in ("c_svc", "nu_svc"):
-                coef = -coef
+        coef = self._model.linear_weights().copy()
+        if self._svm_type in ("c_svc", "nu_svc") and len(self.classes_) == 2:
+            coef = -coef   # scikit-learn's sign: positive means classes_[1]
         coef.flags.writeable = False
         return coef
 

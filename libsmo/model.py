@@ -9,7 +9,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from libsmo import probability as _probability
-from libsmo._prediction import iter_kernel_blocks, prediction_layout, squared_norms
+from libsmo._prediction import (DENSE_SV_BYTES, iter_kernel_blocks, prediction_layout,
+                                squared_norms)
 from libsmo._validation import check_data, check_norms, check_precomputed
 
 CLASSIFICATION_TYPES = ("c_svc", "nu_svc")
@@ -77,6 +78,7 @@ class Model:
         self.status = list(status)
         self._sv_norms = None
         self._sv_layout = None
+        self._weights = None
 
     _FIELDS = ("svm_type", "kernel", "gamma", "degree", "coef0", "classes", "n_support",
                "support_vectors", "support", "sv_coef", "rho", "n_features", "probA",
@@ -231,6 +233,35 @@ class Model:
         return iter_kernel_blocks(X, self._sv_layout, self.kernel, self.gamma, self.degree,
                                   self.coef0, X_norms=norms, SV_norms=self._sv_norms)
 
+    def linear_weights(self):
+        """The primal weights of a linear-kernel model: one row per pair of classes (in
+        rho's order; one row for the other svm types), f(x) = W x - rho.
+
+        Returns
+        -------
+        ndarray of shape (n_pairs, n_features)
+        """
+        if self.kernel != "linear":
+            raise ValueError(f"primal weights exist for the linear kernel, not {self.kernel!r}")
+        if self._weights is None:
+            SV = self.support_vectors
+            if self.svm_type not in CLASSIFICATION_TYPES:
+                rows = [self.sv_coef[0] @ SV]
+            else:
+                k = self.n_classes
+                start = np.concatenate([[0], np.cumsum(self.n_support)])
+                rows = []
+                for i in range(k):
+                    si = slice(start[i], start[i + 1])
+                    for j in range(i + 1, k):
+                        sj = slice(start[j], start[j + 1])
+                        rows.append(self.sv_coef[j - 1, si] @ SV[si]
+                                    + self.sv_coef[i, sj] @ SV[sj])
+            self._weights = np.vstack([np.asarray(r, dtype=np.float64).reshape(1, -1)
+                                       for r in rows])
+            self._weights.flags.writeable = False
+        return self._weights
+
     def decision_function(self, X):
         """Decision values f(x) = sum_i sv_coef_i K(x_i, x) - rho for each pair.
 
@@ -248,6 +279,10 @@ class Model:
         X, norms = self._check_rows(X)
         k = self.n_classes
         n_pairs = k * (k - 1) // 2 if self.svm_type in CLASSIFICATION_TYPES else 1
+        if self.kernel == "linear" and n_pairs * self.n_features * 8 <= DENSE_SV_BYTES:
+            # one product with the primal weights instead of one per support vector
+            out = np.asarray(X @ self.linear_weights().T) - self.rho
+            return out[:, 0] if n_pairs == 1 else out
         out = np.empty((X.shape[0], n_pairs))
         if self.svm_type not in CLASSIFICATION_TYPES:
             for rows, K in self._kernel_rows(X, norms):
