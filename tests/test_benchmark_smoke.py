@@ -1,0 +1,52 @@
+"""benchmarks/run.py end to end on a tiny slice: it runs, writes its results, and
+libsmo and LIBSVM reach the same dual objective.
+
+The script runs as a subprocess from a temporary folder, not from the repository root,
+whose libsmo/ source folder would otherwise be imported instead of the installed package.
+"""
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import data_file
+
+RUN = Path(__file__).resolve().parents[1] / "benchmarks" / "run.py"
+CASES = ("a9a", "housing")
+LIBRARIES = ("libsmo", "libsvm", "sklearn")
+
+
+def test_benchmark_smoke(tmp_path):
+    pytest.importorskip("libsvm")
+    pytest.importorskip("sklearn")
+    # the data the two cases read (fails under CI when missing, skips elsewhere)
+    for name in ("a9a", "a9a.t", "housing_scale"):
+        data_file(name)
+    out = tmp_path / "results"
+    work = tmp_path / "cwd"
+    work.mkdir()
+    proc = subprocess.run(
+        [sys.executable, str(RUN), "--cases", ",".join(CASES), "--rows", "400",
+         "--repeats", "1", "--threads", "1", "--out", str(out)],
+        cwd=work, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+
+    results = json.loads((out / "latest.json").read_text())
+    assert results["machine"]["threads"] == 1
+    by_case = {case["case"]: case for case in results["cases"]}
+    assert set(by_case) == set(CASES)
+    for name, case in by_case.items():
+        for library in LIBRARIES:
+            runs = case["runs"][library]
+            assert len(runs) == 1 and "error" not in runs[0], (name, library, runs)
+            for key in ("load_s", "train_s", "train_cpu_s", "predict_s"):
+                value = runs[0][key]
+                assert math.isfinite(value) and value >= 0, (name, library, key, value)
+            assert runs[0]["train_rows"] <= 400
+        assert case["median"]["sklearn"]["objective"] is None
+        assert case["agreement"]["objectives_agree"], (name, case["agreement"])
+        assert case["ratios"]["vs_libsvm"]["train_s"] is not None
+    assert "| a9a" in (out / "latest.md").read_text()
