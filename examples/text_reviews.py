@@ -48,8 +48,7 @@ seed_simulations.py and large_scale.py).
 Times are wall-clock seconds with BLAS on one thread (see `one_blas_thread`).
 
 The best model is saved as a LIBSVM model file (<out-dir>/text_reviews_best.model, with
-the vocabulary in column order beside it) when `libsmo.Model` has a `save` method; a
-figure of the accuracies and times goes to <out-dir>/text_reviews_accuracy.png.
+the vocabulary in column order beside it); a figure of the accuracies and times goes to <out-dir>/text_reviews_accuracy.png.
 
 Run (from the repository root):
     python examples/text_reviews.py "../shared/data/Womens Clothing E-Commerce Reviews.csv.xz"
