@@ -16,6 +16,16 @@ from libsmo._validation import check_data, check_norms, check_precomputed
 CLASSIFICATION_TYPES = ("c_svc", "nu_svc")
 
 
+def _finite_decisions(values):
+    """values, unless some are inf or NaN: a model whose numbers (read from a file,
+    say) are too large for double precision is refused rather than trusted."""
+    if not np.isfinite(values).all():
+        raise ValueError("decision values overflow double precision (inf or NaN): this "
+                         "model's support vectors, coefficients or kernel parameters are "
+                         "too large for these rows")
+    return values
+
+
 class Model:
     """A trained support vector machine in LIBSVM's terms.
 
@@ -282,12 +292,12 @@ class Model:
         if self.kernel == "linear" and n_pairs * self.n_features * 8 <= DENSE_SV_BYTES:
             # one product with the primal weights instead of one per support vector
             out = np.asarray(X @ self.linear_weights().T) - self.rho
-            return out[:, 0] if n_pairs == 1 else out
+            return _finite_decisions(out[:, 0] if n_pairs == 1 else out)
         out = np.empty((X.shape[0], n_pairs))
         if self.svm_type not in CLASSIFICATION_TYPES:
             for rows, K in self._kernel_rows(X, norms):
                 out[rows, 0] = K @ self.sv_coef[0] - self.rho[0]
-            return out[:, 0]
+            return _finite_decisions(out[:, 0])
         start = np.concatenate([[0], np.cumsum(self.n_support)[:-1]])
         for rows, K in self._kernel_rows(X, norms):
             pair = 0
@@ -299,7 +309,7 @@ class Model:
                                        + K[:, sj:sj + nj] @ self.sv_coef[i, sj:sj + nj]
                                        - self.rho[pair])
                     pair += 1
-        return out[:, 0] if n_pairs == 1 else out
+        return _finite_decisions(out[:, 0] if n_pairs == 1 else out)
 
     def predict(self, X):
         """Predicted labels (classification: one-vs-one votes, ties to the lower class

@@ -339,12 +339,37 @@ def check_model(raw):
         assert np.array_equal(model.support, expected["support"])
     else:
         assert np.array_equal(model.support_vectors.toarray(), expected["SV"])
+    assert_predicts_finite_or_refuses(model)
     # what was read is written back and read again unchanged
     out = io.BytesIO()
     model.save(out)
     again = libsmo.load_model(io.BytesIO(out.getvalue()))
     assert np.array_equal(again.sv_coef, model.sv_coef)
     assert np.array_equal(again.rho, model.rho)
+
+
+def assert_predicts_finite_or_refuses(model):
+    """A model that loads predicts finite decision values, labels among its classes
+    and probabilities in [0, 1], or refuses with a ValueError that says why."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(4, max(model.n_features, 1)))
+    X[:, ::3] = 0.0
+    for rows in (X, sp.csr_matrix(X)) if model.kernel != "precomputed" else (X,):
+        try:
+            dec = model.decision_function(rows)
+            labels = model.predict(rows)
+        except ValueError as exc:
+            assert "overflow" in str(exc), exc
+            continue
+        assert np.isfinite(dec).all()
+        if model.svm_type in ("c_svc", "nu_svc"):
+            assert set(labels.tolist()) <= set(model.classes.tolist())
+        try:
+            proba = model.predict_proba(rows)
+        except ValueError as exc:
+            assert "probab" in str(exc) or "overflow" in str(exc), exc
+            continue
+        assert np.isfinite(proba).all() and (proba >= 0).all() and (proba <= 1).all()
 
 
 def test_unmutated_seeds_read_as_the_reference_reads_them():
