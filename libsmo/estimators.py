@@ -525,9 +525,10 @@ class SVC(_BaseClassifier):
     "balanced"), verbose, max_iter (-1: LIBSVM's cap), decision_function_shape ("ovr"
     or "ovo"), break_ties, random_state (for the probability folds). One more:
     linear_solver ("auto", "primal" or "kernel", see `libsmo.train`): with
-    kernel="linear", "auto" keeps the primal weights instead of kernel rows, the same
-    optimum many times faster on large data; "kernel" follows LIBSVM's own path step
-    for step (the same dual_coef_ where the optimum's alphas are not unique).
+    kernel="linear", "primal" keeps the primal weights instead of kernel rows, the same
+    optimum many times faster on large data ("auto" takes it where the kernel cache
+    cannot hold Q); "kernel" follows LIBSVM's own path step for step (the same
+    dual_coef_ where the optimum's alphas are not unique).
     """
 
     _svm_type = "c_svc"

@@ -25,7 +25,7 @@ def primal_weights(model):
                                            ("w1a", None, 4.0), ("a9a", 8000, 0.05)])
 def test_same_optimum_as_libsvm(name, n_rows, C):
     X, y = load_dataset(name, n_rows=n_rows)
-    model = libsmo.train(X, y, kernel="linear", C=C, tol=TIGHT)
+    model = libsmo.train(X, y, kernel="linear", C=C, tol=TIGHT, linear_solver="primal")
     assert model.status == ["optimal"]
     peer = libsvm_train(X, y, kernel="linear", C=C, tol=TIGHT)
     theirs = libsvm_summary(peer)
@@ -48,7 +48,7 @@ def test_primal_and_kernel_rows_agree_at_default_tolerance():
     X, y = load_dataset("a9a", n_rows=12000)
     Xt, yt = load_dataset("a9a.t", n_features=X.shape[1], n_rows=6000)
     X = sp.csr_matrix(X, shape=(X.shape[0], Xt.shape[1]))
-    primal = libsmo.train(X, y, kernel="linear", C=0.05)
+    primal = libsmo.train(X, y, kernel="linear", C=0.05, linear_solver="primal")
     rows = libsmo.train(X, y, kernel="linear", C=0.05, linear_solver="kernel")
     peer = libsvm_train(X, y, kernel="linear", C=0.05)
     for f in (primal.objective[0], rows.objective[0]):
@@ -61,8 +61,9 @@ def test_dense_and_sparse_reach_the_same_optimum():
     """Dense and CSR rows sum their dot products in different orders, so the two runs
     may part ways at a rounding-level tie; they end at the same optimum."""
     X, y = load_dataset("heart_scale")
-    sparse = libsmo.train(X, y, kernel="linear", C=2.0, tol=TIGHT)
-    dense = libsmo.train(X.toarray(), y, kernel="linear", C=2.0, tol=TIGHT)
+    sparse = libsmo.train(X, y, kernel="linear", C=2.0, tol=TIGHT, linear_solver="primal")
+    dense = libsmo.train(X.toarray(), y, kernel="linear", C=2.0, tol=TIGHT,
+                         linear_solver="primal")
     assert dense.objective[0] == pytest.approx(sparse.objective[0], rel=1e-9)
     np.testing.assert_allclose(primal_weights(dense), primal_weights(sparse), atol=1e-5)
     np.testing.assert_allclose(dense.decision_function(X), sparse.decision_function(X),
@@ -74,7 +75,7 @@ def test_random_fourier_features_dense():
     X, y = load_dataset("a9a", n_rows=3000)
     Z = libsmo.RandomFourierFeatures(n_components=300, gamma=0.05,
                                      random_state=0).fit_transform(X)
-    model = libsmo.train(Z, y, kernel="linear", C=1.0, tol=TIGHT)
+    model = libsmo.train(Z, y, kernel="linear", C=1.0, tol=TIGHT, linear_solver="primal")
     peer = libsvm_train(Z, y, kernel="linear", C=1.0, tol=TIGHT)
     assert model.objective[0] == pytest.approx(peer.objectives[0], rel=1e-6, abs=2e-6)
     np.testing.assert_allclose(model.decision_function(Z),
@@ -91,7 +92,8 @@ def test_multiclass_weights_and_one_class_match_kernel_rows():
                   sample_weight=weights),
              dict(svm_type="one_class", nu=0.2)]
     for params in cases:
-        primal = libsmo.train(X, y, kernel="linear", tol=TIGHT, **params)
+        primal = libsmo.train(X, y, kernel="linear", tol=TIGHT, linear_solver="primal",
+                              **params)
         rows = libsmo.train(X, y, kernel="linear", tol=TIGHT, linear_solver="kernel",
                             **params)
         np.testing.assert_allclose(primal.objective, rows.objective, rtol=1e-6)
@@ -101,8 +103,9 @@ def test_multiclass_weights_and_one_class_match_kernel_rows():
 
 def test_stops_like_the_kernel_solver():
     X, y = load_dataset("a9a", n_rows=5000)
+    primal = dict(kernel="linear", linear_solver="primal")
     with pytest.warns(libsmo.ConvergenceWarning):
-        model = libsmo.train(X, y, kernel="linear", C=1.0, max_iter=50)
+        model = libsmo.train(X, y, C=1.0, max_iter=50, **primal)
     assert model.status == ["max_iter"] and model.n_iter == [50]
     seen = []
 
@@ -111,14 +114,14 @@ def test_stops_like_the_kernel_solver():
         return False
 
     with pytest.warns(libsmo.ConvergenceWarning):
-        model = libsmo.train(X, y, kernel="linear", callback=stop_early, callback_every=10)
+        model = libsmo.train(X, y, callback=stop_early, callback_every=10, **primal)
     assert model.status == ["stopped"] and seen and seen[0]["objective"] < 0
 
     def interrupt(info):
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        libsmo.train(X, y, kernel="linear", callback=interrupt, callback_every=10)
+        libsmo.train(X, y, callback=interrupt, callback_every=10, **primal)
 
 
 def test_choice_is_validated():
@@ -132,3 +135,17 @@ def test_choice_is_validated():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         libsmo.train(X, y, kernel="linear", svm_type="nu_svc")  # auto: kernel rows
+
+
+def test_auto_takes_the_primal_solver_where_q_outgrows_the_cache():
+    """"auto": kernel rows while a problem's Q (4 l^2 bytes) fits in twice the cache,
+    the primal solver beyond; the answers agree either way."""
+    X, y = load_dataset("a9a", n_rows=3000)   # Q: 36 MB
+    small_cache = libsmo.train(X, y, kernel="linear", C=0.05, cache_size=10)
+    large_cache = libsmo.train(X, y, kernel="linear", C=0.05, cache_size=40)
+    primal = libsmo.train(X, y, kernel="linear", C=0.05, linear_solver="primal")
+    rows = libsmo.train(X, y, kernel="linear", C=0.05, linear_solver="kernel",
+                        cache_size=40)
+    assert small_cache.n_iter == primal.n_iter       # the same solver's steps
+    assert large_cache.n_iter == rows.n_iter
+    assert small_cache.objective[0] == pytest.approx(large_cache.objective[0], rel=1e-4)
