@@ -454,6 +454,22 @@ def _regression(trainer, kept, z, svm_type, C, nu, epsilon, weights, rng=None):
     return parts
 
 
+# Sparse rows that are mostly non-zeros are trained on as dense rows when the dense
+# copy is at most this large: a dense dot product is about a third faster than a
+# gather through the index list (letter, 16 features all non-zero: 0.98 s against
+# 1.29 s for the same 178,449 steps). Support vectors stay in the caller's layout.
+DENSE_COPY_BYTES = 128 * 2**20
+
+
+def _solver_layout(X):
+    """X as the solver should read it: CSR with at least half its entries non-zero,
+    and small enough, becomes dense."""
+    if (sp.issparse(X) and X.shape[0] * X.shape[1] * 8 <= DENSE_COPY_BYTES
+            and X.nnz >= 0.5 * X.shape[0] * X.shape[1]):
+        return X.toarray()
+    return X
+
+
 def _check_sample_weight(sample_weight, n):
     if sample_weight is None:
         return np.ones(n)
@@ -634,7 +650,7 @@ def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0
         if callback is None:
             callback = _progress_logger
     kept = np.flatnonzero(weights > 0)  # examples of weight 0 take no part
-    trainer = _Trainer(X, kernel, gamma, degree, coef0,
+    trainer = _Trainer(_solver_layout(X), kernel, gamma, degree, coef0,
                        dict(tol=tol, shrinking=bool(shrinking), selection=selection,
                             max_iter=max_iter, callback=callback,
                             callback_every=callback_every),
