@@ -17,8 +17,8 @@ What each solves:
   comparable; its time and test accuracy are shown as the reference for a linear SVM.
 
 The primal solver's and LIBSVM's dual objectives must agree (1e-4 relative), as must
-both libsmo solvers' test accuracies. liblinear-official is optional (pip install
-liblinear-official); without it that column is left out.
+both libsmo solvers' test accuracies. liblinear-official is optional (`pip install
+".[bench]"` installs it with the other peers); without it that column is left out.
 
     python benchmarks/bench_linear.py                 # a9a and RFF(a9a), 3 runs each
     python benchmarks/bench_linear.py --rows 4000 --repeats 1 --components 200
