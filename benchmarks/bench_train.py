@@ -294,12 +294,16 @@ def print_markdown(results):
               f"on {r['test_set']} |")
 
 
+def dist_version(dist):
+    """The installed version of a distribution, or None."""
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
 def environment(args):
-    def version(dist):
-        try:
-            return metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            return None
+    version = dist_version
     return {"date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
             "libsmo": version("libsmo"), "libsvm-official": version("libsvm-official"),
             "numpy": np.__version__, "python": platform.python_version(),

@@ -86,7 +86,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from importlib import metadata
 from pathlib import Path
 
 import numpy as np
@@ -575,11 +574,7 @@ def cpu_model():
 
 def machine_info(args):
     """Platform, CPU, versions and the run's settings, for the JSON and the table."""
-    def version(dist):
-        try:
-            return metadata.version(dist)
-        except metadata.PackageNotFoundError:
-            return None
+    version = bench_train.dist_version
     return {"date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
             "platform": platform.platform(), "cpu_model": cpu_model(),
             "cpu_count": os.cpu_count(), "python": platform.python_version(),
