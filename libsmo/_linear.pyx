@@ -33,8 +33,7 @@ cimport cython
 cimport numpy as cnp
 from libc.math cimport fabs, INFINITY
 from libsmo._kernel cimport dense_dot
-from libsmo._pair cimport (FREE, LOWER_BOUND, UPPER_BOUND, bound_status, in_low, in_up,
-                           solve_pair)
+from libsmo._pair cimport FREE, bound_status, in_low, in_up, solve_pair
 from libsmo._poll cimport Poller, RUNNING, OPTIMAL, EXCEPTION
 from libsmo._smo import result
 

@@ -66,11 +66,6 @@ cdef class Poller:
         """Forget the progress function (and so the solver it belongs to)."""
         self.progress = None
 
-    @property
-    def reason(self):
-        """Why the solver stopped: a StopReason code."""
-        return self.stop
-
     cdef bint due(self, long long n_iter) noexcept nogil:
         """True when the solver must stop now; `stop` then says why."""
         if self.max_iter >= 0 and n_iter >= self.max_iter:

@@ -41,8 +41,7 @@ from libc.math cimport fabs, INFINITY
 from libsmo._cache cimport QMatrix
 from libsmo._pair cimport (FREE, LOWER_BOUND, UPPER_BOUND, bound_status, curvature,
                            in_low, in_up, solve_pair)
-from libsmo._poll cimport (Poller, RUNNING, OPTIMAL, MAX_ITER, STOPPED, EXCEPTION,
-                           NO_MEMORY, TIME_LIMIT)
+from libsmo._poll cimport Poller, RUNNING, OPTIMAL, EXCEPTION, NO_MEMORY
 from libsmo._poll import STATUS_NAMES
 
 cnp.import_array()
