@@ -104,7 +104,12 @@ def iter_kernel_blocks(X, SV, kernel, gamma, degree, coef0, X_norms=None, SV_nor
     n_rows = X.shape[0] if rows is None else len(rows)
     if kernel == "rbf" and SV_norms is None:
         SV_norms = squared_norms(SV)
-    for block in iter_row_blocks(n_rows, n_sv):
+    # a sparse-sparse product first builds a sparse result (12 bytes an entry, and
+    # text rows share common words, so it fills in) before it becomes dense: blocks a
+    # third as tall keep the two within the budget (6,793 TF-IDF reviews against 4,286
+    # support vectors: peak 151 MB -> 55 MB, time 1.08 s -> 1.38 s)
+    sparse_product = kernel != "precomputed" and sp.issparse(X) and sp.issparse(SV)
+    for block in iter_row_blocks(n_rows, 3 * n_sv if sparse_product else n_sv):
         X_block = X[block] if rows is None else X[rows[block]]
         if kernel == "precomputed":
             yield block, X_block[:, SV]
