@@ -243,6 +243,18 @@ class Model:
         return iter_kernel_blocks(X, self._sv_layout, self.kernel, self.gamma, self.degree,
                                   self.coef0, X_norms=norms, SV_norms=self._sv_norms)
 
+    def _pairs(self):
+        """Per one-vs-one pair (i, j), in rho's order: (class i's support vectors as a
+        slice, their coefficients, class j's slice, theirs). Class i's vectors carry
+        pair (i, j) on coefficient row j - 1, class j's on row i."""
+        start = np.concatenate([[0], np.cumsum(self.n_support)])
+        k = self.n_classes
+        for i in range(k):
+            si = slice(start[i], start[i + 1])
+            for j in range(i + 1, k):
+                sj = slice(start[j], start[j + 1])
+                yield si, self.sv_coef[j - 1, si], sj, self.sv_coef[i, sj]
+
     def linear_weights(self):
         """The primal weights of a linear-kernel model: one row per pair of classes (in
         rho's order; one row for the other svm types), f(x) = W x - rho.
@@ -258,15 +270,7 @@ class Model:
             if self.svm_type not in CLASSIFICATION_TYPES:
                 rows = [self.sv_coef[0] @ SV]
             else:
-                k = self.n_classes
-                start = np.concatenate([[0], np.cumsum(self.n_support)])
-                rows = []
-                for i in range(k):
-                    si = slice(start[i], start[i + 1])
-                    for j in range(i + 1, k):
-                        sj = slice(start[j], start[j + 1])
-                        rows.append(self.sv_coef[j - 1, si] @ SV[si]
-                                    + self.sv_coef[i, sj] @ SV[sj])
+                rows = [ci @ SV[si] + cj @ SV[sj] for si, ci, sj, cj in self._pairs()]
             self._weights = np.vstack([np.asarray(r, dtype=np.float64).reshape(1, -1)
                                        for r in rows])
             self._weights.flags.writeable = False
@@ -298,17 +302,10 @@ class Model:
             for rows, K in self._kernel_rows(X, norms):
                 out[rows, 0] = K @ self.sv_coef[0] - self.rho[0]
             return _finite_decisions(out[:, 0])
-        start = np.concatenate([[0], np.cumsum(self.n_support)[:-1]])
+        pairs = list(self._pairs())
         for rows, K in self._kernel_rows(X, norms):
-            pair = 0
-            for i in range(k):
-                si, ni = start[i], self.n_support[i]
-                for j in range(i + 1, k):
-                    sj, nj = start[j], self.n_support[j]
-                    out[rows, pair] = (K[:, si:si + ni] @ self.sv_coef[j - 1, si:si + ni]
-                                       + K[:, sj:sj + nj] @ self.sv_coef[i, sj:sj + nj]
-                                       - self.rho[pair])
-                    pair += 1
+            for pair, (si, ci, sj, cj) in enumerate(pairs):
+                out[rows, pair] = K[:, si] @ ci + K[:, sj] @ cj - self.rho[pair]
         return _finite_decisions(out[:, 0] if n_pairs == 1 else out)
 
     def predict(self, X):

@@ -199,26 +199,35 @@ class _Trainer:
         upper, start alpha): with the primal weights for the linear kernel (see
         `uses_primal`), else with cached kernel rows."""
         if self.uses_primal(len(rows), nu):
-            return self.run(None, p, signs, upper, alpha, rows=rows)
+            return self.run_primal(rows, p, signs, upper, alpha)
         return self.run(QMatrix(self.kernel(rows), signs, self.cache_size), p, signs, upper,
                         alpha, nu)
 
-    def run(self, Q, p, y, C, alpha=None, nu=False, rows=None):
-        """Solve with Q's kernel rows or, for Q=None, the linear solver on X[rows]."""
+    def run_primal(self, rows, p, y, C, alpha=None):
+        """Solve on the rows X[rows] with the linear kernel's primal solver."""
+        options = self._solver_options(len(p))
+        del options["shrinking"], options["selection"]  # no kernel rows to shrink or pick
+        return self._finish(solve_linear(self.X, rows, p, y, C, alpha,
+                                         stop_flag=self.stop_flag, **options))
+
+    def run(self, Q, p, y, C, alpha=None, nu=False):
+        """Solve with Q's cached kernel rows."""
+        if not np.isfinite(Q.diagonal()).all():
+            self._overflow()
+        return self._finish(solve(Q, p, y, C, alpha, nu=nu, stop_flag=self.stop_flag,
+                                  **self._solver_options(len(p))))
+
+    def _solver_options(self, n_variables):
         options = dict(self.solver_options)
         if options["max_iter"] is None:
             # LIBSVM's safety cap: a degenerate problem must still end
-            options["max_iter"] = max(10_000_000, 100 * len(p))
+            options["max_iter"] = max(10_000_000, 100 * n_variables)
         if self.deadline is not None:
             options["time_limit"] = max(0.0, self.deadline - time.monotonic())
-        if Q is None:
-            del options["shrinking"], options["selection"]
-            result = solve_linear(self.X, rows, p, y, C, alpha, stop_flag=self.stop_flag,
-                                  **options)
-        else:
-            if not np.isfinite(Q.diagonal()).all():
-                self._overflow()
-            result = solve(Q, p, y, C, alpha, nu=nu, stop_flag=self.stop_flag, **options)
+        return options
+
+    def _finish(self, result):
+        """Check, keep and report one solver result."""
         if not (np.isfinite(result["alpha"]).all() and np.isfinite(result["gradient"]).all()
                 and np.isfinite(result["rho"])):
             self._overflow()
@@ -228,7 +237,7 @@ class _Trainer:
         if result["status"] != "optimal":
             warnings.warn(f"libsmo: training stopped before the optimum "
                           f"({result['status']} after {result['n_iter']} steps)",
-                          ConvergenceWarning, stacklevel=4)
+                          ConvergenceWarning, stacklevel=5)
         return result
 
     def _overflow(self):
