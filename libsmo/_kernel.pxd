@@ -40,6 +40,8 @@ cdef class Kernel:
     cdef double value(self, int i, int j) noexcept nogil
     cdef void swap(self, int i, int j) noexcept nogil
     cdef double _from_dot(self, double dot, int i, int j) noexcept nogil
+    cdef void _dots_to_kernel(self, int i, int start, int n, int nthreads,
+                              double* out) noexcept nogil
     cdef double _sparse_dot(self, int j) noexcept nogil
     cdef void _sparse_row_norms(self) noexcept
 

@@ -19,6 +19,11 @@ cimport numpy as cnp
 from cython.parallel cimport prange
 from libc.math cimport exp, tanh
 
+
+cdef extern from "_simd.h" nogil:
+    void smo_rbf_from_dots(int n, double* out, const double* sq, double sq_i,
+                           double gamma)
+
 cnp.import_array()
 
 KERNEL_TYPES = {"linear": LINEAR, "poly": POLY, "rbf": RBF, "sigmoid": SIGMOID,
@@ -141,6 +146,7 @@ cdef class Kernel:
             for j in range(n):
                 out[j] = self.gram[self.perm[i], self.perm[start + j]]
             return
+        # first the dot products x_i'x_j, then the kernel function over the whole row
         if self.is_sparse:
             stop = self.row_start[i] + self.row_nnz[i]
             k = self.row_start[i]
@@ -149,28 +155,43 @@ cdef class Kernel:
                 k += 1
             if nthreads > 1:
                 for j in prange(n, schedule="static", num_threads=nthreads):
-                    out[j] = self._from_dot(self._sparse_dot(start + j), i, start + j)
+                    out[j] = self._sparse_dot(start + j)
             else:
                 for j in range(n):
-                    out[j] = self._from_dot(self._sparse_dot(start + j), i, start + j)
+                    out[j] = self._sparse_dot(start + j)
             k = self.row_start[i]
             while k < stop:
                 self.scatter[self.csr_indices[k]] = 0.0
                 k += 1
+        else:
+            d = self.n_features
+            if d == 0:
+                for j in range(n):
+                    out[j] = 0.0
+            elif nthreads > 1:
+                for j in prange(n, schedule="static", num_threads=nthreads):
+                    out[j] = dense_dot(&self.dense[start + j, 0], &self.dense[i, 0], d)
+            else:
+                for j in range(n):
+                    out[j] = dense_dot(&self.dense[start + j, 0], &self.dense[i, 0], d)
+        self._dots_to_kernel(i, start, n, nthreads, out)
+
+    cdef void _dots_to_kernel(self, int i, int start, int n, int nthreads,
+                              double* out) noexcept nogil:
+        """Replace the dots x_i'x_j in out[0 : n] (j from start) by K(x_i, x_j)."""
+        cdef int j
+        if self.kernel_type == LINEAR:
             return
-        # dense: out = X[start:end] @ x_i
-        d = self.n_features
-        if d == 0:
-            for j in range(n):
-                out[j] = self._from_dot(0.0, i, start + j)
+        if self.kernel_type == RBF:
+            # the exponentials are most of an RBF row on low-dimensional data: a
+            # vectorised exp takes them four at a time
+            smo_rbf_from_dots(n, out, &self.sq_norm[start], self.sq_norm[i], self.gamma)
         elif nthreads > 1:
             for j in prange(n, schedule="static", num_threads=nthreads):
-                out[j] = self._from_dot(dense_dot(&self.dense[start + j, 0],
-                                                  &self.dense[i, 0], d), i, start + j)
+                out[j] = self._from_dot(out[j], i, start + j)
         else:
             for j in range(n):
-                out[j] = self._from_dot(dense_dot(&self.dense[start + j, 0],
-                                                  &self.dense[i, 0], d), i, start + j)
+                out[j] = self._from_dot(out[j], i, start + j)
 
     cdef double value(self, int i, int j) noexcept nogil:
         """One kernel value K(x_i, x_j)."""

@@ -39,10 +39,18 @@ cimport cython
 cimport numpy as cnp
 from libc.math cimport fabs, INFINITY
 from libsmo._cache cimport QMatrix
-from libsmo._pair cimport (FREE, LOWER_BOUND, UPPER_BOUND, bound_status, curvature,
-                           in_low, in_up, solve_pair)
+from libsmo._pair cimport (FREE, LOWER_BOUND, UPPER_BOUND, bound_status, in_low, in_up,
+                           solve_pair)
 from libsmo._poll cimport Poller, RUNNING, OPTIMAL, EXCEPTION, NO_MEMORY
 from libsmo._poll import STATUS_NAMES
+
+
+cdef extern from "_simd.h" nogil:
+    int smo_argmax_up(int n, const double* G, const double* y, const double* pen,
+                      double* out_max)
+    int smo_partner(int n, const double* G, const double* y, const double* pen,
+                    const double* QD, const float* Qi, double QD_i, double y_i,
+                    double max_up, double* low_max, double* obj_min)
 
 cnp.import_array()
 
@@ -72,6 +80,10 @@ cdef class Solver:
     cdef signed char[::1] status
     cdef int[::1] active_set
     cdef bint nu
+    # membership of I_up / I_low per sign group as 0.0 (in) or -inf (out), kept with
+    # the status: the selection loops mask with an addition instead of a branch
+    cdef double[:, ::1] pen_up
+    cdef double[:, ::1] pen_low
     # Keerthi's thresholds over the active set, per sign group (platt strategy)
     cdef double m_up[2]
     cdef double M_low[2]
@@ -102,6 +114,8 @@ cdef class Solver:
         self.G = np.empty(self.l)
         self.G_bar = np.zeros(self.l)
         self.status = np.empty(self.l, dtype=np.int8)
+        self.pen_up = np.full((2, self.l), -np.inf)
+        self.pen_low = np.full((2, self.l), -np.inf)
         self.active_set = np.arange(self.l, dtype=np.int32)
         self.rng = 0x9E3779B97F4A7C15
         self.poller = Poller(max_iter, callback, callback_every, time_limit, stop_flag,
@@ -113,7 +127,10 @@ cdef class Solver:
     # ---- small helpers -------------------------------------------------------------
 
     cdef inline void _update_status(self, int i) noexcept nogil:
+        cdef int g = self._group(i)
         self.status[i] = bound_status(self.alpha[i], self.C[i])
+        self.pen_up[g, i] = 0.0 if self._in_up(i) else -INFINITY
+        self.pen_low[g, i] = 0.0 if self._in_low(i) else -INFINITY
 
     cdef inline bint _in_up(self, int t) noexcept nogil:
         return in_up(self.y[t], self.status[t])
@@ -133,6 +150,7 @@ cdef class Solver:
         return self.rng
 
     cdef void _swap(self, int i, int j) noexcept nogil:
+        cdef int g
         self.Q.swap_index(i, j)
         self.y[i], self.y[j] = self.y[j], self.y[i]
         self.G[i], self.G[j] = self.G[j], self.G[i]
@@ -143,6 +161,9 @@ cdef class Solver:
         self.G_bar[i], self.G_bar[j] = self.G_bar[j], self.G_bar[i]
         self.C[i], self.C[j] = self.C[j], self.C[i]
         self.QD[i], self.QD[j] = self.QD[j], self.QD[i]
+        for g in range(2):
+            self.pen_up[g, i], self.pen_up[g, j] = self.pen_up[g, j], self.pen_up[g, i]
+            self.pen_low[g, i], self.pen_low[g, j] = self.pen_low[g, j], self.pen_low[g, i]
 
     # ---- gradient ------------------------------------------------------------------
 
@@ -255,64 +276,37 @@ cdef class Solver:
     cdef int select_second_order(self, int* out_i, int* out_j) noexcept nogil:
         """Worst violator i and its second-order partner j (within i's sign group for
         the nu variant). Returns 1 when optimal (m - M < eps in every group), 0 with a
-        pair, -1 when memory ran out."""
-        cdef int t, g, j = -1, active = self.active_size
+        pair, -1 when memory ran out. The loops are _simd.h's."""
+        cdef int g, j = -1, j_g, active = self.active_size
+        cdef int n_groups = 2 if self.nu else 1
         cdef int i_g[2]
         cdef double v_max[2]
-        cdef float* Qg[2]
-        cdef double obj_min = INFINITY
-        cdef double v, grad_diff, quad, obj_diff
+        cdef double low[2]
+        cdef double obj_min = INFINITY, obj_g
+        cdef float* Qi
         cdef double* G = &self.G[0]
         cdef double* y = &self.y[0]
         for g in range(2):
             i_g[g] = -1
             v_max[g] = -INFINITY
-            Qg[g] = NULL
-        cdef signed char* st = &self.status[0]
-        # the worst violator of each group: max of -y_t G_t over I_up (a hot loop,
-        # hence plain pointers and the sign tests spelled out)
-        for t in range(active):
-            if y[t] > 0:
-                if st[t] != UPPER_BOUND and -G[t] >= v_max[0]:
-                    v_max[0] = -G[t]
-                    i_g[0] = t
-            elif st[t] != LOWER_BOUND:
-                g = 1 if self.nu else 0
-                if G[t] >= v_max[g]:
-                    v_max[g] = G[t]
-                    i_g[g] = t
-        for g in range(2):
-            if i_g[g] != -1:
-                Qg[g] = self.Q.get_row(i_g[g], active)
-                if Qg[g] == NULL:
-                    return -1
-        # the partner: over I_low, the largest second-order decrease. Scalars per
-        # group (not the arrays above) keep the running maxima in registers.
-        cdef double max0 = v_max[0], max1 = v_max[1], low0 = -INFINITY, low1 = -INFINITY
-        cdef int g_i
-        for t in range(active):
-            if (st[t] != LOWER_BOUND) if y[t] > 0 else (st[t] != UPPER_BOUND):
-                v = y[t] * G[t]          # -v_t
-                if self.nu and y[t] < 0:
-                    g = 1
-                    if v >= low1:
-                        low1 = v
-                    grad_diff = max1 + v
-                else:
-                    g = 0
-                    if v >= low0:
-                        low0 = v
-                    grad_diff = max0 + v
-                if grad_diff > 0:
-                    # eta = K_ii + K_tt - 2 K_it, with K_it = y_i y_t Q_it
-                    g_i = i_g[g]
-                    quad = curvature(self.QD[g_i] + self.QD[t]
-                                     - 2.0 * y[g_i] * y[t] * Qg[g][t])
-                    obj_diff = -(grad_diff * grad_diff) / quad
-                    if obj_diff <= obj_min:
-                        j = t
-                        obj_min = obj_diff
-        if (max0 + low0 < self.eps and max1 + low1 < self.eps) or j == -1:
+            low[g] = -INFINITY
+        # the worst violator of each group: max of v_t = -y_t G_t over I_up
+        for g in range(n_groups):
+            i_g[g] = smo_argmax_up(active, G, y, &self.pen_up[g, 0], &v_max[g])
+        # its partner over I_low: the largest second-order decrease; across the groups
+        # of the nu variant the smaller objective wins, the later variable on a tie
+        for g in range(n_groups):
+            if i_g[g] == -1:
+                continue
+            Qi = self.Q.get_row(i_g[g], active)
+            if Qi == NULL:
+                return -1
+            j_g = smo_partner(active, G, y, &self.pen_low[g, 0], &self.QD[0], Qi,
+                              self.QD[i_g[g]], y[i_g[g]], v_max[g], &low[g], &obj_g)
+            if j_g != -1 and (obj_g < obj_min or (obj_g == obj_min and j_g > j)):
+                j = j_g
+                obj_min = obj_g
+        if (v_max[0] + low[0] < self.eps and v_max[1] + low[1] < self.eps) or j == -1:
             return 1
         out_i[0] = i_g[self._group(j)]
         out_j[0] = j

@@ -141,6 +141,32 @@ def test_empty_rows_and_all_zero_rows():
                                        reference(D, D, *params), rtol=RTOL, atol=ATOL)
 
 
+@pytest.mark.parametrize("layout", ["dense", "csr"])
+def test_rbf_exponentials_within_two_ulp_of_numpy(layout):
+    """RBF rows take their exponentials four at a time from _simd.h's own exp: on one
+    feature (so that the argument is computed exactly as numpy computes it below) every
+    value is within 2 ulp of np.exp, from exp(0) down to the underflow, where it is 0."""
+    rng = np.random.default_rng(5)
+    a = np.concatenate([[0.0], rng.uniform(0, 30, size=4999), [0.5, 1e-9, 27.0, 28.0]])
+    gamma = 1.0
+    X = layouts(a[:, None])[layout]
+    K = Kernel(X, "rbf", gamma, 3, 0.0)
+    sq = a * a
+    worst = 0.0
+    underflows = 0
+    for i in (0, 1, 2):
+        arg = -gamma * ((sq[i] + sq) - 2.0 * (a[i] * a))
+        expected = np.exp(arg)
+        row = K.kernel_row(i)
+        normal = arg > -708.0
+        underflows += int((~normal).sum())
+        ulp = np.spacing(expected[normal])
+        worst = max(worst, float(np.max(np.abs(row[normal] - expected[normal]) / ulp)))
+        assert np.all(row[~normal] <= 1e-307) and np.all(row[~normal] >= 0)
+    assert underflows > 100
+    assert worst <= 2.0, f"{worst} ulp"
+
+
 def test_unknown_kernel_name(dense80):
     with pytest.raises(ValueError, match="unknown kernel 'gauss'"):
         Kernel(check_data(dense80), "gauss", 0.5, 3, 0.0)
