@@ -58,6 +58,7 @@ extensions = [
     Extension(
         f"libsmo.{name}",
         [f"libsmo/{name}.pyx"],
+        depends=["libsmo/_simd.h"],
         include_dirs=[numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )

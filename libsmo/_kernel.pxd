@@ -22,8 +22,13 @@ cdef class Kernel:
     cdef readonly bint is_sparse
     cdef readonly int n_threads
 
-    # dense rows: a private, row-permuted copy so that a prefix of rows is one BLAS block
+    # dense rows: a private, permuted copy, row-major (dense) or, with few features,
+    # feature-major (dense_t[f, j] is feature f of row j; x_i gathers the row of a
+    # kernel row)
+    cdef readonly bint feature_major
     cdef double[:, ::1] dense
+    cdef double[:, ::1] dense_t
+    cdef double[::1] x_i
     # CSR rows: the data stay put, the per-row extents are permuted
     cdef const double[::1] csr_data
     cdef const int[::1] csr_indices

@@ -8,11 +8,17 @@ from scattered positions.
 
 Sparse rows use scatter-gather: x_i is scattered once into a dense buffer of length
 n_features, then every x_j is a gather over its own non-zeros, so no pair of index lists
-is ever merged. Dense rows are dot products over the contiguous prefix, in this
-module's own loop rather than BLAS dgemv: OpenBLAS spreads each dgemv over threads of
-its own, which on a machine whose other core is busy made whole fits 15 times slower
-(RFF features of a9a, 6000 x 300: 23 s against 1.5 s), and OpenMP (n_threads) already
+is ever merged. Dense rows with few features are kept feature-major and a row of dot
+products is built one feature at a time over contiguous blocks of rows (_simd.h's
+smo_dense_dots), which vectorises across rows (letter: 16 features); wider dense rows
+are row-major, one dot product per row (four partial sums). Both are this module's own
+loops rather than BLAS dgemv: OpenBLAS spreads each dgemv over threads of its own,
+which on a machine whose other core is busy made whole fits 15 times slower (RFF
+features of a9a, 6000 x 300: 23 s against 1.5 s), and OpenMP (n_threads) already
 spreads long rows.
+
+Every dot product is then turned into the kernel value over the whole row at once; the
+RBF exponentials go four at a time (_simd.h's smo_rbf_from_dots).
 """
 import numpy as np
 cimport numpy as cnp
@@ -21,6 +27,8 @@ from libc.math cimport exp, tanh
 
 
 cdef extern from "_simd.h" nogil:
+    void smo_dense_dots(int n, int d, long ld, const double* cols, const double* xi,
+                        double* out)
     void smo_rbf_from_dots(int n, double* out, const double* sq, double sq_i,
                            double gamma)
 
@@ -32,6 +40,14 @@ KERNEL_TYPES = {"linear": LINEAR, "poly": POLY, "rbf": RBF, "sigmoid": SIGMOID,
 # Below this many entries a row is computed by one thread: the fork/join of a parallel
 # region costs more than it saves on short rows.
 cdef int PARALLEL_MIN_ENTRIES = 2048
+# Dense rows are split into blocks of this many entries between threads.
+cdef int DENSE_BLOCK = 1024
+# Dense data with at most this many features is stored feature-major. There a row of
+# dot products sixteen rows at a time is 2.5x faster than a dot product per row
+# (1,150 rows of 16 features: 0.09 against 0.22 ns per product); with many features the
+# rows are long enough for the per-row dot, which reads the data as one sequential run
+# and stays faster once the data leaves the cache (30,000 x 123: 0.21 against 0.31 ns).
+cdef int FEATURE_MAJOR_MAX_FEATURES = 64
 
 
 cdef inline double powi(double base, int times) noexcept nogil:
@@ -98,8 +114,18 @@ cdef class Kernel:
             self._sparse_row_norms()
         else:
             # a private copy: rows are exchanged in place as the solver shrinks
-            self.dense = np.ascontiguousarray(X[rows], dtype=np.float64)
-            self.sq_norm = np.einsum("ij,ij->i", self.dense, self.dense)
+            data = np.asarray(X, dtype=np.float64)[rows]
+            self.feature_major = self.n_features <= FEATURE_MAJOR_MAX_FEATURES
+            if self.feature_major:
+                self.dense_t = np.ascontiguousarray(data.T)
+                self.x_i = np.empty(max(self.n_features, 1))
+            else:
+                self.dense = np.ascontiguousarray(data)
+            # squared norms summed feature by feature, in LIBSVM's order
+            sq = np.zeros(self.n_rows)
+            for column in data.T:
+                sq += column * column
+            self.sq_norm = sq
 
     cdef void _sparse_row_norms(self) noexcept:
         cdef Py_ssize_t i
@@ -136,9 +162,9 @@ cdef class Kernel:
 
     cdef void row(self, int i, int start, int end, double* out) noexcept nogil:
         """K(x_i, x_j) for j in [start, end) into out[0 : end - start]."""
-        cdef int j, n = end - start
+        cdef int j, b, n_blocks, n = end - start
         cdef long long k, stop
-        cdef Py_ssize_t d
+        cdef Py_ssize_t d, f
         cdef int nthreads = self.n_threads if n >= PARALLEL_MIN_ENTRIES else 1
         if n <= 0:
             return
@@ -163,12 +189,25 @@ cdef class Kernel:
             while k < stop:
                 self.scatter[self.csr_indices[k]] = 0.0
                 k += 1
+        elif self.n_features == 0:
+            for j in range(n):
+                out[j] = 0.0
+        elif self.feature_major:
+            d = self.n_features
+            for f in range(d):
+                self.x_i[f] = self.dense_t[f, i]
+            if nthreads > 1:
+                n_blocks = (n + DENSE_BLOCK - 1) // DENSE_BLOCK
+                for b in prange(n_blocks, schedule="static", num_threads=nthreads):
+                    smo_dense_dots(min(DENSE_BLOCK, n - b * DENSE_BLOCK), <int>d,
+                                   self.n_rows, &self.dense_t[0, start + b * DENSE_BLOCK],
+                                   &self.x_i[0], &out[b * DENSE_BLOCK])
+            else:
+                smo_dense_dots(n, <int>d, self.n_rows, &self.dense_t[0, start],
+                               &self.x_i[0], out)
         else:
             d = self.n_features
-            if d == 0:
-                for j in range(n):
-                    out[j] = 0.0
-            elif nthreads > 1:
+            if nthreads > 1:
                 for j in prange(n, schedule="static", num_threads=nthreads):
                     out[j] = dense_dot(&self.dense[start + j, 0], &self.dense[i, 0], d)
             else:
@@ -218,9 +257,14 @@ cdef class Kernel:
             self.row_nnz[i], self.row_nnz[j] = self.row_nnz[j], self.row_nnz[i]
         else:
             for k in range(self.n_features):
-                t = self.dense[i, k]
-                self.dense[i, k] = self.dense[j, k]
-                self.dense[j, k] = t
+                if self.feature_major:
+                    t = self.dense_t[k, i]
+                    self.dense_t[k, i] = self.dense_t[k, j]
+                    self.dense_t[k, j] = t
+                else:
+                    t = self.dense[i, k]
+                    self.dense[i, k] = self.dense[j, k]
+                    self.dense[j, k] = t
 
     def kernel_row(self, int i):
         """Python access for tests: K(x_i, x_j) for every row j, in current order."""

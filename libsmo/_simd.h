@@ -63,6 +63,26 @@ static inline smo_v4l smo_blend_l(smo_v4l mask, smo_v4l a, smo_v4l b)
 }
 #endif
 
+/* Both selection loops keep two sets of running bests, one for each half of an
+ * 8-wide step, so that consecutive compare-and-blend steps do not wait on each other;
+ * the sets are merged lane by lane and then across lanes, a tie going to the larger
+ * index (the scalar loops' last). */
+#ifdef SMO_VECTOR
+static inline void smo_merge_max(smo_v4d* va, smo_v4l* ia, smo_v4d vb, smo_v4l ib)
+{
+    smo_v4l take = (vb > *va) | ((vb == *va) & (ib > *ia));
+    *va = smo_blend(take, vb, *va);
+    *ia = smo_blend_l(take, ib, *ia);
+}
+
+static inline void smo_merge_min(smo_v4d* va, smo_v4l* ia, smo_v4d vb, smo_v4l ib)
+{
+    smo_v4l take = (vb < *va) | ((vb == *va) & (ib > *ia));
+    *va = smo_blend(take, vb, *va);
+    *ia = smo_blend_l(take, ib, *ia);
+}
+#endif
+
 /* The last t in [0, n) maximising v_t = -(y_t G_t) + pen_t; -1 when every pen_t is
  * -inf (an empty I_up). *out_max receives the maximum. */
 SMO_CLONES
@@ -73,17 +93,24 @@ static int smo_argmax_up(int n, const double* G, const double* y, const double* 
     double best = -INFINITY, v;
 #ifdef SMO_VECTOR
     if (n >= 8) {
-        smo_v4d vbest = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
-        smo_v4l vidx = {-1, -1, -1, -1};
+        smo_v4d vbest = {-INFINITY, -INFINITY, -INFINITY, -INFINITY}, vbest2 = vbest;
+        smo_v4l vidx = {-1, -1, -1, -1}, vidx2 = vidx;
         smo_v4l lane = {0, 1, 2, 3};
+        smo_v4l take;
         int k;
-        for (; t + 4 <= n; t += 4) {
-            smo_v4d vv = -(smo_load4d(y + t) * smo_load4d(G + t)) + smo_load4d(pen + t);
-            smo_v4l take = vv >= vbest;
-            vbest = smo_blend(take, vv, vbest);
+        for (; t + 8 <= n; t += 8) {
+            smo_v4d v0 = -(smo_load4d(y + t) * smo_load4d(G + t)) + smo_load4d(pen + t);
+            smo_v4d v1 = -(smo_load4d(y + t + 4) * smo_load4d(G + t + 4))
+                         + smo_load4d(pen + t + 4);
+            take = v0 >= vbest;
+            vbest = smo_blend(take, v0, vbest);
             vidx = smo_blend_l(take, lane, vidx);
-            lane += 4;
+            take = v1 >= vbest2;
+            vbest2 = smo_blend(take, v1, vbest2);
+            vidx2 = smo_blend_l(take, lane + 4, vidx2);
+            lane += 8;
         }
+        smo_merge_max(&vbest, &vidx, vbest2, vidx2);
         for (k = 0; k < 4; k++) {
             if (vidx[k] < 0)
                 continue;
@@ -107,6 +134,31 @@ static int smo_argmax_up(int n, const double* G, const double* y, const double* 
     return best_t;
 }
 
+#ifdef SMO_VECTOR
+/* One 4-wide step of smo_partner's loop at t, into the running (vbest, vidx, vlow). */
+static inline void smo_partner_step(int t, const double* G, const double* y,
+                                    const double* pen, const double* QD, const float* Qi,
+                                    double QD_i, double two_yi, double max_up,
+                                    smo_v4l lane, smo_v4d* vbest, smo_v4l* vidx,
+                                    smo_v4d* vlow)
+{
+    const smo_v4d zero = {0.0, 0.0, 0.0, 0.0};
+    const smo_v4d tau = {1e-12, 1e-12, 1e-12, 1e-12};
+    smo_v4d vy = smo_load4d(y + t);
+    smo_v4d vw = vy * smo_load4d(G + t) + smo_load4d(pen + t);
+    smo_v4d vgd = max_up + vw;
+    smo_v4d vquad = (QD_i + smo_load4d(QD + t)) - (two_yi * vy) * smo_load4f(Qi + t);
+    smo_v4d vobj;
+    smo_v4l take;
+    *vlow = smo_blend(vw >= *vlow, vw, *vlow);
+    vquad = smo_blend(vquad > zero, vquad, tau);
+    vobj = -(vgd * vgd) / vquad;
+    take = (vgd > zero) & (vobj <= *vbest);
+    *vbest = smo_blend(take, vobj, *vbest);
+    *vidx = smo_blend_l(take, lane, *vidx);
+}
+#endif
+
 /* LIBSVM's second-order partner of i over I_low (Fan, Chen and Lin 2005): among t with
  * grad_diff = max_up + y_t G_t > 0 (y_t G_t masked by pen_t), the last t minimising
  * -grad_diff^2 / quad, quad = QD_i + QD_t - 2 y_i y_t Q_it (TAU = 1e-12 when not
@@ -123,31 +175,24 @@ static int smo_partner(int n, const double* G, const double* y, const double* pe
     double two_yi = 2.0 * y_i;
 #ifdef SMO_VECTOR
     if (n >= 8) {
-        const smo_v4d zero = {0.0, 0.0, 0.0, 0.0};
-        const smo_v4d tau = {1e-12, 1e-12, 1e-12, 1e-12};
-        smo_v4d vbest = {INFINITY, INFINITY, INFINITY, INFINITY};
-        smo_v4d vlow = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
-        smo_v4l vidx = {-1, -1, -1, -1};
+        smo_v4d vbest = {INFINITY, INFINITY, INFINITY, INFINITY}, vbest2 = vbest;
+        smo_v4d vlow = {-INFINITY, -INFINITY, -INFINITY, -INFINITY}, vlow2 = vlow;
+        smo_v4l vidx = {-1, -1, -1, -1}, vidx2 = vidx;
         smo_v4l lane = {0, 1, 2, 3};
         int k;
-        for (; t + 4 <= n; t += 4) {
-            smo_v4d vy = smo_load4d(y + t);
-            smo_v4d vw = vy * smo_load4d(G + t) + smo_load4d(pen + t);
-            smo_v4d vgd = max_up + vw;
-            smo_v4d vquad = (QD_i + smo_load4d(QD + t)) - (two_yi * vy) * smo_load4f(Qi + t);
-            smo_v4d vobj;
-            smo_v4l take;
-            vlow = smo_blend(vw >= vlow, vw, vlow);
-            vquad = smo_blend(vquad > zero, vquad, tau);
-            vobj = -(vgd * vgd) / vquad;
-            take = (vgd > zero) & (vobj <= vbest);
-            vbest = smo_blend(take, vobj, vbest);
-            vidx = smo_blend_l(take, lane, vidx);
-            lane += 4;
+        for (; t + 8 <= n; t += 8) {
+            smo_partner_step(t, G, y, pen, QD, Qi, QD_i, two_yi, max_up, lane, &vbest,
+                             &vidx, &vlow);
+            smo_partner_step(t + 4, G, y, pen, QD, Qi, QD_i, two_yi, max_up, lane + 4,
+                             &vbest2, &vidx2, &vlow2);
+            lane += 8;
         }
+        smo_merge_min(&vbest, &vidx, vbest2, vidx2);
         for (k = 0; k < 4; k++) {
             if (vlow[k] > low)
                 low = vlow[k];
+            if (vlow2[k] > low)
+                low = vlow2[k];
             if (vidx[k] < 0)
                 continue;
             if (vbest[k] < best || (vbest[k] == best && vidx[k] > best_t)) {
@@ -178,6 +223,51 @@ static int smo_partner(int n, const double* G, const double* y, const double* pe
     return best_t;
 }
 
+/* G_k += Qi_k dai + Qj_k daj for k in [0, n): the gradient update of one SMO step. */
+SMO_CLONES
+static void smo_update_gradient(int n, double* restrict G, const float* restrict Qi,
+                                double dai, const float* restrict Qj, double daj)
+{
+    int k;
+    for (k = 0; k < n; k++)
+        G[k] += (double)Qi[k] * dai + (double)Qj[k] * daj;
+}
+
+/* out_j <- sum_f xi_f cols[f ld + j] for j in [0, n): dot products of x_i with n rows
+ * stored feature-major (column f of the rows at cols + f ld). Each sum runs over f in
+ * order, as LIBSVM's dot does. Sixteen sums at a time stay in registers while the
+ * features go by, so the loop vectorises across rows even with few features, where a
+ * dot product per row spends most of its time starting and finishing. */
+SMO_CLONES
+static void smo_dense_dots(int n, int d, long ld, const double* restrict cols,
+                           const double* restrict xi, double* restrict out)
+{
+    int j = 0, f;
+#ifdef SMO_VECTOR
+    for (; j + 16 <= n; j += 16) {
+        smo_v4d s0 = {0.0, 0.0, 0.0, 0.0}, s1 = s0, s2 = s0, s3 = s0;
+        const double* c = cols + j;
+        for (f = 0; f < d; f++, c += ld) {
+            double x = xi[f];
+            s0 += x * smo_load4d(c);
+            s1 += x * smo_load4d(c + 4);
+            s2 += x * smo_load4d(c + 8);
+            s3 += x * smo_load4d(c + 12);
+        }
+        smo_store4d(out + j, s0);
+        smo_store4d(out + j + 4, s1);
+        smo_store4d(out + j + 8, s2);
+        smo_store4d(out + j + 12, s3);
+    }
+#endif
+    for (; j < n; j++) {
+        double sum = 0.0;
+        for (f = 0; f < d; f++)
+            sum += xi[f] * cols[(long)f * ld + j];
+        out[j] = sum;
+    }
+}
+
 /* exp(x) for x <= 0, to about one ulp: x = k ln2 + r with |r| <= ln2 / 2, e^r by its
  * Taylor polynomial of degree 13 (truncation below 1e-17), times 2^k built in the
  * exponent bits. Below -708 (where exp leaves the normal doubles) it gives 0: its
@@ -193,23 +283,20 @@ static inline smo_v4d smo_exp4(smo_v4d x)
     smo_v4d kd = xc * 1.4426950408889634 + shift;
     /* the low bits of kd now hold k; 0x4338... is the bit pattern of shift */
     smo_v4l k = (smo_v4l)kd - (int64_t)0x4338000000000000LL;
-    smo_v4d r, p, scale;
+    smo_v4d r, r2, r4, r8, p, scale;
     kd = kd - shift;
     /* ln 2 in two parts: k * 6.93147180369123816490e-01 is exact for |k| < 2^20 */
     r = (xc - kd * 6.93147180369123816490e-01) - kd * 1.90821492927058770002e-10;
-    p = r * (1.0 / 6227020800.0) + (1.0 / 479001600.0);
-    p = p * r + (1.0 / 39916800.0);
-    p = p * r + (1.0 / 3628800.0);
-    p = p * r + (1.0 / 362880.0);
-    p = p * r + (1.0 / 40320.0);
-    p = p * r + (1.0 / 5040.0);
-    p = p * r + (1.0 / 720.0);
-    p = p * r + (1.0 / 120.0);
-    p = p * r + (1.0 / 24.0);
-    p = p * r + (1.0 / 6.0);
-    p = p * r + 0.5;
-    p = p * r + 1.0;
-    p = p * r + 1.0;
+    /* Estrin's scheme: a shallow tree of independent products instead of Horner's
+     * chain of 13 dependent steps, which left the core waiting on latency */
+    r2 = r * r;
+    r4 = r2 * r2;
+    r8 = r4 * r4;
+    p = ((1.0 + r) + r2 * (0.5 + r * (1.0 / 6.0)))
+        + r4 * (((1.0 / 24.0) + r * (1.0 / 120.0)) + r2 * ((1.0 / 720.0) + r * (1.0 / 5040.0)))
+        + r8 * (((1.0 / 40320.0) + r * (1.0 / 362880.0))
+                + r2 * ((1.0 / 3628800.0) + r * (1.0 / 39916800.0))
+                + r4 * ((1.0 / 479001600.0) + r * (1.0 / 6227020800.0)));
     scale = (smo_v4d)((k + 1023) << 52);
     return smo_blend(underflow, zero, p * scale);
 }
@@ -223,6 +310,12 @@ static void smo_rbf_from_dots(int n, double* out, const double* sq, double sq_i,
 {
     int j = 0;
 #ifdef SMO_VECTOR
+    for (; j + 8 <= n; j += 8) {
+        smo_v4d a0 = -gamma * ((sq_i + smo_load4d(sq + j)) - 2.0 * smo_load4d(out + j));
+        smo_v4d a1 = -gamma * ((sq_i + smo_load4d(sq + j + 4)) - 2.0 * smo_load4d(out + j + 4));
+        smo_store4d(out + j, smo_exp4(a0));
+        smo_store4d(out + j + 4, smo_exp4(a1));
+    }
     for (; j + 4 <= n; j += 4) {
         smo_v4d arg = -gamma * ((sq_i + smo_load4d(sq + j)) - 2.0 * smo_load4d(out + j));
         smo_store4d(out + j, smo_exp4(arg));

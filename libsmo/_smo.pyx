@@ -51,6 +51,8 @@ cdef extern from "_simd.h" nogil:
     int smo_partner(int n, const double* G, const double* y, const double* pen,
                     const double* QD, const float* Qi, double QD_i, double y_i,
                     double max_up, double* low_max, double* obj_min)
+    void smo_update_gradient(int n, double* G, const float* Qi, double dai,
+                             const float* Qj, double daj)
 
 cnp.import_array()
 
@@ -246,9 +248,7 @@ cdef class Solver:
         # Qi is still valid: the cache always keeps the two most recent rows
         self.alpha[i] = ai
         self.alpha[j] = aj
-        cdef double* G = &self.G[0]
-        for k in range(active):
-            G[k] += Qi[k] * dai + Qj[k] * daj
+        smo_update_gradient(active, &self.G[0], Qi, dai, Qj, daj)
         i_was_upper = self.status[i] == UPPER_BOUND
         j_was_upper = self.status[j] == UPPER_BOUND
         self._update_status(i)

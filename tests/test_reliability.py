@@ -128,7 +128,7 @@ def test_predict_from_several_threads_gives_identical_results():
 
 
 def test_fit_releases_the_gil():
-    X, y = load_dataset("a9a", n_rows=8000)
+    X, y = load_dataset("a9a", n_rows=16000)  # a fit of about a second
     ticks = []
     done = threading.Event()
 
