@@ -35,5 +35,9 @@ cdef class QMatrix:
 cdef class SVRQMatrix(QMatrix):
     cdef int n_examples
     cdef int[::1] index
+    cdef float[::1] float_sign
     cdef float[:, ::1] buffers
     cdef int next_buffer
+    # the variable whose row each buffer holds (-1: none), and over how many entries
+    cdef int buffer_row[2]
+    cdef int buffer_length[2]

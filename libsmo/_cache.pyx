@@ -13,6 +13,11 @@ from libc.stdlib cimport malloc, calloc, realloc, free
 cnp.import_array()
 
 
+cdef extern from "_simd.h" nogil:
+    void smo_signed_gather(int n, float s_i, const float* sign, const float* krow,
+                           const int* index, float* out)
+
+
 cdef class RowCache:
     """LRU cache of float rows within a budget of bytes.
 
@@ -205,11 +210,15 @@ cdef class SVRQMatrix(QMatrix):
         self.kernel = kernel
         self.n_examples = l
         self.sign = np.concatenate([np.ones(l), -np.ones(l)])
+        self.float_sign = np.asarray(self.sign, dtype=np.float32)
         self.index = np.concatenate([np.arange(l), np.arange(l)]).astype(np.int32)
         self.cache = RowCache(l, cache_size_mb * 1024.0 * 1024.0)
         self.kbuf = np.empty(max(l, 1))
         self.buffers = np.empty((2, max(2 * l, 1)), dtype=np.float32)
         self.next_buffer = 0
+        for k in range(2):
+            self.buffer_row[k] = -1
+            self.buffer_length[k] = 0
         self.diag = np.empty(2 * l)
         for k in range(l):
             self.diag[k] = kernel.value(k, k)
@@ -218,24 +227,36 @@ cdef class SVRQMatrix(QMatrix):
     cdef float* get_row(self, int i, int length) noexcept nogil:
         cdef float* krow
         cdef float* out
-        cdef int j, l = self.n_examples
+        cdef int j, b, l = self.n_examples
         cdef int real = self.index[i]
-        cdef float si
-        cdef int start = self.cache.get(real, l, &krow)
+        cdef int start
+        # a step asks for the row of its first variable twice (to select the partner,
+        # then to update the gradient): the buffer still holding it is returned as is
+        for b in range(2):
+            if self.buffer_row[b] == i and self.buffer_length[b] >= length:
+                self.next_buffer = 1 - b
+                return &self.buffers[b, 0]
+        start = self.cache.get(real, l, &krow)
         if start < 0:
             return NULL
         if start < l:
             self.kernel.row(real, start, l, &self.kbuf[0])
             for j in range(start, l):
                 krow[j] = <float>self.kbuf[j - start]
-        out = &self.buffers[self.next_buffer, 0]
-        self.next_buffer = 1 - self.next_buffer
-        si = <float>self.sign[i]
-        for j in range(length):
-            out[j] = si * <float>self.sign[j] * krow[self.index[j]]
+        b = self.next_buffer
+        out = &self.buffers[b, 0]
+        self.next_buffer = 1 - b
+        smo_signed_gather(length, self.float_sign[i], &self.float_sign[0], krow,
+                          &self.index[0], out)
+        self.buffer_row[b] = i
+        self.buffer_length[b] = length
         return out
 
     cdef void swap_index(self, int i, int j) noexcept nogil:
+        # the assembled rows are in the old order
+        self.buffer_row[0] = -1
+        self.buffer_row[1] = -1
         self.sign[i], self.sign[j] = self.sign[j], self.sign[i]
+        self.float_sign[i], self.float_sign[j] = self.float_sign[j], self.float_sign[i]
         self.index[i], self.index[j] = self.index[j], self.index[i]
         self.diag[i], self.diag[j] = self.diag[j], self.diag[i]

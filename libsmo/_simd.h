@@ -233,6 +233,18 @@ static void smo_update_gradient(int n, double* restrict G, const float* restrict
         G[k] += (double)Qi[k] * dai + (double)Qj[k] * daj;
 }
 
+/* out_j <- s_i s_j krow[index_j] for j in [0, n): a regression Q row assembled from
+ * the cached kernel row of its example (index and sign follow the solver's order). */
+SMO_CLONES
+static void smo_signed_gather(int n, float s_i, const float* restrict sign,
+                              const float* restrict krow, const int* restrict index,
+                              float* restrict out)
+{
+    int j;
+    for (j = 0; j < n; j++)
+        out[j] = s_i * sign[j] * krow[index[j]];
+}
+
 /* out_j <- sum_f xi_f cols[f ld + j] for j in [0, n): dot products of x_i with n rows
  * stored feature-major (column f of the rows at cols + f ld). Each sum runs over f in
  * order, as LIBSVM's dot does. Sixteen sums at a time stay in registers while the
