@@ -641,7 +641,11 @@ def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0
     weights = _check_sample_weight(sample_weight, n)
     if not isinstance(probability, (bool, np.bool_)):
         raise TypeError(f"probability must be True or False, got {probability!r}")
-    rng = prob.check_random_state(random_state)
+    # validated either way; a Generator (whose fresh entropy costs a system call) only
+    # when the probability model needs one
+    rng = None
+    if probability or random_state is not None:
+        rng = prob.check_random_state(random_state)
     if not probability:
         rng = None
     linear_solver = v.check_choice(linear_solver, "linear_solver",
