@@ -301,11 +301,13 @@ class Model:
         if self.svm_type not in CLASSIFICATION_TYPES:
             for rows, K in self._kernel_rows(X, norms):
                 out[rows, 0] = K @ self.sv_coef[0] - self.rho[0]
+                del K  # before the next block is built: one block alive, not two
             return _finite_decisions(out[:, 0])
         pairs = list(self._pairs())
         for rows, K in self._kernel_rows(X, norms):
             for pair, (si, ci, sj, cj) in enumerate(pairs):
                 out[rows, pair] = K[:, si] @ ci + K[:, sj] @ cj - self.rho[pair]
+            del K  # before the next block is built: one block alive, not two
         return _finite_decisions(out[:, 0] if n_pairs == 1 else out)
 
     def predict(self, X):

@@ -179,6 +179,7 @@ class _Trainer:
         for block, K in iter_kernel_blocks(self.X, SV, kernel, gamma, degree, coef0,
                                            rows=rows):
             out[block] += K @ coef
+            del K  # before the next block is built: one block alive, not two
         return out
 
     def uses_primal(self, n_variables, nu=False):

@@ -195,9 +195,9 @@ def test_predicting_a_million_rows_in_bounded_memory():
              "X = rng.normal(size=(1_000_000, 8)).astype(np.float64)\n"
              "model.predict(X[:1000])")
     grown = peak_rss_delta((setup, "pred = model.predict(X)"))
-    # output (8 MB) and kernel blocks of at most 32 MB, not the 1e6 x n_SV matrix
+    # output (8 MB) and one kernel block of at most 16 MB, not the 1e6 x n_SV matrix
     # (several GB)
-    assert grown < 8 + 32 + 60, grown
+    assert grown < 8 + 16 + 60, grown
 
 
 # ---- faults: Ctrl-C and failed writes ------------------------------------------------
