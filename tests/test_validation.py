@@ -588,3 +588,28 @@ def test_huge_max_iter(data):
         libsmo.train(X, y, max_iter=2**70)
     except (ValueError, TypeError) as exc:
         assert "max_iter" in str(exc)
+
+
+def test_canonical_csr_is_shared_and_left_as_it_is():
+    """CSR already in the kernel's layout (float64, int32 sorted indices, no duplicates)
+    is not copied, and training leaves it as it was; any other CSR is copied."""
+    from libsmo._validation import check_data
+    X, y = make_sparse_data()
+    assert X.indices.dtype == np.int32 and X.has_canonical_format
+    shared = check_data(X)
+    assert shared is not X
+    for name in ("data", "indices", "indptr"):
+        assert np.shares_memory(getattr(shared, name), getattr(X, name))
+    before = X.data.copy(), X.indices.copy(), X.indptr.copy()
+    model = libsmo.train(X, y, C=10.0)
+    libsmo.train(X, y, kernel="linear", linear_solver="primal")
+    model.predict(X)
+    for now, then in zip((X.data, X.indices, X.indptr), before):
+        np.testing.assert_array_equal(now, then)
+    messy = scrambled_csr(X)
+    copied = check_data(messy)
+    assert not np.shares_memory(copied.data, messy.data)
+    single = X.astype(np.float32)
+    converted = check_data(single)
+    assert converted.dtype == np.float64
+    assert not np.shares_memory(converted.indices, single.indices)
