@@ -50,3 +50,13 @@ def test_benchmark_smoke(tmp_path):
         assert case["agreement"]["objectives_agree"], (name, case["agreement"])
         assert case["ratios"]["vs_libsvm"]["train_s"] is not None
     assert "| a9a" in (out / "latest.md").read_text()
+
+
+def test_fit_loop_smoke(tmp_path):
+    """benchmarks/fit_loop.py (repeated fits in one process, for profilers) runs."""
+    data_file("housing_scale")
+    proc = subprocess.run(
+        [sys.executable, str(RUN.parent / "fit_loop.py"), "housing", "--repeats", "2"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "housing: 2 fits, median" in proc.stdout and "steps 220" in proc.stdout
