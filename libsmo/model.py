@@ -9,7 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from libsmo import probability as _probability
-from libsmo._prediction import (DENSE_SV_BYTES, iter_kernel_blocks, prediction_layout,
+from libsmo._prediction import (DENSE_SV_BYTES, for_each_kernel_block, prediction_layout,
                                 squared_norms)
 from libsmo._validation import check_data, check_norms, check_precomputed
 
@@ -233,15 +233,17 @@ class Model:
                 X = X[:, :self.n_features]
         return X, norms
 
-    def _kernel_rows(self, X, norms):
-        """Yield (slice, K(X[slice], SV)) over blocks of rows."""
+    def _each_kernel_block(self, X, norms, visit):
+        """visit(slice, K(X[slice], SV)) over blocks of rows (see for_each_kernel_block)."""
         if self.kernel == "precomputed":
-            return iter_kernel_blocks(X, self.support, "precomputed", 0.0, 0, 0.0)
+            for_each_kernel_block(visit, X, self.support, "precomputed", 0.0, 0, 0.0)
+            return
         if self._sv_norms is None:
             self._sv_layout = prediction_layout(self.support_vectors)
             self._sv_norms = squared_norms(self.support_vectors)
-        return iter_kernel_blocks(X, self._sv_layout, self.kernel, self.gamma, self.degree,
-                                  self.coef0, X_norms=norms, SV_norms=self._sv_norms)
+        for_each_kernel_block(visit, X, self._sv_layout, self.kernel, self.gamma,
+                              self.degree, self.coef0, X_norms=norms,
+                              SV_norms=self._sv_norms)
 
     def _pairs(self):
         """Per one-vs-one pair (i, j), in rho's order: (class i's support vectors as a
@@ -299,15 +301,15 @@ class Model:
             return _finite_decisions(out[:, 0] if n_pairs == 1 else out)
         out = np.empty((X.shape[0], n_pairs))
         if self.svm_type not in CLASSIFICATION_TYPES:
-            for rows, K in self._kernel_rows(X, norms):
+            def visit(rows, K):
                 out[rows, 0] = K @ self.sv_coef[0] - self.rho[0]
-                del K  # before the next block is built: one block alive, not two
-            return _finite_decisions(out[:, 0])
-        pairs = list(self._pairs())
-        for rows, K in self._kernel_rows(X, norms):
-            for pair, (si, ci, sj, cj) in enumerate(pairs):
-                out[rows, pair] = K[:, si] @ ci + K[:, sj] @ cj - self.rho[pair]
-            del K  # before the next block is built: one block alive, not two
+        else:
+            pairs = list(self._pairs())
+
+            def visit(rows, K):
+                for pair, (si, ci, sj, cj) in enumerate(pairs):
+                    out[rows, pair] = K[:, si] @ ci + K[:, sj] @ cj - self.rho[pair]
+        self._each_kernel_block(X, norms, visit)
         return _finite_decisions(out[:, 0] if n_pairs == 1 else out)
 
     def predict(self, X):

@@ -36,7 +36,7 @@ from libsmo import probability as prob
 from libsmo._cache import QMatrix, SVRQMatrix
 from libsmo._linear import solve_linear
 from libsmo._kernel import Kernel
-from libsmo._prediction import iter_kernel_blocks
+from libsmo._prediction import for_each_kernel_block
 from libsmo._smo import solve
 from libsmo.model import Model
 
@@ -176,10 +176,10 @@ class _Trainer:
             return out
         kernel, gamma, degree, coef0 = self.kernel_args
         SV = sv if kernel == "precomputed" else self.X[sv]
-        for block, K in iter_kernel_blocks(self.X, SV, kernel, gamma, degree, coef0,
-                                           rows=rows):
+        def visit(block, K):
             out[block] += K @ coef
-            del K  # before the next block is built: one block alive, not two
+
+        for_each_kernel_block(visit, self.X, SV, kernel, gamma, degree, coef0, rows=rows)
         return out
 
     def uses_primal(self, n_variables, nu=False):
