@@ -5,6 +5,8 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
+from libsmo._prediction import squared_norms
+
 KERNELS = ("linear", "poly", "rbf", "sigmoid", "precomputed")
 SELECTIONS = ("second_order", "platt")
 
@@ -104,15 +106,7 @@ def check_norms(X, name="X"):
     ValueError
         Some |x|^2 exceeds 1e300: the kernel values would be inf or NaN.
     """
-    if sp.issparse(X):
-        # squares of the stored values summed per row (X.multiply(X) builds a whole
-        # second matrix first: 3x slower on small data)
-        X = X.tocsr()
-        n = X.shape[0]
-        rows = np.repeat(np.arange(n), np.diff(X.indptr))
-        sq = np.bincount(rows, weights=np.square(X.data, dtype=np.float64), minlength=n)
-    else:
-        sq = np.einsum("ij,ij->i", X, X)
+    sq = squared_norms(X)
     bad = np.flatnonzero(~(sq <= MAX_SQUARED_NORM))
     if len(bad):
         raise ValueError(f"{name} row {bad[0]} is too large for a kernel: its squared norm "
