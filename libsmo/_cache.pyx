@@ -195,8 +195,9 @@ cdef class SVRQMatrix(QMatrix):
     Variable k < l is alpha_k (sign +1) and variable l + k is alpha*_k (sign -1); both
     stand for example k, so Q_kt = s_k s_t K(x_{k mod l}, x_{t mod l}). Kernel rows of
     the l examples are cached whole and never permuted; the solver's permutation of the
-    2l variables lives in `index` and `sign`, and a Q row is assembled from the cached
-    kernel row into one of two buffers (the solver holds at most two rows at once).
+    2l variables lives in `index` and `float_sign` (the base class's float64 `sign` is
+    not used), and a Q row is assembled from the cached kernel row into one of two
+    buffers (the solver holds at most two rows at once).
 
     Parameters
     ----------
@@ -209,8 +210,7 @@ cdef class SVRQMatrix(QMatrix):
         cdef int k, l = <int>kernel.n_rows
         self.kernel = kernel
         self.n_examples = l
-        self.sign = np.concatenate([np.ones(l), -np.ones(l)])
-        self.float_sign = np.asarray(self.sign, dtype=np.float32)
+        self.float_sign = np.concatenate([np.ones(l), -np.ones(l)]).astype(np.float32)
         self.index = np.concatenate([np.arange(l), np.arange(l)]).astype(np.int32)
         self.cache = RowCache(l, cache_size_mb * 1024.0 * 1024.0)
         self.kbuf = np.empty(max(l, 1))
@@ -256,7 +256,6 @@ cdef class SVRQMatrix(QMatrix):
         # the assembled rows are in the old order
         self.buffer_row[0] = -1
         self.buffer_row[1] = -1
-        self.sign[i], self.sign[j] = self.sign[j], self.sign[i]
         self.float_sign[i], self.float_sign[j] = self.float_sign[j], self.float_sign[i]
         self.index[i], self.index[j] = self.index[j], self.index[i]
         self.diag[i], self.diag[j] = self.diag[j], self.diag[i]

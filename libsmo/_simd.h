@@ -74,74 +74,74 @@ static inline smo_v4l smo_blend_l(smo_v4l mask, smo_v4l a, smo_v4l b)
 }
 #endif
 
-/* Both selection loops keep two sets of running bests, one for each half of an
- * 8-wide step, so that consecutive compare-and-blend steps do not wait on each other;
- * the sets are merged lane by lane and then across lanes, a tie going to the larger
- * index (the scalar loops' last). */
+/* Both selection loops are minimisations that keep two sets of running minima, one
+ * for each half of an 8-wide step, so that consecutive compare-and-blend steps do not
+ * wait on each other; the sets are merged lane by lane and then across lanes, a tie
+ * going to the larger index (the scalar loops' last, from their <=). */
 #ifdef SMO_VECTOR
-static inline void smo_merge_max(smo_v4d* va, smo_v4l* ia, smo_v4d vb, smo_v4l ib)
-{
-    smo_v4l take = (smo_v4l)(vb > *va) | ((smo_v4l)(vb == *va) & (smo_v4l)(ib > *ia));
-    *va = smo_blend(take, vb, *va);
-    *ia = smo_blend_l(take, ib, *ia);
-}
-
 static inline void smo_merge_min(smo_v4d* va, smo_v4l* ia, smo_v4d vb, smo_v4l ib)
 {
     smo_v4l take = (smo_v4l)(vb < *va) | ((smo_v4l)(vb == *va) & (smo_v4l)(ib > *ia));
     *va = smo_blend(take, vb, *va);
     *ia = smo_blend_l(take, ib, *ia);
 }
+
+/* The lanes' minimum into (*best, *best_t), lanes without an index skipped. */
+static inline void smo_lanes_min(smo_v4d v, smo_v4l idx, double* best, int* best_t)
+{
+    int k;
+    for (k = 0; k < 4; k++) {
+        if (idx[k] < 0)
+            continue;
+        if (v[k] < *best || (v[k] == *best && idx[k] > *best_t)) {
+            *best = v[k];
+            *best_t = (int)idx[k];
+        }
+    }
+}
 #endif
 
 /* The last t in [0, n) maximising v_t = -(y_t G_t) + pen_t; -1 when every pen_t is
- * -inf (an empty I_up). *out_max receives the maximum. */
+ * -inf (an empty I_up). *out_max receives the maximum. Computed as the last minimum
+ * of -v_t = y_t G_t - pen_t (negation is exact, so the same t and value). */
 SMO_CLONES
 static int smo_argmax_up(int n, const double* G, const double* y, const double* pen,
                          double* out_max)
 {
     int t = 0, best_t = -1;
-    double best = -INFINITY, v;
+    double best = INFINITY, u;
 #ifdef SMO_VECTOR
     if (n >= 8) {
-        smo_v4d vbest = {-INFINITY, -INFINITY, -INFINITY, -INFINITY}, vbest2 = vbest;
+        smo_v4d vbest = {INFINITY, INFINITY, INFINITY, INFINITY}, vbest2 = vbest;
         smo_v4l vidx = {-1, -1, -1, -1}, vidx2 = vidx;
         smo_v4l lane = {0, 1, 2, 3};
         smo_v4l take;
-        int k;
         for (; t + 8 <= n; t += 8) {
-            smo_v4d v0 = -(smo_load4d(y + t) * smo_load4d(G + t)) + smo_load4d(pen + t);
-            smo_v4d v1 = -(smo_load4d(y + t + 4) * smo_load4d(G + t + 4))
-                         + smo_load4d(pen + t + 4);
-            take = (smo_v4l)(v0 >= vbest);
-            vbest = smo_blend(take, v0, vbest);
+            smo_v4d u0 = smo_load4d(y + t) * smo_load4d(G + t) - smo_load4d(pen + t);
+            smo_v4d u1 = smo_load4d(y + t + 4) * smo_load4d(G + t + 4)
+                         - smo_load4d(pen + t + 4);
+            take = (smo_v4l)(u0 <= vbest);
+            vbest = smo_blend(take, u0, vbest);
             vidx = smo_blend_l(take, lane, vidx);
-            take = (smo_v4l)(v1 >= vbest2);
-            vbest2 = smo_blend(take, v1, vbest2);
+            take = (smo_v4l)(u1 <= vbest2);
+            vbest2 = smo_blend(take, u1, vbest2);
             vidx2 = smo_blend_l(take, lane + 4, vidx2);
             lane += 8;
         }
-        smo_merge_max(&vbest, &vidx, vbest2, vidx2);
-        for (k = 0; k < 4; k++) {
-            if (vidx[k] < 0)
-                continue;
-            if (vbest[k] > best || (vbest[k] == best && vidx[k] > best_t)) {
-                best = vbest[k];
-                best_t = (int)vidx[k];
-            }
-        }
+        smo_merge_min(&vbest, &vidx, vbest2, vidx2);
+        smo_lanes_min(vbest, vidx, &best, &best_t);
     }
 #endif
     for (; t < n; t++) {
-        v = -(y[t] * G[t]) + pen[t];
-        if (v >= best) {
-            best = v;
+        u = y[t] * G[t] - pen[t];
+        if (u <= best) {
+            best = u;
             best_t = t;
         }
     }
-    if (best == -INFINITY)
+    if (best == INFINITY)
         best_t = -1;
-    *out_max = best;
+    *out_max = -best;
     return best_t;
 }
 
@@ -199,17 +199,12 @@ static int smo_partner(int n, const double* G, const double* y, const double* pe
             lane += 8;
         }
         smo_merge_min(&vbest, &vidx, vbest2, vidx2);
+        smo_lanes_min(vbest, vidx, &best, &best_t);
         for (k = 0; k < 4; k++) {
             if (vlow[k] > low)
                 low = vlow[k];
             if (vlow2[k] > low)
                 low = vlow2[k];
-            if (vidx[k] < 0)
-                continue;
-            if (vbest[k] < best || (vbest[k] == best && vidx[k] > best_t)) {
-                best = vbest[k];
-                best_t = (int)vidx[k];
-            }
         }
     }
 #endif

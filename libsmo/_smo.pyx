@@ -226,7 +226,7 @@ cdef class Solver:
         """Solve the two-variable subproblem on (i, j) analytically, clip it to the box
         and update the gradient. Returns 1 after a step, 0 when the pair cannot move
         (only checked when require_progress), -1 when memory ran out."""
-        cdef int k, active = self.active_size
+        cdef int active = self.active_size
         cdef float* Qi = self.Q.get_row(i, active)
         cdef float* Qj
         cdef double Ci = self.C[i], Cj = self.C[j]
