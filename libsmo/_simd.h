@@ -239,6 +239,17 @@ static void smo_update_gradient(int n, double* SMO_RESTRICT G, const float* SMO_
         G[k] += (double)Qi[k] * dai + (double)Qj[k] * daj;
 }
 
+/* out_k += coef Qi_k for k in [0, n): G_bar when a variable reaches or leaves its upper
+ * bound, and the gradient's initialisation from a starting point. */
+SMO_CLONES
+static void smo_add_scaled_row(int n, double* SMO_RESTRICT out, double coef,
+                               const float* SMO_RESTRICT Qi)
+{
+    int k;
+    for (k = 0; k < n; k++)
+        out[k] += coef * (double)Qi[k];
+}
+
 /* out_j <- s_i s_j krow[index_j] for j in [0, n): a regression Q row assembled from
  * the cached kernel row of its example (index and sign follow the solver's order). */
 SMO_CLONES

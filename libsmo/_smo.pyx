@@ -53,6 +53,7 @@ cdef extern from "_simd.h" nogil:
                     double max_up, double* low_max, double* obj_min)
     void smo_update_gradient(int n, double* G, const float* Qi, double dai,
                              const float* Qj, double daj)
+    void smo_add_scaled_row(int n, double* out, double coef, const float* Qi)
 
 cnp.import_array()
 
@@ -170,7 +171,7 @@ cdef class Solver:
     # ---- gradient ------------------------------------------------------------------
 
     cdef int _init_gradient(self) noexcept nogil:
-        cdef int i, k, l = self.l
+        cdef int i, l = self.l
         cdef float* Qi
         for i in range(l):
             self.G[i] = self.p[i]
@@ -180,11 +181,9 @@ cdef class Solver:
                 Qi = self.Q.get_row(i, l)
                 if Qi == NULL:
                     return -1
-                for k in range(l):
-                    self.G[k] += self.alpha[i] * Qi[k]
+                smo_add_scaled_row(l, &self.G[0], self.alpha[i], Qi)
                 if self.status[i] == UPPER_BOUND:
-                    for k in range(l):
-                        self.G_bar[k] += self.C[i] * Qi[k]
+                    smo_add_scaled_row(l, &self.G_bar[0], self.C[i], Qi)
         return 0
 
     cdef int _reconstruct_gradient(self) noexcept nogil:
@@ -216,8 +215,8 @@ cdef class Solver:
                     Qi = self.Q.get_row(i, l)
                     if Qi == NULL:
                         return -1
-                    for j in range(active, l):
-                        self.G[j] += self.alpha[i] * Qi[j]
+                    smo_add_scaled_row(l - active, &self.G[active], self.alpha[i],
+                                       &Qi[active])
         return 0
 
     # ---- the two-variable step ------------------------------------------------------
@@ -263,12 +262,11 @@ cdef class Solver:
         return 1
 
     cdef int _update_G_bar(self, int i, double coef) noexcept nogil:
-        cdef int k, l = self.l
+        cdef int l = self.l
         cdef float* Qi = self.Q.get_row(i, l)
         if Qi == NULL:
             return -1
-        for k in range(l):
-            self.G_bar[k] += coef * Qi[k]
+        smo_add_scaled_row(l, &self.G_bar[0], coef, Qi)
         return 0
 
     # ---- second-order selection (Fan, Chen and Lin 2005) ----------------------------
