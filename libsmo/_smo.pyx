@@ -556,48 +556,74 @@ cdef class Solver:
                     self.stop = NO_MEMORY
             if self.stop == NO_MEMORY:
                 raise MemoryError("libsmo: cannot allocate memory for the kernel cache")
-        order = np.asarray(self.active_set)
+        # the caller's order: variable k of the solver is the caller's active_set[k]
+        cdef int k, t
+        arrays = [np.empty(self.l) for _ in range(5)]
+        cdef double[::1] alpha = arrays[0], G = arrays[1], p = arrays[2], y = arrays[3]
+        cdef double[::1] C = arrays[4]
+        with nogil:
+            for k in range(self.l):
+                t = self.active_set[k]
+                alpha[t] = self.alpha[k]
+                G[t] = self.G[k]
+                p[t] = self.p[k]
+                y[t] = self.y[k]
+                C[t] = self.C[k]
+        return result(*arrays, self.nu, self.n_iter, self.stop)
 
-        def in_caller_order(values):
-            out = np.empty(self.l)
-            out[order] = np.asarray(values)
-            return out
 
-        return result(*map(in_caller_order, (self.alpha, self.G, self.p, self.y, self.C)),
-                      self.nu, self.n_iter, self.stop)
+cdef double _group_rho(const double[::1] alpha, const double[::1] G, const double[::1] y,
+                       const double[::1] C, bint nu, int group) noexcept nogil:
+    """LIBSVM's rho of one sign group (group 0 is every variable without nu; with nu,
+    0 is y = +1 and 1 is y = -1): the mean of y G over its free variables, else the
+    middle of the interval its bound ones allow. The nu variant uses G itself."""
+    cdef Py_ssize_t t
+    cdef int n_free = 0
+    cdef double yG, free_sum = 0.0, ub = INFINITY, lb = -INFINITY
+    cdef bint upper, lower
+    for t in range(alpha.shape[0]):
+        if nu and (y[t] > 0) != (group == 0):
+            continue
+        yG = G[t] if nu else y[t] * G[t]
+        upper = alpha[t] >= C[t]
+        lower = alpha[t] <= 0
+        if not upper and not lower:
+            n_free += 1
+            free_sum += yG
+        elif upper == (nu or y[t] > 0):
+            # an upper-bound +1 (or any upper-bound variable with nu) and a lower-bound
+            # -1 push rho up
+            lb = max(lb, yG)
+        else:
+            ub = min(ub, yG)
+    if n_free > 0:
+        return free_sum / n_free
+    return (ub + lb) / 2
 
 
 def result(alpha, G, p, y, C, bint nu, long long n_iter, int stop):
     """The result dict of a solver run (see `solve`) from its final alpha and gradient.
 
-    rho is LIBSVM's: the mean of y G over free variables, else the middle of the
-    interval the bound ones allow. The nu variant does this per sign group, giving r1
-    and r2, and returns rho = (r1 - r2) / 2 and r = (r1 + r2) / 2 (else r = 0).
+    All float64 arrays of one length, in the caller's order. rho is LIBSVM's (sums in
+    its order): the mean of y G over free variables, else the middle of the interval
+    the bound ones allow. The nu variant does this per sign group, giving r1 and r2,
+    and returns rho = (r1 - r2) / 2 and r = (r1 + r2) / 2 (else r = 0).
     """
-    upper = alpha >= C
-    lower = alpha <= 0
-    free = ~upper & ~lower
-    # the nu variant works with G itself; y G is the same for y = +1
-    yG = G if nu else y * G
-    groups = [y > 0, y < 0] if nu else [np.ones(len(y), dtype=bool)]
-    r = []
-    for g in groups:
-        if np.any(free & g):
-            r.append(float(np.mean(yG[free & g])))
-            continue
-        # bounds that push rho down (ub) and up (lb)
-        to_ub = g & ((upper & (y < 0) & (not nu)) | (lower & ((y > 0) | nu)))
-        to_lb = g & ((upper & ((y > 0) | nu)) | (lower & (y < 0) & (not nu)))
-        ub = yG[to_ub].min() if to_ub.any() else INFINITY
-        lb = yG[to_lb].max() if to_lb.any() else -INFINITY
-        r.append(float((ub + lb) / 2))
-    rho, r_out = ((r[0] - r[1]) / 2, (r[0] + r[1]) / 2) if nu else (r[0], 0.0)
+    cdef const double[::1] a = alpha, g = G, pv = p, yv = y, c = C
+    cdef Py_ssize_t t
+    cdef double r1, r2 = 0.0, objective = 0.0
+    with nogil:
+        r1 = _group_rho(a, g, yv, c, nu, 0)
+        if nu:
+            r2 = _group_rho(a, g, yv, c, nu, 1)
+        for t in range(a.shape[0]):
+            objective += a[t] * (g[t] + pv[t])
     return {
         "alpha": alpha,
         "gradient": G,
-        "rho": rho,
-        "r": r_out,
-        "objective": float(0.5 * np.dot(alpha, G + p)),
+        "rho": (r1 - r2) / 2 if nu else r1,
+        "r": (r1 + r2) / 2 if nu else 0.0,
+        "objective": objective / 2,
         "n_iter": int(n_iter),
         "status": STATUS_NAMES[stop],
     }
