@@ -480,6 +480,20 @@ def _solver_layout(X):
     return X
 
 
+def _rows(X, rows):
+    """X[rows] for sorted, distinct row indices, as a new csr_matrix for CSR X."""
+    if not sp.issparse(X):
+        return X[rows]
+    starts = X.indptr[rows]
+    counts = X.indptr[rows + 1] - starts
+    indptr = np.zeros(len(rows) + 1, dtype=X.indptr.dtype)
+    np.cumsum(counts, out=indptr[1:])
+    take = np.arange(indptr[-1], dtype=np.int64)
+    take += np.repeat(starts - indptr[:-1], counts)
+    return sp.csr_matrix((X.data[take], X.indices[take], indptr),
+                         shape=(len(rows), X.shape[1]))
+
+
 def _check_sample_weight(sample_weight, n):
     if sample_weight is None:
         return np.ones(n)
@@ -681,9 +695,7 @@ def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0
     if kernel == "precomputed":
         support_vectors = None
     else:
-        support_vectors = X[support]
-        if sp.issparse(support_vectors):
-            support_vectors = sp.csr_matrix(support_vectors)
+        support_vectors = _rows(X, support)
     results = trainer.results
     return Model(svm_type=svm_type, kernel=kernel, gamma=gamma, degree=degree,
                  coef0=coef0, classes=parts["classes"], n_support=parts["n_support"],
