@@ -49,6 +49,7 @@ cdef class Kernel:
                               double* out) noexcept nogil
     cdef double _sparse_dot(self, int j) noexcept nogil
     cdef void _sparse_row_norms(self) noexcept
+    cdef void _copy_dense_rows(self, const double[:, ::1] X, const int[::1] rows) except *
 
 
 cdef inline double dense_dot(const double* a, const double* b, Py_ssize_t d) noexcept nogil:

@@ -114,18 +114,34 @@ cdef class Kernel:
             self._sparse_row_norms()
         else:
             # a private copy: rows are exchanged in place as the solver shrinks
-            data = np.asarray(X, dtype=np.float64)[rows]
             self.feature_major = self.n_features <= FEATURE_MAJOR_MAX_FEATURES
             if self.feature_major:
-                self.dense_t = np.ascontiguousarray(data.T)
+                self.dense_t = np.empty((self.n_features, self.n_rows))
                 self.x_i = np.empty(max(self.n_features, 1))
             else:
-                self.dense = np.ascontiguousarray(data)
-            # squared norms summed feature by feature, in LIBSVM's order
-            sq = np.zeros(self.n_rows)
-            for column in data.T:
-                sq += column * column
-            self.sq_norm = sq
+                self.dense = np.empty((self.n_rows, self.n_features))
+            self.sq_norm = np.empty(self.n_rows)
+            self._copy_dense_rows(np.ascontiguousarray(X, dtype=np.float64), self.perm)
+
+    cdef void _copy_dense_rows(self, const double[:, ::1] X, const int[::1] rows) except *:
+        """Copy rows X[rows] into this kernel's layout and sum their squared norms
+        feature by feature (LIBSVM's order), in one pass."""
+        cdef Py_ssize_t k, f, n = X.shape[0]
+        cdef double v, s
+        for k in range(rows.shape[0]):
+            if rows[k] < 0 or rows[k] >= n:
+                raise IndexError(f"row {rows[k]} is out of range for {n} rows")
+        with nogil:
+            for k in range(rows.shape[0]):
+                s = 0.0
+                for f in range(self.n_features):
+                    v = X[rows[k], f]
+                    s += v * v
+                    if self.feature_major:
+                        self.dense_t[f, k] = v
+                    else:
+                        self.dense[k, f] = v
+                self.sq_norm[k] = s
 
     cdef void _sparse_row_norms(self) noexcept:
         cdef Py_ssize_t i
