@@ -50,6 +50,46 @@ cdef int DENSE_BLOCK = 1024
 cdef int FEATURE_MAJOR_MAX_FEATURES = 64
 
 
+def squared_norms(X):
+    """Squared Euclidean norm of every row, summed feature by feature (LIBSVM's order).
+
+    Parameters
+    ----------
+    X : scipy.sparse.csr_matrix or array-like of shape (n, d)
+        CSR sums its stored values in their order (sorted indices: feature order).
+
+    Returns
+    -------
+    ndarray of shape (n,)
+    """
+    cdef Py_ssize_t i, f
+    cdef long long p
+    cdef double s
+    cdef const double[::1] values
+    cdef const long long[::1] indptr
+    cdef const double[:, :] dense
+    out = np.empty(X.shape[0])
+    cdef double[::1] sq = out
+    if hasattr(X, "indptr"):
+        values = np.asarray(X.data, dtype=np.float64)
+        indptr = np.asarray(X.indptr, dtype=np.int64)
+        with nogil:
+            for i in range(sq.shape[0]):
+                s = 0.0
+                for p in range(indptr[i], indptr[i + 1]):
+                    s += values[p] * values[p]
+                sq[i] = s
+    else:
+        dense = np.asarray(X, dtype=np.float64)
+        with nogil:
+            for i in range(sq.shape[0]):
+                s = 0.0
+                for f in range(dense.shape[1]):
+                    s += dense[i, f] * dense[i, f]
+                sq[i] = s
+    return out
+
+
 cdef inline double powi(double base, int times) noexcept nogil:
     """base**times for a non-negative integer, by squaring (LIBSVM's powi)."""
     cdef double tmp = base, ret = 1.0

@@ -6,6 +6,8 @@ densifies a sparse input beyond one block of the kernel matrix.
 import numpy as np
 import scipy.sparse as sp
 
+from libsmo._kernel import squared_norms as kernel_squared_norms
+
 # The kernel block of one batch of rows is kept near this many bytes. 16 MB rather
 # than 32: letter's prediction (5,000 rows x 6,746 SVs) 0.29 -> 0.24 s and +45 ->
 # +29 MB, a9a's (12,000 training rows) the same speed and +40 -> +21 MB.
@@ -33,15 +35,9 @@ def dense_block(X_block, SV):
 
 
 def squared_norms(X):
-    """Row-wise squared Euclidean norms of a dense or sparse matrix."""
-    if sp.issparse(X):
-        # squares of the stored values summed per row (X.multiply(X) builds a whole
-        # second matrix first: 3x slower on small data)
-        X = X.tocsr()
-        n = X.shape[0]
-        rows = np.repeat(np.arange(n), np.diff(X.indptr))
-        return np.bincount(rows, weights=np.square(X.data, dtype=np.float64), minlength=n)
-    return np.einsum("ij,ij->i", X, X)
+    """Row-wise squared Euclidean norms of a dense or sparse matrix, summed feature by
+    feature as LIBSVM sums them (`libsmo._kernel.squared_norms`)."""
+    return kernel_squared_norms(X.tocsr() if sp.issparse(X) else X)
 
 
 def kernel_block(X, SV, kernel, gamma, degree, coef0, X_norms=None, SV_norms=None):
