@@ -210,8 +210,16 @@ cdef class SVRQMatrix(QMatrix):
         cdef int k, l = <int>kernel.n_rows
         self.kernel = kernel
         self.n_examples = l
-        self.float_sign = np.concatenate([np.ones(l), -np.ones(l)]).astype(np.float32)
-        self.index = np.concatenate([np.arange(l), np.arange(l)]).astype(np.int32)
+        self.float_sign = np.empty(2 * l, dtype=np.float32)
+        self.index = np.empty(2 * l, dtype=np.int32)
+        self.diag = np.empty(2 * l)
+        for k in range(l):
+            self.float_sign[k] = 1.0
+            self.float_sign[k + l] = -1.0
+            self.index[k] = k
+            self.index[k + l] = k
+            self.diag[k] = kernel.value(k, k)
+            self.diag[k + l] = self.diag[k]
         self.cache = RowCache(l, cache_size_mb * 1024.0 * 1024.0)
         self.kbuf = np.empty(max(l, 1))
         self.buffers = np.empty((2, max(2 * l, 1)), dtype=np.float32)
@@ -219,10 +227,6 @@ cdef class SVRQMatrix(QMatrix):
         for k in range(2):
             self.buffer_row[k] = -1
             self.buffer_length[k] = 0
-        self.diag = np.empty(2 * l)
-        for k in range(l):
-            self.diag[k] = kernel.value(k, k)
-            self.diag[k + l] = self.diag[k]
 
     cdef float* get_row(self, int i, int length) noexcept nogil:
         cdef float* krow
