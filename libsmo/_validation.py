@@ -1,5 +1,6 @@
 """The Python boundary: every public entry checks its input here, so that the Cython code
 behind it can run without bounds checks."""
+import math
 import numbers
 
 import numpy as np
@@ -160,7 +161,7 @@ def check_positive(value, name, *, integer=False, allow_zero=False):
         what = "an integer" if integer else "a number"
         raise TypeError(f"{name} must be {what}, got {value!r} ({type(value).__name__})")
     as_float = float(value) if abs(value) < 1e308 else float("inf")
-    if not np.isfinite(as_float) or value < 0 or (value == 0 and not allow_zero):
+    if not math.isfinite(as_float) or value < 0 or (value == 0 and not allow_zero):
         bound = ">= 0" if allow_zero else "> 0"
         raise ValueError(f"{name} must be finite and {bound}, got {value!r}")
     if integer and value > MAX_INT:
@@ -172,9 +173,13 @@ def check_real(value, name):
     """A finite real number."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a number, got {value!r} ({type(value).__name__})")
-    if not np.isfinite(value):
+    try:
+        as_float = float(value)
+    except OverflowError:  # an int beyond the doubles
+        as_float = math.inf
+    if not math.isfinite(as_float):
         raise ValueError(f"{name} must be finite, got {value!r}")
-    return float(value)
+    return as_float
 
 
 def check_choice(value, name, choices):

@@ -243,6 +243,7 @@ def test_three_classes_infeasible_nu_names_the_classes(data):
     ("degree", -1, ValueError, r"^degree must be finite and >= 0, got -1$"),
     ("degree", 2.5, TypeError, r"^degree must be an integer, got 2\.5 \(float\)$"),
     ("coef0", float("inf"), ValueError, r"^coef0 must be finite, got inf$"),
+    ("coef0", 10**400, ValueError, r"^coef0 must be finite, got 1000"),
     ("tol", 0, ValueError, r"^tol must be finite and > 0, got 0$"),
     ("tol", -1e-3, ValueError, r"^tol must be finite and > 0, got -0\.001$"),
     ("cache_size", 0, ValueError, r"^cache_size must be finite and > 0, got 0$"),
