@@ -37,7 +37,7 @@ cap, time limit, stop flag, Ctrl-C, callback).
 import numpy as np
 cimport cython
 cimport numpy as cnp
-from libc.math cimport fabs, INFINITY
+from libc.math cimport fabs, isfinite, INFINITY
 from libsmo._cache cimport QMatrix
 from libsmo._pair cimport (FREE, LOWER_BOUND, UPPER_BOUND, bound_status, in_low, in_up,
                            solve_pair)
@@ -612,13 +612,16 @@ def result(alpha, G, p, y, C, bint nu, long long n_iter, int stop):
     cdef const double[::1] a = alpha, g = G, pv = p, yv = y, c = C
     cdef Py_ssize_t t
     cdef double r1, r2 = 0.0, objective = 0.0
+    cdef bint finite = True
     with nogil:
         r1 = _group_rho(a, g, yv, c, nu, 0)
         if nu:
             r2 = _group_rho(a, g, yv, c, nu, 1)
         for t in range(a.shape[0]):
             objective += a[t] * (g[t] + pv[t])
+            finite = finite and isfinite(a[t]) and isfinite(g[t])
     return {
+        "finite": finite,
         "alpha": alpha,
         "gradient": G,
         "rho": (r1 - r2) / 2 if nu else r1,
@@ -666,7 +669,8 @@ def solve(QMatrix Q, p, y, C, alpha=None, *, double tol=1e-3, bint shrinking=Tru
     -------
     dict
         alpha, gradient (in the caller's order), rho, r (nu variant: (r1 + r2) / 2,
-        else 0), objective, n_iter, status.
+        else 0), objective, n_iter, status, and finite: whether every alpha and gradient
+        entry is finite (a kernel that overflows makes them inf or NaN).
     """
     if selection not in SELECTIONS:
         raise ValueError(f"selection must be one of {SELECTIONS}, got {selection!r}")

@@ -23,6 +23,7 @@ decision values. The folds come from numpy's default_rng(random_state).
 """
 import copy
 import logging
+import math
 import os
 import time
 import warnings
@@ -229,8 +230,7 @@ class _Trainer:
 
     def _finish(self, result):
         """Check, keep and report one solver result."""
-        if not (np.isfinite(result["alpha"]).all() and np.isfinite(result["gradient"]).all()
-                and np.isfinite(result["rho"])):
+        if not (result["finite"] and math.isfinite(result["rho"])):
             self._overflow()
         self.results.append(result)
         if self.verbose:
@@ -432,8 +432,10 @@ def _regression(trainer, kept, z, svm_type, C, nu, epsilon, weights, rng=None):
     the 5-fold cross-validated residuals, each fold trained by `_regression`."""
     n = len(z)
     Q = SVRQMatrix(trainer.kernel(kept), trainer.cache_size)
-    signs = np.concatenate([np.ones(n), -np.ones(n)])
-    upper = np.concatenate([C * weights, C * weights])
+    signs = np.ones(2 * n)
+    signs[n:] = -1.0
+    bound = C * weights
+    upper = np.concatenate([bound, bound])
     if svm_type == "epsilon_svr":
         result = trainer.run(Q, np.concatenate([epsilon - z, epsilon + z]), signs, upper)
     else:

@@ -187,3 +187,45 @@ def test_full_size_sets(name, C, gamma):
     theirs = libsvm_summary(peer)
     f_theirs = dual_objective(theirs["sv_coef"], X[theirs["support"]], "rbf", gamma, 3, 0)
     assert abs(objective_of(model, X) - f_theirs) <= 1e-4 * abs(f_theirs)
+
+
+def reference_rho(alpha, G, y, C, nu):
+    """LIBSVM's calculate_rho (Solver and Solver_NU), written out over numpy masks."""
+    upper, lower = alpha >= C, alpha <= 0
+    free = ~upper & ~lower
+    yG = G if nu else y * G
+    r = []
+    for g in ([y > 0, y < 0] if nu else [np.ones(len(y), dtype=bool)]):
+        if (free & g).any():
+            r.append(yG[free & g].sum() / (free & g).sum())
+            continue
+        to_lb = g & ((upper & ((y > 0) | nu)) | (lower & (y < 0) & (not nu)))
+        to_ub = g & ~free & ~to_lb
+        ub = yG[to_ub].min() if to_ub.any() else np.inf
+        lb = yG[to_lb].max() if to_lb.any() else -np.inf
+        r.append((ub + lb) / 2)
+    return ((r[0] - r[1]) / 2, (r[0] + r[1]) / 2) if nu else (r[0], 0.0)
+
+
+@pytest.mark.parametrize("nu", [False, True])
+@pytest.mark.parametrize("n_free", [0, 1, 7])
+def test_result_rho_objective_and_finiteness(nu, n_free):
+    """The solver's result (rho per sign group, objective, finiteness) against LIBSVM's
+    formulas: with free variables, and with every variable at a bound."""
+    from libsmo._smo import result
+    rng = np.random.default_rng(n_free)
+    n = 40
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    C = rng.uniform(0.5, 2.0, n)
+    alpha = np.where(rng.random(n) < 0.5, 0.0, C)
+    free = rng.choice(n, n_free, replace=False)
+    alpha[free] = C[free] * rng.uniform(0.1, 0.9, n_free)
+    G, p = rng.normal(size=n), rng.normal(size=n)
+    out = result(alpha, G, p, y, C, nu, 5, 1)  # 1: OPTIMAL
+    rho, r = reference_rho(alpha, G, y, C, nu)
+    assert out["rho"] == pytest.approx(rho, rel=1e-12, abs=1e-12)
+    assert out["r"] == pytest.approx(r, rel=1e-12, abs=1e-12)
+    assert out["objective"] == pytest.approx(0.5 * alpha @ (G + p), rel=1e-12)
+    assert out["finite"] and out["n_iter"] == 5 and out["status"] == "optimal"
+    G[3] = np.nan
+    assert not result(alpha, G, p, y, C, nu, 5, 1)["finite"]
