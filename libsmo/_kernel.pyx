@@ -90,6 +90,35 @@ def squared_norms(X):
     return out
 
 
+def csr_is_canonical(X):
+    """Whether a CSR matrix's rows hold strictly increasing column indices (sorted, no
+    duplicates): the layout the sparse rows are read in, where a row scattered into a
+    dense buffer cannot overwrite itself and sums run in feature order.
+
+    Parameters
+    ----------
+    X : scipy.sparse.csr_matrix
+
+    Returns
+    -------
+    bool
+    """
+    cdef const long long[::1] indptr = np.asarray(X.indptr, dtype=np.int64)
+    cdef const int[::1] indices = np.asarray(X.indices, dtype=np.int32)
+    cdef Py_ssize_t i
+    cdef long long p
+    cdef bint canonical = True
+    with nogil:
+        for i in range(indptr.shape[0] - 1):
+            for p in range(indptr[i] + 1, indptr[i + 1]):
+                if indices[p] <= indices[p - 1]:
+                    canonical = False
+                    break
+            if not canonical:
+                break
+    return canonical
+
+
 cdef inline double powi(double base, int times) noexcept nogil:
     """base**times for a non-negative integer, by squaring (LIBSVM's powi)."""
     cdef double tmp = base, ret = 1.0

@@ -312,3 +312,18 @@ def test_heart_scale_csr_and_dense_agree():
         permuted = all_rows(Kernel(csr, *params, rows=rows))
         np.testing.assert_allclose(permuted, from_csr[np.ix_(rows, rows)], rtol=RTOL,
                                    atol=ATOL, err_msg=name)
+
+
+@pytest.mark.parametrize("indices, canonical", [
+    ([0, 2, 1, 3], True),      # rows [0, 2] and [1, 3]
+    ([2, 0, 1, 3], False),     # unsorted first row
+    ([0, 0, 1, 3], False),     # a duplicate in the first row
+    ([0, 2, 3, 3], False),     # a duplicate in the last row
+])
+def test_csr_is_canonical(indices, canonical):
+    """Sorted, distinct column indices per row; a row boundary may go down."""
+    from libsmo._kernel import csr_is_canonical
+    X = sp.csr_matrix((np.ones(4), np.array(indices, dtype=np.int32),
+                       np.array([0, 2, 4], dtype=np.int32)), shape=(2, 4))
+    assert csr_is_canonical(X) is canonical
+    assert csr_is_canonical(X) == X.has_canonical_format
