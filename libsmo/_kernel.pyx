@@ -119,6 +119,32 @@ def csr_is_canonical(X):
     return canonical
 
 
+def csr_to_dense(X):
+    """X.toarray() for CSR with int32 indices, as C-contiguous float64 (duplicates are
+    summed, as scipy sums them).
+
+    Parameters
+    ----------
+    X : scipy.sparse.csr_matrix
+
+    Returns
+    -------
+    ndarray of shape X.shape
+    """
+    cdef const double[::1] values = np.asarray(X.data, dtype=np.float64)
+    cdef const int[::1] indices = np.asarray(X.indices, dtype=np.int32)
+    cdef const long long[::1] indptr = np.asarray(X.indptr, dtype=np.int64)
+    out = np.zeros(X.shape)
+    cdef double[:, ::1] dense = out
+    cdef Py_ssize_t i
+    cdef long long p
+    with nogil:
+        for i in range(dense.shape[0]):
+            for p in range(indptr[i], indptr[i + 1]):
+                dense[i, indices[p]] += values[p]
+    return out
+
+
 cdef inline double powi(double base, int times) noexcept nogil:
     """base**times for a non-negative integer, by squaring (LIBSVM's powi)."""
     cdef double tmp = base, ret = 1.0

@@ -36,7 +36,7 @@ from libsmo import _validation as v
 from libsmo import probability as prob
 from libsmo._cache import QMatrix, SVRQMatrix
 from libsmo._linear import solve_linear
-from libsmo._kernel import Kernel
+from libsmo._kernel import Kernel, csr_to_dense
 from libsmo._prediction import for_each_kernel_block
 from libsmo._smo import solve
 from libsmo.model import Model
@@ -478,7 +478,7 @@ def _solver_layout(X):
     and small enough, becomes dense."""
     if (sp.issparse(X) and X.shape[0] * X.shape[1] * 8 <= DENSE_COPY_BYTES
             and X.nnz >= 0.5 * X.shape[0] * X.shape[1]):
-        return X.toarray()
+        return csr_to_dense(X)
     return X
 
 

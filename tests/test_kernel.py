@@ -327,3 +327,13 @@ def test_csr_is_canonical(indices, canonical):
                        np.array([0, 2, 4], dtype=np.int32)), shape=(2, 4))
     assert csr_is_canonical(X) is canonical
     assert csr_is_canonical(X) == X.has_canonical_format
+
+
+def test_csr_to_dense_matches_scipy():
+    """Duplicates summed and empty rows kept, as scipy's toarray."""
+    from libsmo._kernel import csr_to_dense
+    X = sp.csr_matrix((np.array([1.5, -2.0, 0.25, 4.0]), np.array([3, 0, 3, 1], dtype=np.int32),
+                       np.array([0, 3, 3, 4], dtype=np.int32)), shape=(3, 5))
+    dense = csr_to_dense(X)
+    np.testing.assert_array_equal(dense, X.toarray())
+    assert dense.dtype == np.float64 and dense.flags.c_contiguous
