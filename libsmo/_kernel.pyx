@@ -23,7 +23,7 @@ RBF exponentials go four at a time (_simd.h's smo_rbf_from_dots).
 import numpy as np
 cimport numpy as cnp
 from cython.parallel cimport prange
-from libc.math cimport exp, tanh
+from libc.math cimport exp, isfinite, tanh
 
 
 cdef extern from "_simd.h" nogil:
@@ -117,6 +117,29 @@ def csr_is_canonical(X):
             if not canonical:
                 break
     return canonical
+
+
+def all_finite(values):
+    """Whether every entry of a C-contiguous float64 array is finite (NaN or infinity in
+    the data would make kernel values NaN).
+
+    Parameters
+    ----------
+    values : ndarray of float64, C-contiguous, any shape
+
+    Returns
+    -------
+    bool
+    """
+    cdef const double[::1] flat = values.reshape(-1)
+    cdef Py_ssize_t k
+    cdef bint finite = True
+    with nogil:
+        for k in range(flat.shape[0]):
+            if not isfinite(flat[k]):
+                finite = False
+                break
+    return finite
 
 
 def csr_to_dense(X):
