@@ -114,8 +114,8 @@ def check_norms(X, name="X"):
         Some |x|^2 exceeds 1e300: the kernel values would be inf or NaN.
     """
     sq = squared_norms(X)
-    bad = np.flatnonzero(~(sq <= MAX_SQUARED_NORM))
-    if len(bad):
+    if not (sq <= MAX_SQUARED_NORM).all():
+        bad = np.flatnonzero(~(sq <= MAX_SQUARED_NORM))
         raise ValueError(f"{name} row {bad[0]} is too large for a kernel: its squared norm "
                          f"{sq[bad[0]]:.3g} overflows double precision; scale the features "
                          "(for example to [-1, 1])")
@@ -149,7 +149,7 @@ def check_labels(y, n_samples, name="y"):
             y = y.astype(np.float64)
     if y.dtype.kind == "c":
         raise TypeError(f"{name} must hold real labels, got complex dtype {y.dtype}")
-    if y.dtype.kind == "f" and not np.isfinite(y).all():
+    if y.dtype.kind == "f" and not all_finite(np.ascontiguousarray(y, dtype=np.float64)):
         raise ValueError(f"{name} holds NaN or infinity (first at index "
                          f"{int(np.argwhere(~np.isfinite(y))[0, 0])})")
     return y

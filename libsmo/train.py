@@ -36,7 +36,7 @@ from libsmo import _validation as v
 from libsmo import probability as prob
 from libsmo._cache import QMatrix, SVRQMatrix
 from libsmo._linear import solve_linear
-from libsmo._kernel import Kernel, csr_to_dense
+from libsmo._kernel import Kernel, all_finite, csr_to_dense
 from libsmo._prediction import for_each_kernel_block
 from libsmo._smo import solve
 from libsmo.model import Model
@@ -214,7 +214,7 @@ class _Trainer:
 
     def run(self, Q, p, y, C, alpha=None, nu=False):
         """Solve with Q's cached kernel rows."""
-        if not np.isfinite(Q.diagonal()).all():
+        if not all_finite(Q.diagonal()):
             self._overflow()
         return self._finish(solve(Q, p, y, C, alpha, nu=nu, stop_flag=self.stop_flag,
                                   **self._solver_options(len(p))))
