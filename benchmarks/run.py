@@ -58,7 +58,10 @@ What is measured, per case, library and run
   once the data are loaded; where that is not possible the peak is over the whole child
   and so may be the loader's) and the absolute peak of the child, imports included.
   "memory" in the ratios is the training peak minus the RSS after loading: what training
-  and prediction add on top of the data.
+  and prediction add on top of the data. The JSON and the progress lines also split the
+  growth at the end of prediction into file-backed pages (library code and read-only
+  data mapped on first use, up to 64 kB a time) and anonymous (allocated) memory: on a
+  millisecond fit such as housing's the first is nearly all of it.
 
 On a machine whose cores are also busy with other work, OpenMP threads that wait for
 each other at every kernel row (LIBSVM's training and, in 3.37, its prediction too) can
@@ -157,6 +160,31 @@ def current_rss_mb():
     except (OSError, ValueError, IndexError):
         return None
     return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def rss_parts_mb():
+    """This process's anonymous and file-backed resident memory now, in MB
+    (/proc/self/status RssAnon and RssFile; None off Linux).
+
+    File-backed pages are mostly code and read-only data of the libraries, mapped on
+    first use in chunks of up to 64 kB: on a millisecond fit they are most of what
+    training adds to the RSS.
+
+    Returns
+    -------
+    dict or None
+        {"anon": float, "file": float}
+    """
+    parts = {}
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                if key in ("RssAnon", "RssFile"):
+                    parts[key[3:].lower()] = int(value.split()[0]) / 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return parts if len(parts) == 2 else None
 
 
 def peak_rss_mb():
@@ -373,6 +401,7 @@ def run_child(job):
             else:
                 estimator = SVC(**params)
         gc.collect()
+        parts_after_load = rss_parts_mb()
         rss_after_load = current_rss_mb()
         peak_after_load = peak_rss_mb()
         peak_reset = reset_peak_rss()
@@ -421,6 +450,7 @@ def run_child(job):
         predicted = np.asarray(predict(Xt), dtype=np.float64)
         predict_seconds = time.perf_counter() - start
         train_peak = peak_rss_mb()
+        parts_after_predict = rss_parts_mb()
         refit_seconds = None
         if train_seconds < REFIT_BELOW_S:
             start = time.perf_counter()
@@ -436,6 +466,11 @@ def run_child(job):
               "rss_after_load_mb": rss_after_load, "train_peak_rss_mb": train_peak,
               "peak_rss_mb": max(peak_after_load, train_peak),
               "peak_reset": peak_reset}
+    if parts_after_load is not None and parts_after_predict is not None:
+        # what of the RSS growth is mapped library code (file pages) and what is
+        # allocated (anonymous) memory, at the end of prediction
+        result["file_pages_added_mb"] = parts_after_predict["file"] - parts_after_load["file"]
+        result["anon_added_mb"] = parts_after_predict["anon"] - parts_after_load["anon"]
     if rss_after_load is not None:
         # clamped: the kernel's RSS counters are approximate, and a run that allocates
         # nothing can read a few hundred kB below the RSS taken before the reset
@@ -540,7 +575,8 @@ def summarize(name, case, runs):
         summary["median"][lib] = {
             key: median_of(rs, key)
             for key in ("load_s", "train_s", "train_cpu_s", "refit_s", "predict_s",
-                        "memory_mb", "peak_rss_mb", "rss_after_load_mb")}
+                        "memory_mb", "peak_rss_mb", "rss_after_load_mb",
+                        "file_pages_added_mb", "anon_added_mb")}
         summary["median"][lib].update(
             {key: first.get(key) for key in ("objective", "n_sv", "n_iter", "accuracy",
                                              "mse", "train_rows", "test_rows",
@@ -694,7 +730,9 @@ def progress(name, repeat, result):
              else "") + ", predict "
           f"{result['predict_s']:.2f} s, obj {fmt(result['objective'], '.6f')}, nSV "
           f"{result['n_sv']}, {metric}, memory +{fmt(result.get('memory_mb'), '.1f')} MB "
-          f"(peak {result['peak_rss_mb']:.0f} MB)", flush=True)
+          f"(peak {result['peak_rss_mb']:.0f} MB; at the end file pages "
+          f"+{fmt(result.get('file_pages_added_mb'), '.2f')} MB, anonymous "
+          f"{fmt(result.get('anon_added_mb'), '+.2f')} MB)", flush=True)
 
 
 def positive_int(text):
