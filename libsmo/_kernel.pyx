@@ -90,6 +90,30 @@ def squared_norms(X):
     return out
 
 
+ctypedef fused csr_index:
+    int
+    long long
+
+
+cdef Py_ssize_t _scan_csr_rows(const long long[::1] indptr, const csr_index[::1] indices,
+                               long long n_columns, bint* canonical) noexcept nogil:
+    """The first row whose index pointers decrease or pass the stored values, or that
+    holds a column index outside [0, n_columns), else -1; *canonical tells whether every
+    row's indices rise strictly."""
+    cdef Py_ssize_t i
+    cdef long long p
+    canonical[0] = True
+    for i in range(indptr.shape[0] - 1):
+        if indptr[i + 1] < indptr[i] or indptr[i + 1] > indices.shape[0]:
+            return i
+        for p in range(indptr[i], indptr[i + 1]):
+            if indices[p] < 0 or indices[p] >= n_columns:
+                return i
+            if p > indptr[i] and indices[p] <= indices[p - 1]:
+                canonical[0] = False
+    return -1
+
+
 def csr_is_canonical(X):
     """Whether a CSR matrix's rows hold strictly increasing column indices (sorted, no
     duplicates): the layout the sparse rows are read in, where a row scattered into a
@@ -98,24 +122,42 @@ def csr_is_canonical(X):
     Parameters
     ----------
     X : scipy.sparse.csr_matrix
+        With int32 or int64 indices.
 
     Returns
     -------
     bool
+
+    Raises
+    ------
+    ValueError
+        The arrays do not describe a CSR matrix of X's shape: index pointers that do not
+        rise from 0 to the number of stored values, or a column index outside
+        [0, n_columns) (scipy does not check these when it builds a matrix from arrays,
+        and the kernel would read or write outside its buffers).
     """
     cdef const long long[::1] indptr = np.asarray(X.indptr, dtype=np.int64)
-    cdef const int[::1] indices = np.asarray(X.indices, dtype=np.int32)
-    cdef Py_ssize_t i
-    cdef long long p
-    cdef bint canonical = True
-    with nogil:
-        for i in range(indptr.shape[0] - 1):
-            for p in range(indptr[i] + 1, indptr[i + 1]):
-                if indices[p] <= indices[p - 1]:
-                    canonical = False
-                    break
-            if not canonical:
-                break
+    cdef long long n_columns = X.shape[1], n_stored = len(X.indices)
+    cdef Py_ssize_t bad_row
+    cdef bint canonical
+    cdef const int[::1] indices32
+    cdef const long long[::1] indices64
+    if (indptr.shape[0] != X.shape[0] + 1 or indptr[0] != 0
+            or indptr[indptr.shape[0] - 1] != n_stored or len(X.data) != n_stored):
+        raise ValueError(f"index pointers run from {indptr[0]} to "
+                         f"{indptr[indptr.shape[0] - 1]} over {indptr.shape[0] - 1} rows "
+                         f"for {n_stored} stored values")
+    if X.indices.dtype == np.int32:
+        indices32 = np.ascontiguousarray(X.indices)
+        with nogil:
+            bad_row = _scan_csr_rows(indptr, indices32, n_columns, &canonical)
+    else:
+        indices64 = np.ascontiguousarray(X.indices, dtype=np.int64)
+        with nogil:
+            bad_row = _scan_csr_rows(indptr, indices64, n_columns, &canonical)
+    if bad_row >= 0:
+        raise ValueError(f"row {bad_row} has index pointers that decrease or pass the "
+                         f"stored values, or a column index outside [0, {n_columns})")
     return canonical
 
 

@@ -136,6 +136,28 @@ def test_X_not_real_numbers(data, make, dtype_text):
         libsmo.train(make(X), y)
 
 
+@pytest.mark.parametrize("indices, indptr, message", [
+    ([0, 7, 1], [0, 2, 3], r"row 0 has index pointers that decrease or pass the stored "
+                           r"values, or a column index outside \[0, 3\)"),
+    ([0, -1, 1], [0, 2, 3], r"row 0 .* outside \[0, 3\)"),
+    ([0, 2, 1], [0, 4, 3], r"row 0 has index pointers that decrease or pass the stored "
+                           r"values"),
+    ([0, 2, 1], [0, 3, 2], r"index pointers run from 0 to 2 over 2 rows for 3 stored"),
+    ([0, 2, 1], [0, 2, 5], r"index pointers run from 0 to 5 over 2 rows for 3 stored"),
+], ids=["column-beyond", "negative-column", "pointer-beyond-values", "last-pointer-short",
+        "last-pointer-beyond"])
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_csr_arrays_that_do_not_describe_a_matrix(indices, indptr, message, index_dtype):
+    """scipy builds a csr_matrix from arrays without checking them; the kernel would read
+    and write outside its buffers, so training refuses them by name."""
+    X = sp.csr_matrix((np.ones(3), np.array(indices, dtype=index_dtype),
+                       np.array([0, 1, 3], dtype=index_dtype)), shape=(2, 3))
+    # set after scipy built the matrix (from these pointers it would trim the arrays)
+    X.indptr = np.array(indptr, dtype=index_dtype)
+    with pytest.raises(ValueError, match=r"^X is not a valid CSR matrix: " + message):
+        libsmo.train(X, [1, -1])
+
+
 def test_sparse_X_complex(data):
     X, y = data
     with pytest.raises(TypeError, match=r"^X must hold real numbers, got dtype complex128"):
