@@ -59,7 +59,7 @@ def check_data(X, name="X", *, allow_empty=False):
                                   copy=False)
         else:
             X = sp.csr_matrix(X, dtype=np.float64, copy=True)
-            _csr_is_canonical(X, name)  # converted from another format
+            _csr_is_canonical(X, name)  # the structure of what another format became
             if X.nnz and (np.abs(X.indptr[-1]) > np.iinfo(np.int32).max
                           or X.shape[1] > np.iinfo(np.int32).max):
                 raise ValueError(f"{name} is too large: more than 2**31 - 1 non-zeros or "
