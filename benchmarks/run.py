@@ -77,6 +77,9 @@ of libsmo's and LIBSVM's is at most 1e-4, accuracies when they are within 0.1 po
 
 Output: <out>/latest.json (every raw run, medians, ratios and the machine: platform, CPU
 model, cores, versions, date) and <out>/latest.md (the summary table, also printed).
+``--table-from <json>`` writes the table of an earlier run again from its raw runs. The
+table gives two memory ratios: added memory (the training peak minus the RSS after
+loading) and peak memory (the training peak itself, with the process and its data).
 The data are ../shared/data/<name>.xz, decompressed once into $LIBSMO_DATA_CACHE
 (default: $TMPDIR/libsmo-data-cache) by bench_train.py's ``decompress``.
 """
@@ -576,7 +579,7 @@ def summarize(name, case, runs):
             key: median_of(rs, key)
             for key in ("load_s", "train_s", "train_cpu_s", "refit_s", "predict_s",
                         "memory_mb", "peak_rss_mb", "rss_after_load_mb",
-                        "file_pages_added_mb", "anon_added_mb")}
+                        "train_peak_rss_mb", "file_pages_added_mb", "anon_added_mb")}
         summary["median"][lib].update(
             {key: first.get(key) for key in ("objective", "n_sv", "n_iter", "accuracy",
                                              "mse", "train_rows", "test_rows",
@@ -588,7 +591,7 @@ def summarize(name, case, runs):
         summary["ratios"][f"vs_{other}"] = {
             key: median_ratio(runs["libsmo"], runs[other], key)
             for key in ("train_s", "train_cpu_s", "refit_s", "predict_s", "load_s",
-                        "memory_mb", "peak_rss_mb")}
+                        "memory_mb", "peak_rss_mb", "train_peak_rss_mb")}
         if case.get("format") == "reviews":
             # the same CSV + TF-IDF code in all three: not a comparison of readers
             summary["ratios"][f"vs_{other}"]["load_s"] = None
@@ -678,14 +681,16 @@ def markdown(summaries, info):
         + (f", first {info['rows_limit']} training/test rows only"
            if info["rows_limit"] else "") + ". Ratios are libsmo / other (below 1: "
         "libsmo faster or smaller); predict and memory ratios are vs LIBSVM / vs "
-        "sklearn; memory is the peak RSS of training and prediction above the RSS after "
-        f"loading the data. Second fit: the same fit again in the same process, for fits "
+        "sklearn; added memory is the peak RSS of training and prediction above the RSS "
+        "after loading the data, peak memory that peak itself (the process with its data "
+        f"loaded). Second fit: the same fit again in the same process, for fits "
         f"under {REFIT_BELOW_S:g} s (the first also pays for mapping code pages).",
         "",
         "| case | libsmo train s | LIBSVM train s | sklearn train s | train ratio vs "
         "LIBSVM | second fit ratio vs LIBSVM | predict ratio | load ratio vs sklearn | "
-        "memory ratio | objectives agree (rel. diff) | accuracy libsmo / LIBSVM |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|",
+        "added memory ratio | peak memory ratio | objectives agree (rel. diff) | "
+        "accuracy libsmo / LIBSVM |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|",
     ]
     for s in summaries:
         med, rat, agree = s["median"], s["ratios"], s["agreement"]
@@ -710,7 +715,8 @@ def markdown(summaries, info):
             f"{fmt(vs_libsvm.get('predict_s'))} / "
             f"{fmt(vs_sklearn.get('predict_s'))} | {fmt(vs_sklearn.get('load_s'))} | "
             f"{fmt(vs_libsvm.get('memory_mb'))} / {fmt(vs_sklearn.get('memory_mb'))} | "
-            f"{objectives} | {metric} |")
+            f"{fmt(vs_libsvm.get('train_peak_rss_mb'))} / "
+            f"{fmt(vs_sklearn.get('train_peak_rss_mb'))} | {objectives} | {metric} |")
     return "\n".join(lines) + "\n"
 
 
@@ -754,6 +760,30 @@ def name_list(known):
     return parse
 
 
+def table_from(json_path, out):
+    """Recompute the summaries of an earlier run from its raw runs and write its table.
+
+    Parameters
+    ----------
+    json_path : Path
+        A latest.json written by this script.
+    out : Path
+        Folder for latest.md.
+
+    Returns
+    -------
+    int
+        0.
+    """
+    saved = json.loads(Path(json_path).read_text())
+    summaries = [summarize(c["case"], c["params"], c["runs"]) for c in saved["cases"]]
+    table = markdown(summaries, saved["machine"])
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "latest.md").write_text(table)
+    print(table)
+    return 0
+
+
 def main(argv=None):
     """Run the benchmark; returns the exit status (1 when a run failed)."""
     parser = argparse.ArgumentParser(
@@ -774,7 +804,12 @@ def main(argv=None):
                         help="folder of latest.json and latest.md")
     parser.add_argument("--data-dir", type=Path, default=bench_train.DEFAULT_DATA_DIR,
                         help="folder of the <name>.xz data files")
+    parser.add_argument("--table-from", type=Path, default=None, metavar="JSON",
+                        help="run nothing: write the table of an earlier run's JSON "
+                             "again (medians and ratios recomputed from its raw runs)")
     args = parser.parse_args(argv)
+    if args.table_from is not None:
+        return table_from(args.table_from, args.out)
 
     info = machine_info(args)
     print(f"libsmo {info['libsmo']}, libsvm-official {info['libsvm-official']}, "

@@ -49,7 +49,15 @@ def test_benchmark_smoke(tmp_path):
         assert case["median"]["sklearn"]["objective"] is None
         assert case["agreement"]["objectives_agree"], (name, case["agreement"])
         assert case["ratios"]["vs_libsvm"]["train_s"] is not None
-    assert "| a9a" in (out / "latest.md").read_text()
+    table = (out / "latest.md").read_text()
+    assert "| a9a" in table and "peak memory ratio" in table
+    # the table written again from the JSON alone is the same table
+    again = tmp_path / "again"
+    proc = subprocess.run(
+        [sys.executable, str(RUN), "--table-from", str(out / "latest.json"), "--out",
+         str(again)], cwd=work, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert (again / "latest.md").read_text() == table
 
 
 def test_fit_loop_smoke(tmp_path):
