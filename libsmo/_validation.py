@@ -58,8 +58,10 @@ def check_data(X, name="X", *, allow_empty=False):
                 X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=X.shape,
                                   copy=False)
         else:
+            converted = X.format != "csr"
             X = sp.csr_matrix(X, dtype=np.float64, copy=True)
-            _csr_is_canonical(X, name)  # the structure of what another format became
+            if converted:
+                _csr_is_canonical(X, name)  # the structure of what another format became
             if X.nnz and (np.abs(X.indptr[-1]) > np.iinfo(np.int32).max
                           or X.shape[1] > np.iinfo(np.int32).max):
                 raise ValueError(f"{name} is too large: more than 2**31 - 1 non-zeros or "
