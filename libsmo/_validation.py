@@ -128,8 +128,9 @@ def check_norms(X, name="X"):
         Some |x|^2 exceeds 1e300: the kernel values would be inf or NaN.
     """
     sq = squared_norms(X)
-    if not (sq <= MAX_SQUARED_NORM).all():
-        bad = np.flatnonzero(~(sq <= MAX_SQUARED_NORM))
+    fits = sq <= MAX_SQUARED_NORM
+    if not fits.all():
+        bad = np.flatnonzero(~fits)
         raise ValueError(f"{name} row {bad[0]} is too large for a kernel: its squared norm "
                          f"{sq[bad[0]]:.3g} overflows double precision; scale the features "
                          "(for example to [-1, 1])")

@@ -176,7 +176,7 @@ class _Trainer:
         if len(sv) == 0 or len(rows) == 0:
             return out
         kernel, gamma, degree, coef0 = self.kernel_args
-        SV = sv if kernel == "precomputed" else self.X[sv]
+        SV = sv if kernel == "precomputed" else _rows(self.X, sv)
         def visit(block, K):
             out[block] += K @ coef
 
@@ -483,7 +483,8 @@ def _solver_layout(X):
 
 
 def _rows(X, rows):
-    """X[rows] for sorted, distinct row indices, as a new csr_matrix for CSR X."""
+    """X[rows] (any row indices, in their order), as a new csr_matrix for CSR X: one
+    gather over the rows' index ranges instead of scipy's fancy indexing."""
     if not sp.issparse(X):
         return X[rows]
     starts = X.indptr[rows]
