@@ -6,7 +6,7 @@ densifies a sparse input beyond one block of the kernel matrix.
 import numpy as np
 import scipy.sparse as sp
 
-from libsmo._kernel import squared_norms as kernel_squared_norms
+from libsmo._core.arrays import squared_norms as kernel_squared_norms
 
 # The kernel block of one batch of rows is kept near this many bytes. 16 MB rather
 # than 32: letter's prediction (5,000 rows x 6,746 SVs) 0.29 -> 0.24 s and +45 ->
@@ -35,8 +35,8 @@ def dense_block(X_block, SV):
 
 
 def squared_norms(X):
-    """Row-wise squared Euclidean norms of a dense or sparse matrix, summed feature by
-    feature as LIBSVM sums them (`libsmo._kernel.squared_norms`)."""
+    """Row-wise squared Euclidean norms of a dense or sparse matrix (any scipy format),
+    summed feature by feature as LIBSVM sums them (`libsmo._core.arrays.squared_norms`)."""
     return kernel_squared_norms(X.tocsr() if sp.issparse(X) else X)
 
 

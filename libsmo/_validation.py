@@ -1,16 +1,18 @@
-"""The Python boundary: every public entry checks its input here, so that the Cython code
-behind it can run without bounds checks."""
-import math
+"""The Python boundary for data: every public entry checks its arrays here (X, y, sample
+weights, precomputed kernels, seeds), so that the Cython code behind it can run without
+bounds checks. Scalar parameters are checked by `libsmo.params`.
+
+Each check returns the input in the layout the next layer reads (C-contiguous float64,
+or canonical CSR with int32 indices), sharing the caller's arrays where they already
+are in that layout and never modifying them.
+"""
 import numbers
 
 import numpy as np
 import scipy.sparse as sp
 
-from libsmo._kernel import all_finite, csr_is_canonical
-from libsmo._prediction import squared_norms
-
-KERNELS = ("linear", "poly", "rbf", "sigmoid", "precomputed")
-SELECTIONS = ("second_order", "platt")
+from libsmo._core.arrays import all_finite, csr_is_canonical, squared_norms
+from libsmo._param_validation import Seed
 
 
 def check_data(X, name="X", *, allow_empty=False):
@@ -127,7 +129,7 @@ def check_norms(X, name="X"):
     ValueError
         Some |x|^2 exceeds 1e300: the kernel values would be inf or NaN.
     """
-    sq = squared_norms(X)
+    sq = squared_norms(X)  # X as check_data returns it: dense or canonical CSR
     fits = sq <= MAX_SQUARED_NORM
     if not fits.all():
         bad = np.flatnonzero(~fits)
@@ -170,64 +172,6 @@ def check_labels(y, n_samples, name="y"):
     return y
 
 
-# Integer parameters end up in C ints (degree, threads) or 64-bit counters.
-MAX_INT = 2**31 - 1
-
-
-def check_positive(value, name, *, integer=False, allow_zero=False):
-    """A finite number > 0 (>= 0 with allow_zero); ints only with integer=True, and
-    then at most 2**31 - 1."""
-    kind = numbers.Integral if integer else numbers.Real
-    if isinstance(value, bool) or not isinstance(value, kind):
-        what = "an integer" if integer else "a number"
-        raise TypeError(f"{name} must be {what}, got {value!r} ({type(value).__name__})")
-    as_float = float(value) if abs(value) < 1e308 else float("inf")
-    if not math.isfinite(as_float) or value < 0 or (value == 0 and not allow_zero):
-        bound = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"{name} must be finite and {bound}, got {value!r}")
-    if integer and value > MAX_INT:
-        raise ValueError(f"{name} must be at most {MAX_INT}, got {value!r}")
-    return int(value) if integer else as_float
-
-
-def check_real(value, name):
-    """A finite real number."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number, got {value!r} ({type(value).__name__})")
-    try:
-        as_float = float(value)
-    except OverflowError:  # an int beyond the doubles
-        as_float = math.inf
-    if not math.isfinite(as_float):
-        raise ValueError(f"{name} must be finite, got {value!r}")
-    return as_float
-
-
-def check_choice(value, name, choices):
-    """One of a fixed set of strings."""
-    if not isinstance(value, str) or value not in choices:
-        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
-    return value
-
-
-def check_kernel_params(kernel, gamma, degree, coef0, n_features):
-    """Validate the kernel and its parameters; gamma None means 1 / n_features.
-
-    Returns
-    -------
-    tuple
-        (kernel, gamma, degree, coef0) with gamma resolved to a float.
-    """
-    kernel = check_choice(kernel, "kernel", KERNELS)
-    if gamma is None:
-        gamma = 1.0 / n_features if n_features > 0 else 0.0
-    else:
-        gamma = check_positive(gamma, "gamma", allow_zero=True)
-    degree = check_positive(degree, "degree", integer=True, allow_zero=True)
-    coef0 = check_real(coef0, "coef0")
-    return kernel, gamma, degree, coef0
-
-
 def check_precomputed(X, name="X", n_train=None):
     """A precomputed kernel must be dense: n x n for training, n x n_train for predicting."""
     if sp.issparse(X):
@@ -242,3 +186,64 @@ def check_precomputed(X, name="X", n_train=None):
             f"kernel='precomputed' needs {name} with one column per training row "
             f"(at least {n_train}); got shape {X.shape}")
     return X
+
+
+def check_sample_weight(sample_weight, n_samples):
+    """Per-example weights: None, or finite numbers >= 0, not all zero.
+
+    Parameters
+    ----------
+    sample_weight : array-like of shape (n_samples,) or (n_samples, 1), or None
+    n_samples : int
+
+    Returns
+    -------
+    ndarray of float64 of shape (n_samples,), or None when none were given
+
+    Raises
+    ------
+    TypeError
+        Weights that are not numbers.
+    ValueError
+        The wrong length, NaN, infinity or a negative weight (the message names the
+        first), or every weight zero.
+    """
+    if sample_weight is None:
+        return None
+    w = np.asarray(sample_weight)
+    if w.dtype.kind not in "biuf":
+        raise TypeError(f"sample_weight must hold numbers, got dtype {w.dtype}")
+    w = w.astype(np.float64).ravel() if w.ndim == 2 and 1 in w.shape else w.astype(float)
+    if w.ndim != 1 or len(w) != n_samples:
+        raise ValueError(f"sample_weight must have shape ({n_samples},), got "
+                         f"{np.shape(sample_weight)}")
+    if not np.isfinite(w).all() or (w < 0).any():
+        bad = int(np.flatnonzero(~np.isfinite(w) | (w < 0))[0])
+        raise ValueError(f"sample_weight must be finite and >= 0; sample_weight[{bad}] = "
+                         f"{float(w[bad])!r}")
+    if not (w > 0).any():
+        raise ValueError("sample_weight is zero for every example: nothing to train on")
+    return w
+
+
+def check_random_state(random_state, *, legacy=False):
+    """A numpy Generator from None, an int >= 0 or a Generator (returned as is); with
+    legacy=True (scikit-learn's estimators and transformers) also from a numpy
+    RandomState, which seeds the Generator with one draw.
+
+    None draws fresh entropy: whatever depends on it changes from run to run. An int
+    gives the same draws every run.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Anything else, or a negative int.
+    """
+    random_state = Seed(legacy=legacy).check(random_state, "random_state")
+    if random_state is None:
+        return np.random.default_rng()
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(np.iinfo(np.int32).max))
+    return np.random.default_rng(random_state)

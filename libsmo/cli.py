@@ -13,6 +13,8 @@ import warnings
 
 import numpy as np
 
+from libsmo.names import CLASSIFICATION_TYPES, KERNELS, REGRESSION_TYPES, SVM_TYPES
+
 TRAIN_USAGE = """\
 Usage: libsmo-train [options] training_set_file [model_file]
 options:
@@ -62,9 +64,6 @@ options:
 -s save_filename : save scaling parameters to save_filename
 -r restore_filename : restore scaling parameters from restore_filename
 """
-
-SVM_TYPES = ["c_svc", "nu_svc", "one_class", "epsilon_svr", "nu_svr"]
-KERNELS = ["linear", "poly", "rbf", "sigmoid", "precomputed"]
 
 
 class UsageError(Exception):
@@ -224,7 +223,8 @@ def _interruptible(name):
 @_interruptible("libsmo-train")
 def train_main(argv=None):
     """libsmo-train: svm-train's options and files. Returns the exit status."""
-    from libsmo import train
+    from libsmo.params import TrainParams
+    from libsmo.train import fit
     argv = sys.argv[1:] if argv is None else argv
     try:
         params, settings = parse_train_args(argv)
@@ -247,7 +247,7 @@ def train_main(argv=None):
             from libsmo import cross_validation
             result = cross_validation(X, y, settings["folds"], n_threads=settings["threads"],
                                       **params)
-            if params.get("svm_type", "c_svc") in ("epsilon_svr", "nu_svr"):
+            if params.get("svm_type", "c_svc") in REGRESSION_TYPES:
                 print(f"Cross Validation Mean squared error = {result['mse']:g}")
                 print("Cross Validation Squared correlation coefficient = "
                       f"{result['squared_correlation']:g}")
@@ -257,9 +257,10 @@ def train_main(argv=None):
         progress = None
         if not settings["quiet"] and sys.stderr.isatty():
             progress = _ProgressLine(sys.stderr)
+        train_params = TrainParams.from_kwargs(verbose=verbose, n_threads=settings["threads"],
+                                               callback=progress, **params)
         try:
-            model = train(X, y, verbose=verbose, n_threads=settings["threads"],
-                          callback=progress, **params)
+            model = fit(X, y, train_params)
         finally:
             if progress is not None:
                 progress.close()
@@ -311,9 +312,9 @@ def predict_main(argv=None):
     except ValueError as exc:
         print(str(exc), file=sys.stderr)
         return 1
-    regression = model.svm_type in ("epsilon_svr", "nu_svr")
+    regression = model.svm_type in REGRESSION_TYPES
     lines = []
-    if probability and model.svm_type in ("c_svc", "nu_svc"):
+    if probability and model.svm_type in CLASSIFICATION_TYPES:
         if model.probA is None:
             print("Model does not support probabiliy estimates", file=sys.stderr)
             return 1

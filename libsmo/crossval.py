@@ -15,10 +15,10 @@ import numpy as np
 
 from libsmo import _validation as v
 from libsmo import probability as prob
-from libsmo.train import SVM_TYPES, group_classes, train
-
-_CLASSIFICATION = ("c_svc", "nu_svc")
-_REGRESSION = ("epsilon_svr", "nu_svr")
+from libsmo._one_vs_one import group_classes
+from libsmo.names import CLASSIFICATION_TYPES, REGRESSION_TYPES
+from libsmo.params import TrainParams
+from libsmo.train import fit
 
 
 def _subset(X, rows, columns, precomputed):
@@ -60,10 +60,10 @@ def cross_validation(X, y, n_folds, random_state=None, **params):
         (LIBSVM's squared correlation coefficient of predictions and targets, NaN
         when either is constant).
     """
-    if "probability" in params and not isinstance(params["probability"], (bool, np.bool_)):
-        raise TypeError(f"probability must be True or False, got {params['probability']!r}")
-    svm_type = v.check_choice(params.get("svm_type", "c_svc"), "svm_type", SVM_TYPES)
-    precomputed = params.get("kernel", "rbf") == "precomputed"
+    sample_weight = params.pop("sample_weight", None)
+    train_params = TrainParams.from_kwargs(**params)
+    svm_type = train_params.svm_type
+    precomputed = train_params.kernel.kernel == "precomputed"
     X = v.check_precomputed(X, "X") if precomputed else v.check_data(X, "X")
     n = X.shape[0]
     if y is None:
@@ -71,7 +71,7 @@ def cross_validation(X, y, n_folds, random_state=None, **params):
             raise ValueError(f"y is required for svm_type={svm_type!r}")
     else:
         y = v.check_labels(y, n)
-        if svm_type in _REGRESSION:
+        if svm_type in REGRESSION_TYPES:
             if y.dtype.kind not in "biuf":
                 raise TypeError(f"y must hold real targets for {svm_type}, got dtype "
                                 f"{y.dtype}")
@@ -85,51 +85,43 @@ def cross_validation(X, y, n_folds, random_state=None, **params):
                       f"n_folds = {n} instead (leave-one-out cross-validation)",
                       UserWarning, stacklevel=2)
         n_folds = n
-    rng = prob.check_random_state(random_state)
-    sample_weight = params.pop("sample_weight", None)
-    if sample_weight is not None:
-        sample_weight = np.asarray(sample_weight)
-        if sample_weight.ndim == 2 and 1 in sample_weight.shape:
-            sample_weight = sample_weight.ravel()
-        if sample_weight.shape != (n,):
-            raise ValueError(f"sample_weight must have shape ({n},), got "
-                             f"{sample_weight.shape}")
+    rng = v.check_random_state(random_state)
+    sample_weight = v.check_sample_weight(sample_weight, n)
 
-    if svm_type in _CLASSIFICATION and n_folds < n:
+    if svm_type in CLASSIFICATION_TYPES and n_folds < n:
         # stratified folds, as LIBSVM's (which never stratifies leave-one-out)
         folds = prob.stratified_folds(group_classes(y)[1], n_folds, rng)
     else:
         folds = prob.random_folds(n, n_folds, rng)
 
-    if svm_type in _CLASSIFICATION:
+    if svm_type in CLASSIFICATION_TYPES:
         predictions = np.empty(n, dtype=y.dtype)
     else:
         predictions = np.empty(n)
-    use_probability = bool(params.get("probability", False))
+    use_probability = train_params.probability
+    if use_probability:
+        # the probability folds inside each training draw from the same generator
+        train_params = train_params.replace(random_state=rng)
     for train_rows, test_rows in prob.out_of_fold(folds, n):
         if len(test_rows) == 0:
             continue
         y_train = None if y is None else y[train_rows]
-        if svm_type in _CLASSIFICATION and len(np.unique(y_train)) == 1:
+        if svm_type in CLASSIFICATION_TYPES and len(np.unique(y_train)) == 1:
             # LIBSVM's one-class-of-data model predicts that class everywhere
             predictions[test_rows] = y_train[0]
             continue
-        fold_params = dict(params)
-        if sample_weight is not None:
-            fold_params["sample_weight"] = sample_weight[train_rows]
-        if use_probability:
-            fold_params["random_state"] = rng
-        model = train(_subset(X, train_rows, train_rows, precomputed), y_train,
-                      **fold_params)
+        model = fit(_subset(X, train_rows, train_rows, precomputed), y_train, train_params,
+                    sample_weight=None if sample_weight is None
+                    else sample_weight[train_rows])
         X_test = _subset(X, test_rows, train_rows, precomputed)
-        if use_probability and svm_type in _CLASSIFICATION:
+        if use_probability and svm_type in CLASSIFICATION_TYPES:
             predictions[test_rows] = model.classes[np.argmax(model.predict_proba(X_test),
                                                              axis=1)]
         else:
             predictions[test_rows] = model.predict(X_test)
 
     result = {"predictions": predictions, "folds": folds}
-    if svm_type in _REGRESSION:
+    if svm_type in REGRESSION_TYPES:
         result["mse"] = float(np.mean((predictions - y) ** 2))
         result["squared_correlation"] = squared_correlation(y, predictions)
     elif y is not None:

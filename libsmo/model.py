@@ -8,12 +8,13 @@ pair of classes in the order (0,1), (0,2), ..., (1,2), ...
 import numpy as np
 import scipy.sparse as sp
 
+from libsmo import _one_vs_one as ovo
 from libsmo import probability as _probability
 from libsmo._prediction import (DENSE_SV_BYTES, for_each_kernel_block, prediction_layout,
                                 squared_norms)
 from libsmo._validation import check_data, check_norms, check_precomputed
 
-CLASSIFICATION_TYPES = ("c_svc", "nu_svc")
+from libsmo.names import CLASSIFICATION_TYPES
 
 
 def _finite_decisions(values):
@@ -171,32 +172,26 @@ class Model:
             raise ValueError(f"order must be a permutation of range({k}); got {order.tolist()}")
         new_of_old = np.empty(k, dtype=np.int64)
         new_of_old[order] = np.arange(k)
-        start = np.concatenate([[0], np.cumsum(self.n_support)])
-        sv_rows = np.concatenate([np.arange(start[c], start[c + 1]) for c in order])
+        slices = ovo.class_slices(self.n_support)
+        new_slices = ovo.class_slices(self.n_support[order])
+        sv_rows = np.concatenate([np.arange(slices[c].start, slices[c].stop) for c in order])
+        # a pair's coefficients move with their classes, negated when the two classes
+        # change places
         sv_coef = np.zeros_like(self.sv_coef)
-        new_start = np.concatenate([[0], np.cumsum(self.n_support[order])])
-        for a in range(k):
-            old = slice(start[a], start[a + 1])
-            new = slice(new_start[new_of_old[a]], new_start[new_of_old[a] + 1])
-            for b in range(k):
-                if b == a:
-                    continue
-                na, nb = new_of_old[a], new_of_old[b]
-                sign = 1.0 if (na < nb) == (a < b) else -1.0
-                sv_coef[nb - 1 if nb > na else nb, new] = (
-                    sign * self.sv_coef[b - 1 if b > a else b, old])
-
-        def pair_index(i, j):   # position of pair (i, j), i < j, in LIBSVM's order
-            return i * k - i * (i + 1) // 2 + (j - i - 1)
-
-        n_pairs = k * (k - 1) // 2
+        for a, b in ovo.pairs(k):
+            na, nb = new_of_old[a], new_of_old[b]
+            sign = 1.0 if na < nb else -1.0
+            sv_coef[ovo.coef_row(na, nb), new_slices[na]] = (
+                sign * self.sv_coef[ovo.coef_row(a, b), slices[a]])
+            sv_coef[ovo.coef_row(nb, na), new_slices[nb]] = (
+                sign * self.sv_coef[ovo.coef_row(b, a), slices[b]])
+        n_pairs = ovo.n_pairs(k)
         source = np.empty(n_pairs, dtype=np.int64)
         sign = np.empty(n_pairs)
-        for i in range(k):
-            for j in range(i + 1, k):
-                a, b = order[i], order[j]
-                source[pair_index(i, j)] = pair_index(min(a, b), max(a, b))
-                sign[pair_index(i, j)] = 1.0 if a < b else -1.0
+        for i, j in ovo.pairs(k):
+            a, b = order[i], order[j]
+            source[ovo.pair_index(i, j, k)] = ovo.pair_index(min(a, b), max(a, b), k)
+            sign[ovo.pair_index(i, j, k)] = 1.0 if a < b else -1.0
         has_probability = self.probA is not None and self.probB is not None
         support_vectors = (None if self.support_vectors is None
                            else self.support_vectors[sv_rows])
@@ -245,18 +240,6 @@ class Model:
                               self.degree, self.coef0, X_norms=norms,
                               SV_norms=self._sv_norms)
 
-    def _pairs(self):
-        """Per one-vs-one pair (i, j), in rho's order: (class i's support vectors as a
-        slice, their coefficients, class j's slice, theirs). Class i's vectors carry
-        pair (i, j) on coefficient row j - 1, class j's on row i."""
-        start = np.concatenate([[0], np.cumsum(self.n_support)])
-        k = self.n_classes
-        for i in range(k):
-            si = slice(start[i], start[i + 1])
-            for j in range(i + 1, k):
-                sj = slice(start[j], start[j + 1])
-                yield si, self.sv_coef[j - 1, si], sj, self.sv_coef[i, sj]
-
     def linear_weights(self):
         """The primal weights of a linear-kernel model: one row per pair of classes (in
         rho's order; one row for the other svm types), f(x) = W x - rho.
@@ -272,7 +255,8 @@ class Model:
             if self.svm_type not in CLASSIFICATION_TYPES:
                 rows = [self.sv_coef[0] @ SV]
             else:
-                rows = [ci @ SV[si] + cj @ SV[sj] for si, ci, sj, cj in self._pairs()]
+                rows = [ci @ SV[si] + cj @ SV[sj] for si, ci, sj, cj in
+                        ovo.pair_coefficients(self.sv_coef, self.n_support)]
             self._weights = np.vstack([np.asarray(r, dtype=np.float64).reshape(1, -1)
                                        for r in rows])
             self._weights.flags.writeable = False
@@ -294,7 +278,7 @@ class Model:
         """
         X, norms = self._check_rows(X)
         k = self.n_classes
-        n_pairs = k * (k - 1) // 2 if self.svm_type in CLASSIFICATION_TYPES else 1
+        n_pairs = ovo.n_pairs(k) if self.svm_type in CLASSIFICATION_TYPES else 1
         if self.kernel == "linear" and n_pairs * self.n_features * 8 <= DENSE_SV_BYTES:
             # one product with the primal weights instead of one per support vector
             out = np.asarray(X @ self.linear_weights().T) - self.rho
@@ -304,7 +288,7 @@ class Model:
             def visit(rows, K):
                 out[rows, 0] = K @ self.sv_coef[0] - self.rho[0]
         else:
-            pairs = list(self._pairs())
+            pairs = ovo.pair_coefficients(self.sv_coef, self.n_support)
 
             def visit(rows, K):
                 for pair, (si, ci, sj, cj) in enumerate(pairs):
@@ -331,15 +315,7 @@ class Model:
             return dec
         if dec.ndim == 1:
             return np.where(dec > 0, self.classes[0], self.classes[1])
-        k = self.n_classes
-        votes = np.zeros((dec.shape[0], k), dtype=np.int64)
-        pair = 0
-        for i in range(k):
-            for j in range(i + 1, k):
-                positive = dec[:, pair] > 0
-                votes[:, i] += positive
-                votes[:, j] += ~positive
-                pair += 1
+        votes = ovo.votes(dec, self.n_classes)
         return self.classes[np.argmax(votes, axis=1)]
 
     def predict_proba(self, X):
@@ -384,7 +360,7 @@ class Model:
     def _check_probability_model(self):
         """Raise ValueError unless predict_proba can answer for this model."""
         if self.svm_type in CLASSIFICATION_TYPES:
-            n_pairs = self.n_classes * (self.n_classes - 1) // 2
+            n_pairs = ovo.n_pairs(self.n_classes)
             if (self.probA is None or self.probB is None or len(self.probA) != n_pairs
                     or len(self.probB) != n_pairs):
                 raise ValueError("this model has no probability estimates (probA/probB "

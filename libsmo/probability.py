@@ -14,14 +14,15 @@
 - The fold assignments of LIBSVM's internal and user-level cross-validation, drawn from a
   numpy Generator instead of C's rand().
 
-This module knows nothing of training: the callers in `libsmo.train` and
-`libsmo.crossval` pass in decision values, or a function that trains on some rows and
+This module knows nothing of training: the callers in `libsmo.classification`,
+`libsmo.formulations` and `libsmo.crossval` pass in decision values, or a function that trains on some rows and
 returns decision values for others.
 """
-import numbers
 import warnings
 
 import numpy as np
+
+from libsmo._one_vs_one import pairwise_matrix
 
 #: LIBSVM clips every pairwise probability to [MIN_PROB, 1 - MIN_PROB].
 MIN_PROB = 1e-7
@@ -29,25 +30,6 @@ MIN_PROB = 1e-7
 INTERNAL_FOLDS = 5
 #: One-class marks (LIBSVM's nr_marks).
 N_MARKS = 10
-
-
-def check_random_state(random_state):
-    """A numpy Generator from None, an int >= 0 or a Generator (returned as is).
-
-    None draws fresh entropy: the folds, and so the probabilities, change from run to
-    run. An int gives the same folds every run.
-    """
-    if random_state is None:
-        return np.random.default_rng()
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if isinstance(random_state, numbers.Integral) and not isinstance(random_state,
-                                                                     (bool, np.bool_)):
-        if random_state < 0:
-            raise ValueError(f"random_state must be >= 0, got {random_state!r}")
-        return np.random.default_rng(int(random_state))
-    raise TypeError("random_state must be None, an int >= 0 or a numpy Generator; got "
-                    f"{random_state!r}")
 
 
 # ---------------------------------------------------------------------------
@@ -234,17 +216,6 @@ def pairwise_coupling(r, *, max_iter=None):
             pa /= scale[:, None]
         p[active] = pa
     return p[0] if single else p
-
-
-def pairwise_matrix(pairwise_probabilities, k):
-    """The (n, k, k) matrix r of pairwise probabilities from LIBSVM's pair order
-    (0,1), (0,2), ..., (1,2), ...: r[i, j] = P_pair, r[j, i] = 1 - P_pair."""
-    P = np.asarray(pairwise_probabilities, dtype=np.float64)
-    r = np.zeros((P.shape[0], k, k))
-    i, j = np.triu_indices(k, 1)
-    r[:, i, j] = P
-    r[:, j, i] = 1.0 - P
-    return r
 
 
 def class_probabilities(decision_values, probA, probB, k):

@@ -7,27 +7,14 @@ the Laplacian kernel exp(-gamma |x - y|_1) from a Cauchy distribution of scale g
 each coordinate (the kernels' Fourier transforms). z(x) = sqrt(2/D) cos(W'x + b), b
 uniform on [0, 2 pi). The error of each kernel value falls like 1/sqrt(D).
 """
-import numbers
-
 import numpy as np
-import scipy.sparse as sp
 
 from libsmo import _validation as v
+from libsmo._param_validation import check_choice, check_positive
 from libsmo._sklearn_compat import (HAVE_SKLEARN, BaseEstimator, TransformerMixin,
                                     check_is_fitted, validate_data)
 
 RFF_KERNELS = ("rbf", "laplacian")
-
-
-def _check_random_state(random_state):
-    if random_state is None or isinstance(random_state, (numbers.Integral, np.random.Generator)):
-        if isinstance(random_state, numbers.Integral) and random_state < 0:
-            raise ValueError(f"random_state must be >= 0, got {random_state!r}")
-        return np.random.default_rng(random_state)
-    if isinstance(random_state, np.random.RandomState):
-        return np.random.default_rng(random_state.randint(np.iinfo(np.int32).max))
-    raise TypeError("random_state must be None, an int, a numpy Generator or RandomState; "
-                    f"got {random_state!r}")
 
 
 class RandomFourierFeatures(TransformerMixin, BaseEstimator):
@@ -76,12 +63,12 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         self
         """
         X = self._validate(X, reset=True)
-        n_components = v.check_positive(self.n_components, "n_components", integer=True)
-        gamma = v.check_positive(self.gamma, "gamma")
-        v.check_choice(self.kernel, "kernel", RFF_KERNELS)
+        n_components = check_positive(self.n_components, "n_components", integer=True)
+        gamma = check_positive(self.gamma, "gamma")
+        check_choice(self.kernel, "kernel", RFF_KERNELS)
         if np.dtype(self.dtype) not in (np.float32, np.float64):
             raise ValueError(f"dtype must be float32 or float64, got {self.dtype!r}")
-        rng = _check_random_state(self.random_state)
+        rng = v.check_random_state(self.random_state, legacy=True)
         d = X.shape[1]
         if self.kernel == "rbf":
             self.weights_ = rng.normal(scale=np.sqrt(2.0 * gamma), size=(d, n_components))

@@ -1,4 +1,4 @@
-"""The Cython kernel (`libsmo._kernel.Kernel`) and the prediction kernel
+"""The Cython kernel (`libsmo._core.kernel.Kernel`) and the prediction kernel
 (`libsmo._prediction.kernel_block`) against an independent numpy computation of LIBSVM's
 four kernels, on dense and CSR rows, with row subsets and permutations, with OpenMP
 threads, and for the precomputed kernel.
@@ -8,7 +8,7 @@ import pytest
 import scipy.sparse as sp
 
 from conftest import load_dataset
-from libsmo._kernel import Kernel
+from libsmo._core.kernel import Kernel
 from libsmo._prediction import kernel_block
 from libsmo._validation import check_data
 
@@ -322,7 +322,7 @@ def test_heart_scale_csr_and_dense_agree():
 ])
 def test_csr_is_canonical(indices, canonical):
     """Sorted, distinct column indices per row; a row boundary may go down."""
-    from libsmo._kernel import csr_is_canonical
+    from libsmo._core.arrays import csr_is_canonical
     X = sp.csr_matrix((np.ones(4), np.array(indices, dtype=np.int32),
                        np.array([0, 2, 4], dtype=np.int32)), shape=(2, 4))
     assert csr_is_canonical(X) is canonical
@@ -331,7 +331,7 @@ def test_csr_is_canonical(indices, canonical):
 
 def test_csr_to_dense_matches_scipy():
     """Duplicates summed and empty rows kept, as scipy's toarray."""
-    from libsmo._kernel import csr_to_dense
+    from libsmo._core.arrays import csr_to_dense
     X = sp.csr_matrix((np.array([1.5, -2.0, 0.25, 4.0]), np.array([3, 0, 3, 1], dtype=np.int32),
                        np.array([0, 3, 3, 4], dtype=np.int32)), shape=(3, 5))
     dense = csr_to_dense(X)

@@ -1,4 +1,4 @@
-"""The linear kernel's primal solver (libsmo._linear): Platt's SMO with the weights w
+"""The linear kernel's primal solver (libsmo._core.linear_smo): Platt's SMO with the weights w
 kept explicitly. It must reach LIBSVM's optimum (the dual objective, w, rho, decision
 values and labels) to the solver tolerance, on sparse and dense data, for C-SVC
 (binary, one-vs-one, weighted) and one-class, and stop like the kernel solver."""

@@ -212,7 +212,7 @@ def reference_rho(alpha, G, y, C, nu):
 def test_result_rho_objective_and_finiteness(nu, n_free):
     """The solver's result (rho per sign group, objective, finiteness) against LIBSVM's
     formulas: with free variables, and with every variable at a bound."""
-    from libsmo._smo import result
+    from libsmo._core.solution import make_solution as result
     rng = np.random.default_rng(n_free)
     n = 40
     y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
@@ -223,9 +223,9 @@ def test_result_rho_objective_and_finiteness(nu, n_free):
     G, p = rng.normal(size=n), rng.normal(size=n)
     out = result(alpha, G, p, y, C, nu, 5, 1)  # 1: OPTIMAL
     rho, r = reference_rho(alpha, G, y, C, nu)
-    assert out["rho"] == pytest.approx(rho, rel=1e-12, abs=1e-12)
-    assert out["r"] == pytest.approx(r, rel=1e-12, abs=1e-12)
-    assert out["objective"] == pytest.approx(0.5 * alpha @ (G + p), rel=1e-12)
-    assert out["finite"] and out["n_iter"] == 5 and out["status"] == "optimal"
+    assert out.rho == pytest.approx(rho, rel=1e-12, abs=1e-12)
+    assert out.r == pytest.approx(r, rel=1e-12, abs=1e-12)
+    assert out.objective == pytest.approx(0.5 * alpha @ (G + p), rel=1e-12)
+    assert out.finite and out.n_iter == 5 and out.status == "optimal"
     G[3] = np.nan
-    assert not result(alpha, G, p, y, C, nu, 5, 1)["finite"]
+    assert not result(alpha, G, p, y, C, nu, 5, 1).finite

@@ -31,21 +31,22 @@ in a violating pair leave the active set (a prefix of the permuted variables); b
 stopping, the gradient of the shrunk ones is rebuilt from G_bar and optimality is checked
 on the whole problem.
 
-The loop runs without the GIL; `libsmo._poll.Poller` decides when it must stop (step
-cap, time limit, stop flag, Ctrl-C, callback).
+The loop runs without the GIL; `libsmo._core.stopping.StopConditions` decides when it
+must stop (step cap, time limit, stop flag, Ctrl-C, callback). The result is a
+`libsmo._core.solution.Solution`.
 """
 import numpy as np
 cimport cython
 cimport numpy as cnp
-from libc.math cimport fabs, isfinite, INFINITY
-from libsmo._cache cimport QMatrix
-from libsmo._pair cimport (FREE, LOWER_BOUND, UPPER_BOUND, bound_status, in_low, in_up,
-                           solve_pair)
-from libsmo._poll cimport Poller, RUNNING, OPTIMAL, EXCEPTION, NO_MEMORY
-from libsmo._poll import STATUS_NAMES
+from libc.math cimport fabs, INFINITY
+from libsmo._core.pair_step cimport (FREE, LOWER_BOUND, UPPER_BOUND, bound_status, in_low,
+                                     in_up, solve_pair)
+from libsmo._core.qmatrix cimport QMatrix
+from libsmo._core.stopping cimport StopConditions, RUNNING, OPTIMAL, EXCEPTION, NO_MEMORY
+from libsmo._core.solution import make_solution
 
 
-cdef extern from "_simd.h" nogil:
+cdef extern from "inner_loops.h" nogil:
     int smo_argmax_up(int n, const double* G, const double* y, const double* pen,
                       double* out_max)
     int smo_partner(int n, const double* G, const double* y, const double* pen,
@@ -93,7 +94,7 @@ cdef class Solver:
     cdef int i_up[2]
     cdef int j_low[2]
     cdef unsigned long long rng
-    cdef Poller poller
+    cdef StopConditions poller
     cdef int stop
 
     def __init__(self, QMatrix Q, p, y, C, alpha, double tol, bint shrinking,
@@ -121,7 +122,7 @@ cdef class Solver:
         self.pen_low = np.full((2, self.l), -np.inf)
         self.active_set = np.arange(self.l, dtype=np.int32)
         self.rng = 0x9E3779B97F4A7C15
-        self.poller = Poller(max_iter, callback, callback_every, time_limit, stop_flag,
+        self.poller = StopConditions(max_iter, callback, callback_every, time_limit, stop_flag,
                              self._progress)
         self.stop = RUNNING
         for i in range(self.l):
@@ -274,7 +275,7 @@ cdef class Solver:
     cdef int select_second_order(self, int* out_i, int* out_j) noexcept nogil:
         """Worst violator i and its second-order partner j (within i's sign group for
         the nu variant). Returns 1 when optimal (m - M < eps in every group), 0 with a
-        pair, -1 when memory ran out. The loops are _simd.h's."""
+        pair, -1 when memory ran out. The loops are inner_loops.h's."""
         cdef int g, j = -1, j_g, active = self.active_size
         cdef int n_groups = 2 if self.nu else 1
         cdef int i_g[2]
@@ -535,7 +536,7 @@ cdef class Solver:
                 examine_all = True
 
     def run(self):
-        """Optimise; returns the result dict (see `solve`)."""
+        """Optimise; returns the `Solution` (see `solve`)."""
         try:
             with nogil:
                 if self._init_gradient() < 0:
@@ -569,67 +570,7 @@ cdef class Solver:
                 p[t] = self.p[k]
                 y[t] = self.y[k]
                 C[t] = self.C[k]
-        return result(*arrays, self.nu, self.n_iter, self.stop)
-
-
-cdef double _group_rho(const double[::1] alpha, const double[::1] G, const double[::1] y,
-                       const double[::1] C, bint nu, int group) noexcept nogil:
-    """LIBSVM's rho of one sign group (group 0 is every variable without nu; with nu,
-    0 is y = +1 and 1 is y = -1): the mean of y G over its free variables, else the
-    middle of the interval its bound ones allow. The nu variant uses G itself."""
-    cdef Py_ssize_t t
-    cdef int n_free = 0
-    cdef double yG, free_sum = 0.0, ub = INFINITY, lb = -INFINITY
-    cdef bint upper, lower
-    for t in range(alpha.shape[0]):
-        if nu and (y[t] > 0) != (group == 0):
-            continue
-        yG = G[t] if nu else y[t] * G[t]
-        upper = alpha[t] >= C[t]
-        lower = alpha[t] <= 0
-        if not upper and not lower:
-            n_free += 1
-            free_sum += yG
-        elif upper == (nu or y[t] > 0):
-            # an upper-bound +1 (or any upper-bound variable with nu) and a lower-bound
-            # -1 push rho up
-            lb = max(lb, yG)
-        else:
-            ub = min(ub, yG)
-    if n_free > 0:
-        return free_sum / n_free
-    return (ub + lb) / 2
-
-
-def result(alpha, G, p, y, C, bint nu, long long n_iter, int stop):
-    """The result dict of a solver run (see `solve`) from its final alpha and gradient.
-
-    All float64 arrays of one length, in the caller's order. rho is LIBSVM's (sums in
-    its order): the mean of y G over free variables, else the middle of the interval
-    the bound ones allow. The nu variant does this per sign group, giving r1 and r2,
-    and returns rho = (r1 - r2) / 2 and r = (r1 + r2) / 2 (else r = 0).
-    """
-    cdef const double[::1] a = alpha, g = G, pv = p, yv = y, c = C
-    cdef Py_ssize_t t
-    cdef double r1, r2 = 0.0, objective = 0.0
-    cdef bint finite = True
-    with nogil:
-        r1 = _group_rho(a, g, yv, c, nu, 0)
-        if nu:
-            r2 = _group_rho(a, g, yv, c, nu, 1)
-        for t in range(a.shape[0]):
-            objective += a[t] * (g[t] + pv[t])
-            finite = finite and isfinite(a[t]) and isfinite(g[t])
-    return {
-        "finite": finite,
-        "alpha": alpha,
-        "gradient": G,
-        "rho": (r1 - r2) / 2 if nu else r1,
-        "r": (r1 + r2) / 2 if nu else 0.0,
-        "objective": objective / 2,
-        "n_iter": int(n_iter),
-        "status": STATUS_NAMES[stop],
-    }
+        return make_solution(*arrays, self.nu, self.n_iter, self.stop)
 
 
 def solve(QMatrix Q, p, y, C, alpha=None, *, double tol=1e-3, bint shrinking=True,
@@ -667,7 +608,7 @@ def solve(QMatrix Q, p, y, C, alpha=None, *, double tol=1e-3, bint shrinking=Tru
 
     Returns
     -------
-    dict
+    Solution
         alpha, gradient (in the caller's order), rho, r (nu variant: (r1 + r2) / 2,
         else 0), objective, n_iter, status, and finite: whether every alpha and gradient
         entry is finite (a kernel that overflows makes them inf or NaN).

@@ -1,143 +1,23 @@
 # cython: language_level=3
-"""Rows of the solver's Q matrix, kept in an LRU cache of float32 rows.
+"""Rows of the solver's Q matrix (LIBSVM's SVC_Q / ONE_CLASS_Q / SVR_Q), computed from the
+kernel on demand and kept in the row cache (`libsmo._core.cache.RowCache`) as float32.
 
-A cached row may be shorter than the problem: after shrinking the solver asks only for
-the active prefix, and a row computed then is extended later when a longer prefix is
-needed. This is LIBSVM's cache scheme (Chang and Lin 2011, section 5), written for the
-permuted variable order the solver keeps.
+- `QMatrix`: Q_ij = s_i s_j K(x_i, x_j) for C-SVC, nu-SVC (s = y) and one-class (s = 1),
+  over the solver's permuted variables.
+- `SVRQMatrix`: the 2l variables of the regressions over l examples.
+
+`get_row` returns NULL when memory runs out; the solver then stops with MemoryError.
 """
 import numpy as np
 cimport numpy as cnp
-from libc.stdlib cimport malloc, calloc, realloc, free
+from libsmo._core.cache cimport RowCache
 
 cnp.import_array()
 
 
-cdef extern from "_simd.h" nogil:
+cdef extern from "inner_loops.h" nogil:
     void smo_signed_gather(int n, float s_i, const float* sign, const float* krow,
                            const int* index, float* out)
-
-
-cdef class RowCache:
-    """LRU cache of float rows within a budget of bytes.
-
-    Parameters
-    ----------
-    n_rows : int
-        Number of rows (the solver's variables).
-    size_bytes : float
-        Budget; at least two full rows are always allowed, so that the two rows of one
-        step can be held at once.
-    """
-
-    def __cinit__(self, int n_rows, double size_bytes):
-        cdef long long entries = <long long>(size_bytes / sizeof(float))
-        self.n_rows = n_rows
-        # the bookkeeping per row counts against the budget, as in LIBSVM
-        entries -= <long long>(n_rows * (sizeof(float*) + 3 * sizeof(int)) / sizeof(float))
-        if entries < 2 * <long long>n_rows:
-            entries = 2 * <long long>n_rows
-        self.free_entries = entries
-        self.data = <float**>calloc(n_rows + 1, sizeof(float*))
-        self.length = <int*>calloc(n_rows + 1, sizeof(int))
-        self.lru_prev = <int*>malloc((n_rows + 1) * sizeof(int))
-        self.lru_next = <int*>malloc((n_rows + 1) * sizeof(int))
-        if (self.data == NULL or self.length == NULL or self.lru_prev == NULL
-                or self.lru_next == NULL):
-            raise MemoryError("cannot allocate the kernel cache index")
-        # index n_rows is the sentinel of the circular LRU list
-        self.lru_prev[n_rows] = n_rows
-        self.lru_next[n_rows] = n_rows
-
-    def __dealloc__(self):
-        cdef int i
-        if self.data != NULL:
-            for i in range(self.n_rows):
-                free(self.data[i])
-            free(self.data)
-        free(self.length)
-        free(self.lru_prev)
-        free(self.lru_next)
-
-    cdef inline void _unlink(self, int i) noexcept nogil:
-        self.lru_next[self.lru_prev[i]] = self.lru_next[i]
-        self.lru_prev[self.lru_next[i]] = self.lru_prev[i]
-
-    cdef inline void _link_last(self, int i) noexcept nogil:
-        cdef int s = self.n_rows
-        self.lru_next[i] = s
-        self.lru_prev[i] = self.lru_prev[s]
-        self.lru_next[self.lru_prev[s]] = i
-        self.lru_prev[s] = i
-
-    cdef inline void _evict(self, int i) noexcept nogil:
-        self._unlink(i)
-        free(self.data[i])
-        self.data[i] = NULL
-        self.free_entries += self.length[i]
-        self.length[i] = 0
-
-    cdef int get(self, int i, int length, float** row) noexcept nogil:
-        """Point *row at row i with room for `length` entries.
-
-        Returns the number of leading entries already valid; the caller fills the rest.
-        Returns -1 when memory cannot be had (the caller must fail cleanly).
-        """
-        cdef int have = self.length[i]
-        cdef float* grown
-        cdef int victim
-        if have:
-            self._unlink(i)
-        if length > have:
-            while self.free_entries < length - have:
-                victim = self.lru_next[self.n_rows]
-                if victim == self.n_rows:
-                    break
-                self._evict(victim)
-            grown = <float*>realloc(self.data[i], length * sizeof(float))
-            if grown == NULL:
-                if have:
-                    self._link_last(i)
-                return -1
-            self.data[i] = grown
-            self.free_entries -= length - have
-            self.length[i] = length
-        else:
-            have = length
-        self._link_last(i)
-        row[0] = self.data[i]
-        return have
-
-    cdef void swap_index(self, int i, int j) noexcept nogil:
-        """Follow the solver's exchange of variables i and j in every cached row."""
-        cdef int h, nxt, lo, hi
-        cdef float t
-        if i == j:
-            return
-        if self.length[i]:
-            self._unlink(i)
-        if self.length[j]:
-            self._unlink(j)
-        self.data[i], self.data[j] = self.data[j], self.data[i]
-        self.length[i], self.length[j] = self.length[j], self.length[i]
-        if self.length[i]:
-            self._link_last(i)
-        if self.length[j]:
-            self._link_last(j)
-        lo = i if i < j else j
-        hi = j if i < j else i
-        h = self.lru_next[self.n_rows]
-        while h != self.n_rows:
-            nxt = self.lru_next[h]
-            if self.length[h] > lo:
-                if self.length[h] > hi:
-                    t = self.data[h][lo]
-                    self.data[h][lo] = self.data[h][hi]
-                    self.data[h][hi] = t
-                else:
-                    # the row holds entry lo but not hi: it cannot be kept consistent
-                    self._evict(h)
-            h = nxt
 
 
 cdef class QMatrix:
@@ -187,6 +67,32 @@ cdef class QMatrix:
     def diagonal(self):
         """Q_ii in the current variable order (float64)."""
         return np.asarray(self.diag).copy()
+
+    def row(self, int i, length=None):
+        """Python access for tests: Q row i over the first `length` variables (default
+        all), as the solver sees it (float32, current variable order).
+
+        Returns
+        -------
+        ndarray of float32
+        """
+        cdef int n = self.diag.shape[0]
+        cdef int m = n if length is None else length
+        cdef float* q
+        if not (0 <= i < n and 0 <= m <= n):
+            raise IndexError(f"row {i} of length {m} is outside {n} variables")
+        with nogil:
+            q = self.get_row(i, m)
+        if q == NULL:
+            raise MemoryError("cannot allocate a Q row")
+        return np.array([q[k] for k in range(m)], dtype=np.float32)
+
+    def swap(self, int i, int j):
+        """Python access for tests: exchange variables i and j, as the solver does."""
+        cdef int n = self.diag.shape[0]
+        if not (0 <= i < n and 0 <= j < n):
+            raise IndexError(f"variables {i}, {j} are outside {n}")
+        self.swap_index(i, j)
 
 
 cdef class SVRQMatrix(QMatrix):

@@ -1,5 +1,5 @@
-# Stopping conditions shared by the solvers: step cap, time limit, another thread's
-# stop flag, Ctrl-C and the user's callback.
+# When a solver must stop before the optimum, shared by both solvers: the step cap, the
+# time limit, another thread's stop flag, Ctrl-C and the user's callback.
 cimport cython
 
 cdef enum StopReason:
@@ -13,7 +13,7 @@ cdef enum StopReason:
 
 
 @cython.final
-cdef class Poller:
+cdef class StopConditions:
     cdef long long max_iter
     cdef object callback
     cdef long long callback_every

@@ -9,7 +9,7 @@ needs to be stored"). No kernel cache is used, and a pass over all examples cost
 O(nnz) whatever the number of support vectors.
 
 The loop is Platt's, with Keerthi et al.'s two thresholds (2001, modification 2), in
-the notation of `libsmo._smo`: v_t = -y_t G_t,
+the notation of `libsmo._core.smo`: v_t = -y_t G_t,
 
     m = max over I_up of v_t,   M = min over I_low of v_t,   optimal when m - M <= tol.
 
@@ -25,17 +25,19 @@ the notation of `libsmo._smo`: v_t = -y_t G_t,
   answer is the kernel solver's optimum to the same tolerance.
 
 This solves the problems without the nu variant's second constraint (C-SVC, one-class
-and, with a start alpha, any y'a = Delta); the others go through `libsmo._smo`.
+and, with a start alpha, any y'a = Delta); the others go through `libsmo._core.smo`.
+
+The rows are read through the core's one row accessor (`libsmo._core.rows.Rows`, the
+caller's dense array in place, or CSR extents), as the kernel reads them.
 """
 import numpy as np
-import scipy.sparse as sp
 cimport cython
 cimport numpy as cnp
 from libc.math cimport fabs, INFINITY
-from libsmo._kernel cimport dense_dot
-from libsmo._pair cimport FREE, bound_status, in_low, in_up, solve_pair
-from libsmo._poll cimport Poller, RUNNING, OPTIMAL, EXCEPTION
-from libsmo._smo import result
+from libsmo._core.pair_step cimport FREE, bound_status, in_low, in_up, solve_pair
+from libsmo._core.rows cimport Rows
+from libsmo._core.stopping cimport StopConditions, RUNNING, OPTIMAL, EXCEPTION
+from libsmo._core.solution import make_solution
 
 cnp.import_array()
 
@@ -46,14 +48,7 @@ cdef class LinearSolver:
 
     cdef int l
     cdef Py_ssize_t d
-    cdef bint sparse
-    # rows: CSR extents per variable, or dense rows of the caller's matrix
-    cdef const double[::1] data
-    cdef const int[::1] indices
-    cdef long long[::1] start
-    cdef int[::1] nnz
-    cdef const double[:, ::1] dense
-    cdef long long[::1] dense_row
+    cdef Rows rows          # variable t is row t: the caller's rows, never permuted
     cdef double[::1] w
     cdef double[::1] alpha
     cdef double[::1] y
@@ -72,7 +67,7 @@ cdef class LinearSolver:
     cdef double M_low
     cdef int i_up
     cdef int j_low
-    cdef Poller poller
+    cdef StopConditions poller
     cdef int stop
 
     def __init__(self, X, rows, p, y, C, alpha, double tol, max_iter, callback,
@@ -81,16 +76,7 @@ cdef class LinearSolver:
         rows = np.asarray(rows, dtype=np.int64)
         self.l = len(rows)
         self.d = X.shape[1]
-        self.sparse = sp.issparse(X)
-        if self.sparse:
-            self.data = X.data
-            self.indices = X.indices
-            indptr = np.asarray(X.indptr, dtype=np.int64)
-            self.start = np.ascontiguousarray(indptr[rows])
-            self.nnz = (indptr[rows + 1] - indptr[rows]).astype(np.int32)
-        else:
-            self.dense = X
-            self.dense_row = np.ascontiguousarray(rows)
+        self.rows = Rows(X, rows, copy_dense=False)
         self.p = np.array(p, dtype=np.float64)
         self.y = np.array(y, dtype=np.float64)
         self.C = np.array(C, dtype=np.float64)
@@ -108,7 +94,7 @@ cdef class LinearSolver:
         self.free_list = np.empty(self.l, dtype=np.int32)
         self.free_pos = np.full(self.l, -1, dtype=np.int32)
         self.n_free = 0
-        self.poller = Poller(max_iter, callback, callback_every, time_limit, stop_flag,
+        self.poller = StopConditions(max_iter, callback, callback_every, time_limit, stop_flag,
                              self._progress)
         self.stop = RUNNING
         with nogil:
@@ -123,54 +109,15 @@ cdef class LinearSolver:
 
     cdef inline double _dot_w(self, int t) noexcept nogil:
         """w'x_t"""
-        cdef double s = 0.0
-        cdef long long k, begin
-        cdef Py_ssize_t f
-        if self.sparse:
-            begin = self.start[t]
-            for k in range(begin, begin + self.nnz[t]):
-                s += self.data[k] * self.w[self.indices[k]]
-        else:
-            s = dense_dot(&self.dense[self.dense_row[t], 0], &self.w[0], self.d)
-        return s
+        return self.rows.dot_vector(t, &self.w[0])
 
     cdef inline void _add_row(self, int t, double a) noexcept nogil:
         """w += a x_t"""
-        cdef long long k, begin
-        cdef Py_ssize_t f
-        if self.sparse:
-            begin = self.start[t]
-            for k in range(begin, begin + self.nnz[t]):
-                self.w[self.indices[k]] += a * self.data[k]
-        else:
-            for f in range(self.d):
-                self.w[f] += a * self.dense[self.dense_row[t], f]
+        self.rows.add_to_vector(t, a, &self.w[0])
 
-    cdef double _row_dot(self, int i, int j) noexcept nogil:
-        """x_i'x_j, merging the sorted index lists of two sparse rows."""
-        cdef double s = 0.0
-        cdef long long a, b, a_end, b_end
-        cdef Py_ssize_t f
-        cdef int ia, ib
-        if not self.sparse:
-            return dense_dot(&self.dense[self.dense_row[i], 0],
-                             &self.dense[self.dense_row[j], 0], self.d)
-        a = self.start[i]
-        a_end = a + self.nnz[i]
-        b = self.start[j]
-        b_end = b + self.nnz[j]
-        while a < a_end and b < b_end:
-            ia = self.indices[a]
-            ib = self.indices[b]
-            if ia == ib:
-                s += self.data[a] * self.data[b]
-                a += 1
-                b += 1
-            elif ia < ib:
-                a += 1
-            else:
-                b += 1
-        return s
+    cdef inline double _row_dot(self, int i, int j) noexcept nogil:
+        """x_i'x_j"""
+        return self.rows.dot(i, j)
 
     # ---- error cache and status ------------------------------------------------------
 
@@ -356,7 +303,7 @@ cdef class LinearSolver:
         return 0.5 * ww + pa
 
     def run(self):
-        """Optimise; returns the result dict (see `libsmo._smo.solve`)."""
+        """Optimise; returns the `Solution` (see `libsmo._core.smo.solve`)."""
         try:
             with nogil:
                 self._run()
@@ -368,7 +315,7 @@ cdef class LinearSolver:
         G = np.empty(self.l)
         for t in range(self.l):
             G[t] = -self.y[t] * self._fresh_v(t)
-        return result(np.asarray(self.alpha).copy(), G, np.asarray(self.p),
+        return make_solution(np.asarray(self.alpha).copy(), G, np.asarray(self.p),
                       np.asarray(self.y), np.asarray(self.C), False, self.n_iter, self.stop)
 
 
@@ -385,12 +332,12 @@ def solve_linear(X, rows, p, y, C, alpha=None, *, double tol=1e-3, max_iter=None
     rows : array of int of shape (l,)
         The rows of X of the l variables.
     p, y, C, alpha, tol, max_iter, callback, callback_every, time_limit, stop_flag
-        As for `libsmo._smo.solve`.
+        As for `libsmo._core.smo.solve`.
 
     Returns
     -------
-    dict
-        As `libsmo._smo.solve` returns. (w is not part of it: a fit keeps every pair's
+    Solution
+        As `libsmo._core.smo.solve` returns. (w is not part of it: a fit keeps every pair's
         result, and 5,460 pairs of sector's 55,197 features would hold 2.4 GB.)
     """
     l = len(rows)

@@ -1,4 +1,6 @@
-/* Data-parallel inner loops of the solver and the kernel, written with the vector
+/* inner_loops.h: the data-parallel inner loops of the solver (working-set selection,
+ * gradient and G_bar updates, the SVR row gather) and of the kernel (dense dot products,
+ * RBF exponentials), written with the vector
  * extensions of GCC and clang so that they run four doubles at a time whatever the
  * target (the compiler splits a 4-wide vector into two SSE2 halves where AVX is absent),
  * with a plain C fallback for other compilers. On Linux/x86-64 GCC also builds an AVX2
@@ -13,8 +15,8 @@
  * Membership of a variable in I_up / I_low is a penalty array of 0.0 (member) or -inf
  * (not): adding it masks a value without a branch.
  */
-#ifndef LIBSMO_SIMD_H
-#define LIBSMO_SIMD_H
+#ifndef LIBSMO_INNER_LOOPS_H
+#define LIBSMO_INNER_LOOPS_H
 
 #include <math.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-# What the two SMO solvers (kernel rows in _smo, primal weights in _linear) share: a
+# What the two SMO solvers (kernel rows in smo.pyx, primal weights in linear_smo.pyx) share: a
 # variable's bound status, the index sets I_up / I_low, and the analytic solution of
 # the two-variable subproblem.
 

@@ -1,4 +1,4 @@
-"""libsmo/_simd.h's vector loops against its plain C loops (-DSMO_NO_VECTOR), which the
+"""libsmo/_core/inner_loops.h's vector loops against its plain C loops (-DSMO_NO_VECTOR), which the
 installed build never runs on x86-64 with GCC or clang.
 
 A small C program over the header is compiled both ways and run on random inputs with
@@ -15,12 +15,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-HEADER_DIR = Path(__file__).resolve().parents[1] / "libsmo"
+HEADER_DIR = Path(__file__).resolve().parents[1] / "libsmo" / "_core"
 
 PROGRAM = r"""
 #include <stdio.h>
 #include <stdlib.h>
-#include "_simd.h"
+#include "inner_loops.h"
 
 int main(void)
 {

@@ -1,24 +1,9 @@
-# Q matrix rows and their LRU cache.
-from libsmo._kernel cimport Kernel
+# Q matrix rows over the kernel, cached (LIBSVM's SVC_Q, ONE_CLASS_Q, SVR_Q).
+from libsmo._core.cache cimport RowCache
+from libsmo._core.kernel cimport Kernel
 
 
 cimport cython
-
-
-@cython.final
-cdef class RowCache:
-    cdef int n_rows
-    cdef long long free_entries
-    cdef float** data
-    cdef int* length
-    cdef int* lru_prev
-    cdef int* lru_next
-
-    cdef int get(self, int i, int length, float** row) noexcept nogil
-    cdef void swap_index(self, int i, int j) noexcept nogil
-    cdef void _unlink(self, int i) noexcept nogil
-    cdef void _link_last(self, int i) noexcept nogil
-    cdef void _evict(self, int i) noexcept nogil
 
 
 cdef class QMatrix:

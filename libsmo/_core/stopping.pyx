@@ -1,8 +1,8 @@
 # cython: language_level=3
 """When a solver must stop before the optimum, asked every few steps without the GIL.
 
-The solvers run their loops without the GIL and ask `Poller.due(n_iter)` after each
-step. It answers from plain C state (the step cap, then every POLL_EVERY steps the
+The solvers run their loops without the GIL and ask `StopConditions.due(n_iter)` after
+each step. It answers from plain C state (the step cap, then every POLL_EVERY steps the
 clock, the time limit and another thread's stop flag) and takes the GIL only to poll:
 at most every POLL_SECONDS, or when a user callback is due, to deliver Ctrl-C and run
 the callback.
@@ -24,7 +24,7 @@ cdef inline double now() noexcept nogil:
     return ts.tv_sec + 1e-9 * ts.tv_nsec
 
 
-cdef class Poller:
+cdef class StopConditions:
     """The stopping conditions of one solver run.
 
     Parameters
@@ -101,3 +101,18 @@ cdef class Poller:
             self.stop = EXCEPTION
             return True
         return False
+
+    def check(self, long long n_iter):
+        """Python access for tests: what `due` answers after n_iter steps.
+
+        Returns
+        -------
+        str or None
+            None to go on, else the status ("max_iter", "time_limit", "stopped"); an
+            exception from the callback or Ctrl-C is raised.
+        """
+        if not self.due(n_iter):
+            return None
+        if self.stop == EXCEPTION:
+            raise self.pending_exc
+        return STATUS_NAMES[self.stop]

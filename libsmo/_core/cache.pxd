@@ -1,0 +1,18 @@
+# The LRU cache of float32 Q rows (LIBSVM's Cache).
+cimport cython
+
+
+@cython.final
+cdef class RowCache:
+    cdef int n_rows
+    cdef long long free_entries
+    cdef float** data
+    cdef int* length
+    cdef int* lru_prev
+    cdef int* lru_next
+
+    cdef int get(self, int i, int length, float** row) noexcept nogil
+    cdef void swap_index(self, int i, int j) noexcept nogil
+    cdef void _unlink(self, int i) noexcept nogil
+    cdef void _link_last(self, int i) noexcept nogil
+    cdef void _evict(self, int i) noexcept nogil

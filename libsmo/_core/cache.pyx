@@ -1,0 +1,176 @@
+# cython: language_level=3
+"""An LRU cache of float32 rows within a budget of bytes (LIBSVM's Cache).
+
+A cached row may be shorter than the problem: after shrinking the solver asks only for
+the active prefix, and a row computed then is extended later when a longer prefix is
+needed. This is LIBSVM's cache scheme (Chang and Lin 2011, section 5), written for the
+permuted variable order the solver keeps.
+
+Invariant the solver relies on: the budget always holds at least two full rows, and a
+row is only evicted to make room for another, so the two rows most recently returned by
+`get` stay valid until the next `get` (a step reads Q_i and Q_j together).
+"""
+from libc.stdlib cimport malloc, calloc, realloc, free
+
+
+cdef class RowCache:
+    """LRU cache of float rows within a budget of bytes.
+
+    Parameters
+    ----------
+    n_rows : int
+        Number of rows (the solver's variables).
+    size_bytes : float
+        Budget; at least two full rows are always allowed, so that the two rows of one
+        step can be held at once.
+    """
+
+    def __cinit__(self, int n_rows, double size_bytes):
+        cdef long long entries = <long long>(size_bytes / sizeof(float))
+        self.n_rows = n_rows
+        # the bookkeeping per row counts against the budget, as in LIBSVM
+        entries -= <long long>(n_rows * (sizeof(float*) + 3 * sizeof(int)) / sizeof(float))
+        if entries < 2 * <long long>n_rows:
+            entries = 2 * <long long>n_rows
+        self.free_entries = entries
+        self.data = <float**>calloc(n_rows + 1, sizeof(float*))
+        self.length = <int*>calloc(n_rows + 1, sizeof(int))
+        self.lru_prev = <int*>malloc((n_rows + 1) * sizeof(int))
+        self.lru_next = <int*>malloc((n_rows + 1) * sizeof(int))
+        if (self.data == NULL or self.length == NULL or self.lru_prev == NULL
+                or self.lru_next == NULL):
+            raise MemoryError("cannot allocate the kernel cache index")
+        # index n_rows is the sentinel of the circular LRU list
+        self.lru_prev[n_rows] = n_rows
+        self.lru_next[n_rows] = n_rows
+
+    def __dealloc__(self):
+        cdef int i
+        if self.data != NULL:
+            for i in range(self.n_rows):
+                free(self.data[i])
+            free(self.data)
+        free(self.length)
+        free(self.lru_prev)
+        free(self.lru_next)
+
+    cdef inline void _unlink(self, int i) noexcept nogil:
+        self.lru_next[self.lru_prev[i]] = self.lru_next[i]
+        self.lru_prev[self.lru_next[i]] = self.lru_prev[i]
+
+    cdef inline void _link_last(self, int i) noexcept nogil:
+        cdef int s = self.n_rows
+        self.lru_next[i] = s
+        self.lru_prev[i] = self.lru_prev[s]
+        self.lru_next[self.lru_prev[s]] = i
+        self.lru_prev[s] = i
+
+    cdef inline void _evict(self, int i) noexcept nogil:
+        self._unlink(i)
+        free(self.data[i])
+        self.data[i] = NULL
+        self.free_entries += self.length[i]
+        self.length[i] = 0
+
+    cdef int get(self, int i, int length, float** row) noexcept nogil:
+        """Point *row at row i with room for `length` entries.
+
+        Returns the number of leading entries already valid; the caller fills the rest.
+        Returns -1 when memory cannot be had (the caller must fail cleanly).
+        """
+        cdef int have = self.length[i]
+        cdef float* grown
+        cdef int victim
+        if have:
+            self._unlink(i)
+        if length > have:
+            while self.free_entries < length - have:
+                victim = self.lru_next[self.n_rows]
+                if victim == self.n_rows:
+                    break
+                self._evict(victim)
+            grown = <float*>realloc(self.data[i], length * sizeof(float))
+            if grown == NULL:
+                if have:
+                    self._link_last(i)
+                return -1
+            self.data[i] = grown
+            self.free_entries -= length - have
+            self.length[i] = length
+        else:
+            have = length
+        self._link_last(i)
+        row[0] = self.data[i]
+        return have
+
+    cdef void swap_index(self, int i, int j) noexcept nogil:
+        """Follow the solver's exchange of variables i and j in every cached row."""
+        cdef int h, nxt, lo, hi
+        cdef float t
+        if i == j:
+            return
+        if self.length[i]:
+            self._unlink(i)
+        if self.length[j]:
+            self._unlink(j)
+        self.data[i], self.data[j] = self.data[j], self.data[i]
+        self.length[i], self.length[j] = self.length[j], self.length[i]
+        if self.length[i]:
+            self._link_last(i)
+        if self.length[j]:
+            self._link_last(j)
+        lo = i if i < j else j
+        hi = j if i < j else i
+        h = self.lru_next[self.n_rows]
+        while h != self.n_rows:
+            nxt = self.lru_next[h]
+            if self.length[h] > lo:
+                if self.length[h] > hi:
+                    t = self.data[h][lo]
+                    self.data[h][lo] = self.data[h][hi]
+                    self.data[h][hi] = t
+                else:
+                    # the row holds entry lo but not hi: it cannot be kept consistent
+                    self._evict(h)
+            h = nxt
+
+    # ---- Python access, for tests ------------------------------------------------------
+
+    def request(self, int i, int length, fill):
+        """Ask for row i with `length` entries, as the solver does, and fill the
+        entries that were not already valid from `fill` (float32, at least `length`).
+
+        Returns
+        -------
+        int
+            How many leading entries were already valid (-1: no memory).
+        """
+        cdef float* row
+        cdef const float[::1] values = fill
+        cdef int have, k
+        if not 0 <= i < self.n_rows or not 0 <= length <= self.n_rows:
+            raise IndexError(f"row {i} of length {length} is outside {self.n_rows} rows")
+        if values.shape[0] < length:
+            raise ValueError(f"fill has {values.shape[0]} entries, fewer than {length}")
+        have = self.get(i, length, &row)
+        if have >= 0:
+            for k in range(have, length):
+                row[k] = values[k]
+        return have
+
+    def cached(self, int i):
+        """A copy of the entries of row i the cache holds (empty when evicted).
+
+        Returns
+        -------
+        list of float
+        """
+        if not 0 <= i < self.n_rows:
+            raise IndexError(f"row {i} is outside {self.n_rows} rows")
+        return [self.data[i][k] for k in range(self.length[i])]
+
+    def swap(self, int i, int j):
+        """Follow an exchange of variables i and j (see `swap_index`)."""
+        if not (0 <= i < self.n_rows and 0 <= j < self.n_rows):
+            raise IndexError(f"rows {i}, {j} are outside {self.n_rows} rows")
+        self.swap_index(i, j)

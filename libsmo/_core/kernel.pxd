@@ -1,0 +1,31 @@
+# Kernel values over the rows of one problem: the rows' dot products (Rows) turned into
+# LIBSVM's kernel functions, a whole row at a time.
+cimport cython
+from libsmo._core.rows cimport Rows
+
+
+cdef enum KernelType:
+    LINEAR = 0
+    POLY = 1
+    RBF = 2
+    SIGMOID = 3
+    PRECOMPUTED = 4
+
+
+@cython.final
+cdef class Kernel:
+    cdef readonly Rows rows
+    cdef readonly int kernel_type
+    cdef readonly double gamma
+    cdef readonly double coef0
+    cdef readonly int degree
+    cdef readonly Py_ssize_t n_rows
+    cdef readonly Py_ssize_t n_features
+    cdef readonly int n_threads
+
+    cdef void row(self, int i, int start, int end, double* out) noexcept nogil
+    cdef double value(self, int i, int j) noexcept nogil
+    cdef void swap(self, int i, int j) noexcept nogil
+    cdef double _from_dot(self, double dot, int i, int j) noexcept nogil
+    cdef void _dots_to_kernel(self, int i, int start, int n, int nthreads,
+                              double* out) noexcept nogil

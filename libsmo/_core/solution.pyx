@@ -1,0 +1,127 @@
+# cython: language_level=3
+"""What a solver run returns: a `Solution`, immutable once made.
+
+Both solvers (`libsmo._core.smo` with kernel rows, `libsmo._core.linear_smo` with the
+primal weights) end with their final alpha and gradient in the caller's variable order
+and call `make_solution`, which computes LIBSVM's rho (and the nu variant's r) and the
+dual objective in LIBSVM's order of summation.
+"""
+import numpy as np
+cimport cython
+from libc.math cimport isfinite, INFINITY
+from libsmo._core.stopping import STATUS_NAMES
+
+
+@cython.final
+cdef class Solution:
+    """The result of one solver run: the optimum (or where the run stopped).
+
+    Attributes
+    ----------
+    alpha : ndarray of float64, read-only
+        The variables, in the caller's order.
+    gradient : ndarray of float64, read-only
+        G = Qa + p at alpha, in the caller's order.
+    rho : float
+        LIBSVM's offset: f(x) = sum_i y_i a_i K(x_i, x) - rho (nu variant: (r1 - r2)/2).
+    r : float
+        The nu variant's (r1 + r2) / 2, by which nu-SVC scales its solution; 0 otherwise.
+    objective : float
+        1/2 a'Qa + p'a.
+    n_iter : int
+        Steps taken.
+    status : str
+        "optimal", "max_iter", "time_limit" or "stopped".
+    finite : bool
+        Whether every alpha and gradient entry is finite (a kernel that overflows makes
+        them inf or NaN).
+    """
+
+    cdef readonly object alpha
+    cdef readonly object gradient
+    cdef readonly double rho
+    cdef readonly double r
+    cdef readonly double objective
+    cdef readonly long long n_iter
+    cdef readonly str status
+    cdef readonly bint finite
+
+    def __repr__(self):
+        return (f"Solution(status={self.status!r}, n_iter={self.n_iter}, "
+                f"objective={self.objective!r}, rho={self.rho!r}, n={len(self.alpha)})")
+
+
+cdef double _group_rho(const double[::1] alpha, const double[::1] G, const double[::1] y,
+                       const double[::1] C, bint nu, int group) noexcept nogil:
+    """LIBSVM's rho of one sign group (group 0 is every variable without nu; with nu,
+    0 is y = +1 and 1 is y = -1): the mean of y G over its free variables, else the
+    middle of the interval its bound ones allow. The nu variant uses G itself."""
+    cdef Py_ssize_t t
+    cdef int n_free = 0
+    cdef double yG, free_sum = 0.0, ub = INFINITY, lb = -INFINITY
+    cdef bint upper, lower
+    for t in range(alpha.shape[0]):
+        if nu and (y[t] > 0) != (group == 0):
+            continue
+        yG = G[t] if nu else y[t] * G[t]
+        upper = alpha[t] >= C[t]
+        lower = alpha[t] <= 0
+        if not upper and not lower:
+            n_free += 1
+            free_sum += yG
+        elif upper == (nu or y[t] > 0):
+            # an upper-bound +1 (or any upper-bound variable with nu) and a lower-bound
+            # -1 push rho up
+            lb = max(lb, yG)
+        else:
+            ub = min(ub, yG)
+    if n_free > 0:
+        return free_sum / n_free
+    return (ub + lb) / 2
+
+
+def make_solution(alpha, G, p, y, C, bint nu, long long n_iter, int stop):
+    """The `Solution` of a solver run from its final alpha and gradient.
+
+    Parameters
+    ----------
+    alpha, G, p, y, C : ndarray of float64 of one length, C-contiguous
+        In the caller's order; alpha and G are kept (read-only) in the Solution.
+    nu : bool
+        The nu variant: rho per sign group.
+    n_iter : int
+    stop : int
+        The StopReason the run ended with.
+
+    Returns
+    -------
+    Solution
+        rho is LIBSVM's (sums in its order): the mean of y G over free variables, else
+        the middle of the interval the bound ones allow. The nu variant does this per
+        sign group, giving r1 and r2, and has rho = (r1 - r2) / 2, r = (r1 + r2) / 2.
+    """
+    cdef const double[::1] a = alpha, g = G, pv = p, yv = y, c = C
+    cdef Py_ssize_t t
+    cdef double r1, r2 = 0.0, objective = 0.0
+    cdef bint finite = True
+    with nogil:
+        r1 = _group_rho(a, g, yv, c, nu, 0)
+        if nu:
+            r2 = _group_rho(a, g, yv, c, nu, 1)
+        for t in range(a.shape[0]):
+            objective += a[t] * (g[t] + pv[t])
+            finite = finite and isfinite(a[t]) and isfinite(g[t])
+    cdef Solution out = Solution.__new__(Solution)
+    # read-only views: the Solution cannot be changed through them, and the caller's
+    # arrays keep their own flags
+    out.alpha = np.asarray(alpha).view()
+    out.alpha.flags.writeable = False
+    out.gradient = np.asarray(G).view()
+    out.gradient.flags.writeable = False
+    out.rho = (r1 - r2) / 2 if nu else r1
+    out.r = (r1 + r2) / 2 if nu else 0.0
+    out.objective = objective / 2
+    out.n_iter = n_iter
+    out.status = STATUS_NAMES[stop]
+    out.finite = finite
+    return out

@@ -1,0 +1,140 @@
+"""LIBSVM's one-vs-one layout, in one place: the order of the classes and of their pairs,
+where each pair's coefficients live, and how pairs vote.
+
+With k classes LIBSVM trains k(k-1)/2 binary problems, pair (i, j) for i < j in the
+order (0,1), (0,2), ..., (0,k-1), (1,2), ...; rho, probA and probB follow that order.
+The support vectors are grouped by class, and `sv_coef` has k - 1 rows: class i's
+vectors carry their coefficient of pair (i, j) on row j - 1 when j > i, else on row j.
+A positive decision value of pair (i, j) votes for class i.
+"""
+import numpy as np
+
+
+def group_classes(y):
+    """Class labels in LIBSVM's order and each example's class index.
+
+    Labels are ordered by first appearance, except that two-class data labelled -1/+1
+    puts +1 first, so that the binary SVM's positive side is the +1 class (LIBSVM's
+    svm_group_classes).
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+
+    Returns
+    -------
+    classes : ndarray
+    index : ndarray of int
+        For each example, the position of its label in `classes`.
+    """
+    uniq, first, inverse = np.unique(y, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    classes = uniq[order]
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    index = rank[inverse.ravel()]
+    if (len(classes) == 2 and y.dtype.kind in "iuf"
+            and classes[0] == -1 and classes[1] == 1):
+        classes = classes[::-1].copy()
+        index = 1 - index
+    return classes, index
+
+
+def pairs(k):
+    """The pairs (i, j), i < j, of k classes in LIBSVM's order.
+
+    Returns
+    -------
+    list of (int, int)
+    """
+    return [(i, j) for i in range(k) for j in range(i + 1, k)]
+
+
+def n_pairs(k):
+    """k(k-1)/2."""
+    return k * (k - 1) // 2
+
+
+def pair_index(i, j, k):
+    """The position of pair (i, j), i < j, among the pairs of k classes."""
+    return i * k - i * (i + 1) // 2 + (j - i - 1)
+
+
+def coef_row(i, j):
+    """The sv_coef row on which class i's support vectors carry pair (i, j) (either
+    order): j - 1 when j > i, else j."""
+    return j - 1 if j > i else j
+
+
+def class_slices(n_support):
+    """The slice of each class's support vectors, from the counts per class."""
+    start = np.concatenate([[0], np.cumsum(n_support)]).astype(np.int64)
+    return [slice(int(start[c]), int(start[c + 1])) for c in range(len(n_support))]
+
+
+def pair_coefficients(sv_coef, n_support):
+    """Per pair (i, j) in LIBSVM's order: (class i's slice, their coefficients of the
+    pair, class j's slice, theirs).
+
+    Returns
+    -------
+    list of tuples
+    """
+    slices = class_slices(n_support)
+    return [(slices[i], sv_coef[coef_row(i, j), slices[i]],
+             slices[j], sv_coef[coef_row(j, i), slices[j]])
+            for i, j in pairs(len(n_support))]
+
+
+def votes(decision_values, k):
+    """The votes of each class: pair (i, j) votes for i where its decision value is
+    positive, else for j.
+
+    Parameters
+    ----------
+    decision_values : ndarray of shape (n, k(k-1)/2)
+    k : int
+
+    Returns
+    -------
+    ndarray of int64 of shape (n, k)
+    """
+    out = np.zeros((decision_values.shape[0], k), dtype=np.int64)
+    for p, (i, j) in enumerate(pairs(k)):
+        positive = decision_values[:, p] > 0
+        out[:, i] += positive
+        out[:, j] += ~positive
+    return out
+
+
+def ovr_scores(decision_values, k):
+    """One-vs-rest scores from one-vs-one decision values, as scikit-learn builds them:
+    the votes of each class plus its summed confidence squashed into (-1/3, 1/3), so
+    that ties in votes are broken by confidence without ever overturning a vote.
+
+    Parameters
+    ----------
+    decision_values : ndarray of shape (n, k(k-1)/2)
+        Positive for the pair's first class.
+    k : int
+
+    Returns
+    -------
+    ndarray of shape (n, k)
+    """
+    confidence = np.zeros((decision_values.shape[0], k))
+    for p, (i, j) in enumerate(pairs(k)):
+        confidence[:, i] += decision_values[:, p]
+        confidence[:, j] -= decision_values[:, p]
+    return votes(decision_values, k) + confidence / (3 * (np.abs(confidence) + 1))
+
+
+def pairwise_matrix(pairwise_probabilities, k):
+    """The (n, k, k) matrix r of pairwise probabilities from LIBSVM's pair order:
+    r[i, j] = P_pair, r[j, i] = 1 - P_pair (the diagonal is 0)."""
+    P = np.asarray(pairwise_probabilities, dtype=np.float64)
+    r = np.zeros((P.shape[0], k, k))
+    i, j = np.triu_indices(k, 1)   # the upper triangle row by row: LIBSVM's pair order
+    r[:, i, j] = P
+    r[:, j, i] = 1.0 - P
+    return r

@@ -1,0 +1,190 @@
+"""Declarative constraints on scalar parameters, in the spirit of scikit-learn's
+`_parameter_constraints`: a table maps each parameter to a constraint object, and one
+function checks a set of values against the table, returning them normalised (floats as
+float, integers as int).
+
+Every message names the parameter and the value: "C must be finite and > 0, got 0",
+"kernel must be one of 'linear', ...; got 'gauss'", "degree must be an integer, got 2.5
+(float)". Wrong types raise TypeError, wrong values ValueError.
+"""
+import math
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from libsmo.names import INT_MAX
+
+
+# ---------------------------------------------------------------------------- primitives
+
+def check_positive(value, name, *, integer=False, allow_zero=False):
+    """A finite number > 0 (>= 0 with allow_zero); ints only with integer=True, and
+    then at most 2**31 - 1.
+
+    Returns
+    -------
+    float or int
+    """
+    kind = numbers.Integral if integer else numbers.Real
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, kind):
+        what = "an integer" if integer else "a number"
+        raise TypeError(f"{name} must be {what}, got {value!r} ({type(value).__name__})")
+    as_float = float(value) if abs(value) < 1e308 else float("inf")
+    if not math.isfinite(as_float) or value < 0 or (value == 0 and not allow_zero):
+        bound = ">= 0" if allow_zero else "> 0"
+        raise ValueError(f"{name} must be finite and {bound}, got {value!r}")
+    if integer and value > INT_MAX:
+        raise ValueError(f"{name} must be at most {INT_MAX}, got {value!r}")
+    return int(value) if integer else as_float
+
+
+def check_real(value, name):
+    """A finite real number, as float."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {value!r} ({type(value).__name__})")
+    try:
+        as_float = float(value)
+    except OverflowError:  # an int beyond the doubles
+        as_float = math.inf
+    if not math.isfinite(as_float):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    return as_float
+
+
+def check_choice(value, name, choices):
+    """One of a fixed set of strings."""
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
+    return value
+
+
+# --------------------------------------------------------------------------- constraints
+
+@dataclass(frozen=True)
+class Positive:
+    """A finite number > 0 (>= 0 with allow_zero), an int with integer=True, at most
+    `maximum` when given."""
+    integer: bool = False
+    allow_zero: bool = False
+    maximum: float = None
+
+    def check(self, value, name):
+        value = check_positive(value, name, integer=self.integer, allow_zero=self.allow_zero)
+        if self.maximum is not None and value > self.maximum:
+            low = "[0" if self.allow_zero else "(0"
+            raise ValueError(f"{name} must be in {low}, {self.maximum:g}], got {value!r}")
+        return value
+
+
+@dataclass(frozen=True)
+class Finite:
+    """Any finite real number."""
+
+    def check(self, value, name):
+        return check_real(value, name)
+
+
+@dataclass(frozen=True)
+class OneOf:
+    """One of a fixed set of strings."""
+    choices: tuple
+
+    def check(self, value, name):
+        return check_choice(value, name, self.choices)
+
+
+@dataclass(frozen=True)
+class Boolean:
+    """True or False (numpy's bool too), nothing else."""
+
+    def check(self, value, name):
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"{name} must be True or False, got {value!r}")
+        return bool(value)
+
+
+@dataclass(frozen=True)
+class Truthy:
+    """Anything, read as a bool (flags such as verbose)."""
+
+    def check(self, value, name):
+        return bool(value)
+
+
+@dataclass(frozen=True)
+class IsCallable:
+    """A callable."""
+
+    def check(self, value, name):
+        if not callable(value):
+            raise TypeError(f"{name} must be callable, got {value!r}")
+        return value
+
+
+@dataclass(frozen=True)
+class Seed:
+    """None, an int >= 0 or a numpy Generator; with legacy=True also a numpy
+    RandomState (scikit-learn's forms). Checked only: nothing is drawn here (see
+    `libsmo._validation.check_random_state`)."""
+    legacy: bool = False
+
+    def check(self, value, name):
+        if value is None or isinstance(value, np.random.Generator):
+            return value
+        if self.legacy and isinstance(value, np.random.RandomState):
+            return value
+        if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
+            if value < 0:
+                raise ValueError(f"{name} must be >= 0, got {value!r}")
+            return int(value)
+        forms = ("an int >= 0, a numpy Generator or RandomState" if self.legacy
+                 else "an int >= 0 or a numpy Generator")
+        raise TypeError(f"{name} must be None, {forms}; got {value!r}")
+
+
+@dataclass(frozen=True)
+class ClassWeights:
+    """None, or a dict label -> weight with every weight finite and > 0."""
+
+    def check(self, value, name):
+        if value is None:
+            return None
+        if not isinstance(value, dict):
+            raise TypeError(f"{name} must be a dict label -> weight, got "
+                            f"{type(value).__name__}")
+        return {label: check_positive(w, f"{name}[{label!r}]") for label, w in value.items()}
+
+
+@dataclass(frozen=True)
+class OrNone:
+    """None, or what `inner` accepts."""
+    inner: object
+
+    def check(self, value, name):
+        return None if value is None else self.inner.check(value, name)
+
+
+def validate(values, constraints):
+    """Check `values` (name -> value) against `constraints` (name -> constraint), in the
+    table's order.
+
+    Parameters
+    ----------
+    values : dict
+        Must hold exactly the names of the table.
+    constraints : dict
+        Name -> an object with ``check(value, name)``.
+
+    Returns
+    -------
+    dict
+        The values, normalised by their constraints.
+
+    Raises
+    ------
+    TypeError, ValueError
+        The first value its constraint refuses; the message names it.
+    """
+    return {name: constraint.check(values[name], name)
+            for name, constraint in constraints.items()}

@@ -1,0 +1,214 @@
+"""LIBSVM's five formulations as thin adapters onto the one solver (LIBSVM's solve_c_svc
+... solve_nu_svr): each builds a `BinaryProblem` (Q from the kernel, p, y, C_i, start),
+hands it to the `Executor` and turns the `Solution` into a `BinaryFit` in the model's
+terms.
+
+- C-SVC:      Q_ij = y_i y_j K_ij, p = -1, C_i = C * class weight * sample weight
+- nu-SVC:     the same Q, p = 0, C_i = weights, the nu variant started at
+              sum(a) = nu l / 2 per class; a, rho and the objective are scaled by 1/r
+- one-class:  Q = K, p = 0, C_i = weights, started at sum(a) = nu l
+- eps-SVR:    2l variables (a, a*), p = (eps - z, eps + z), y = (+1, -1)
+- nu-SVR:     2l variables, p = (-z, z), the nu variant started at sum = C nu l / 2 per
+              sign; epsilon = -r
+
+`fit_one_class` and `fit_regression` make a whole model's result from one problem
+(LIBSVM's svm_train_one, with its probability models); classification, one problem per
+pair of classes, is `libsmo.classification`. Every `rows` here indexes the training data.
+"""
+import logging
+
+import numpy as np
+
+from libsmo import probability as prob
+from libsmo.problem import BinaryFit, BinaryProblem, FormulationResult
+
+logger = logging.getLogger("libsmo")
+
+
+def greedy_fill(total, upper):
+    """Starting point: alpha_k = min(upper_k, what is left of total), in order.
+
+    LIBSVM starts nu-SVC, one-class and nu-SVR this way; it meets sum(alpha) = total
+    whenever sum(upper) >= total.
+    """
+    alpha = np.zeros(len(upper))
+    for k, c in enumerate(upper):
+        if total <= 0:
+            break
+        alpha[k] = min(c, total)
+        total -= alpha[k]
+    return alpha
+
+
+def log_summary(executor, fit, upper_bound):
+    """LIBSVM's "obj = ..., rho = ..." and "nSV = ..., nBSV = ..." lines."""
+    if executor.solver.verbose:
+        n_sv = int(np.count_nonzero(fit.coef))
+        n_bsv = int(np.count_nonzero(np.abs(fit.coef) >= upper_bound * (1 - 1e-12)))
+        logger.info("obj = %f, rho = %f", fit.objective, fit.rho)
+        logger.info("nSV = %d, nBSV = %d", n_sv, n_bsv)
+
+
+def _fit(solution, coef, rho=None, objective=None):
+    return BinaryFit(coef=coef, rho=solution.rho if rho is None else rho,
+                     objective=solution.objective if objective is None else objective,
+                     n_iter=solution.n_iter, status=solution.status)
+
+
+# ------------------------------------------------------------------ the five adapters
+
+def solve_c_svc(executor, rows, signs, upper_bound):
+    """C-SVC on `rows` with labels `signs` (+1/-1) and bounds C_i.
+
+    Returns
+    -------
+    BinaryFit
+    """
+    solution = executor.solve(BinaryProblem(rows=rows, signs=signs,
+                                            linear_term=-np.ones(len(rows)),
+                                            upper_bound=upper_bound))
+    if executor.solver.verbose and np.all(upper_bound == upper_bound[0]):
+        logger.info("nu = %f", solution.alpha.sum() / (upper_bound[0] * len(rows)))
+    fit = _fit(solution, signs * solution.alpha)
+    log_summary(executor, fit, upper_bound)
+    return fit
+
+
+def solve_nu_svc(executor, rows, signs, weights, nu, n_positive):
+    """nu-SVC on `rows` (the first n_positive of them +1): per-variable bounds
+    `weights`, started at sum(a) = nu * sum(weights) / 2 within each class; the answer
+    is scaled by 1/r into C-SVC's terms, as LIBSVM's solve_nu_svc does.
+
+    Returns
+    -------
+    BinaryFit
+    """
+    total = nu * weights.sum() / 2
+    start = np.concatenate([greedy_fill(total, weights[:n_positive]),
+                            greedy_fill(total, weights[n_positive:])])
+    solution = executor.solve(BinaryProblem(rows=rows, signs=signs,
+                                            linear_term=np.zeros(len(rows)),
+                                            upper_bound=weights, start=start, nu=True))
+    r = solution.r
+    if executor.solver.verbose:
+        logger.info("C = %f", 1 / r)
+    fit = _fit(solution, signs * (solution.alpha / r), rho=solution.rho / r,
+               objective=solution.objective / (r * r))
+    log_summary(executor, fit, weights / r)
+    return fit
+
+
+def solve_one_class(executor, rows, weights, nu):
+    """One-class SVM on `rows`, per-example bounds `weights`, started at
+    sum(a) = nu * sum(weights).
+
+    Returns
+    -------
+    BinaryFit
+    """
+    n = len(rows)
+    start = greedy_fill(nu * weights.sum(), weights)
+    solution = executor.solve(BinaryProblem(rows=rows, signs=np.ones(n),
+                                            linear_term=np.zeros(n), upper_bound=weights,
+                                            start=start))
+    fit = _fit(solution, solution.alpha)
+    log_summary(executor, fit, weights)
+    return fit
+
+
+def _regression_problem(rows, C, weights, linear_term, start=None, nu=False):
+    n = len(rows)
+    signs = np.ones(2 * n)
+    signs[n:] = -1.0
+    bound = C * weights
+    return BinaryProblem(rows=rows, signs=signs, linear_term=linear_term,
+                         upper_bound=np.concatenate([bound, bound]), start=start, nu=nu,
+                         regression=True)
+
+
+def _regression_fit(executor, solution, n, C, weights):
+    fit = _fit(solution, solution.alpha[:n] - solution.alpha[n:])
+    log_summary(executor, fit, C * weights)
+    return fit
+
+
+def solve_epsilon_svr(executor, rows, targets, C, weights, epsilon):
+    """epsilon-SVR on `rows`: bounds C * weights, tube width epsilon.
+
+    Returns
+    -------
+    BinaryFit
+        coef = a - a* per row.
+    """
+    problem = _regression_problem(rows, C, weights,
+                                  np.concatenate([epsilon - targets, epsilon + targets]))
+    return _regression_fit(executor, executor.solve(problem), len(rows), C, weights)
+
+
+def solve_nu_svr(executor, rows, targets, C, weights, nu):
+    """nu-SVR on `rows`: bounds C * weights, started at sum = C nu sum(weights) / 2
+    for each sign; the tube width it finds is -r.
+
+    Returns
+    -------
+    BinaryFit
+    """
+    total = C * nu * weights.sum() / 2
+    half = greedy_fill(total, C * weights)
+    problem = _regression_problem(rows, C, weights, np.concatenate([-targets, targets]),
+                                  start=np.concatenate([half, half]), nu=True)
+    solution = executor.solve(problem)
+    if executor.solver.verbose:
+        logger.info("epsilon = %f", -solution.r)
+    return _regression_fit(executor, solution, len(rows), C, weights)
+
+
+# --------------------------------------------------- one-class and regression models
+
+def fit_one_class(executor, data, params, rng=None):
+    """A one-class model's result; with params.probability, also LIBSVM's density marks
+    of the training decision values (no randomness: `rng` is not used)."""
+    kept = data.kept
+    fit = solve_one_class(executor, kept, data.weights[kept], params.nu)
+    sv_rows = np.flatnonzero(fit.coef > 0)
+    marks = None
+    if params.probability:
+        dec = executor.decision_values(kept, kept[sv_rows], fit.coef[sv_rows], fit.rho)
+        marks = prob.one_class_density_marks(dec)
+    return _single_result(kept, fit, sv_rows, prob_density_marks=marks)
+
+
+def fit_regression(executor, data, params, rng=None):
+    """An epsilon-SVR or nu-SVR model's result; with a Generator `rng`, also LIBSVM's
+    Laplace scale of the 5-fold cross-validated residuals (probA[0])."""
+    kept = data.kept
+    z, weights = data.y[kept], data.weights[kept]
+    fit = _solve_regression(executor, kept, z, weights, params)
+    sv_rows = np.flatnonzero(fit.coef != 0)
+    probA = None
+    if rng is not None:
+        def fit_predict(train, test):
+            sub = _solve_regression(executor, kept[train], z[train], weights[train], params)
+            sv = np.flatnonzero(sub.coef != 0)
+            return executor.decision_values(kept[test], kept[train][sv], sub.coef[sv],
+                                            sub.rho)
+
+        probA = [prob.svr_probability(z, fit_predict, rng)]
+        if executor.solver.verbose:
+            logger.info("Prob. model for test data: target value = predicted value + z,\n"
+                        "z: Laplace distribution e^(-|z|/sigma)/(2sigma),sigma= %g",
+                        probA[0])
+    return _single_result(kept, fit, sv_rows, probA=probA)
+
+
+def _solve_regression(executor, rows, z, weights, params):
+    if params.svm_type == "epsilon_svr":
+        return solve_epsilon_svr(executor, rows, z, params.C, weights, params.epsilon)
+    return solve_nu_svr(executor, rows, z, params.C, weights, params.nu)
+
+
+def _single_result(kept, fit, sv_rows, **probability_fields):
+    """The result of a one-problem model (one-class, regression)."""
+    return FormulationResult(classes=np.array([]), n_support=np.array([], dtype=np.int64),
+                             sv_rows=kept[sv_rows], sv_coef=fit.coef[sv_rows][None, :],
+                             rho=np.array([fit.rho]), fits=(fit,), **probability_fields)
