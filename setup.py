@@ -13,7 +13,7 @@ from setuptools.command.build_ext import build_ext
 
 # the compiled core, in the order its modules cimport each other
 CORE = ["arrays", "rows", "kernel", "cache", "qmatrix", "stopping", "solution", "smo",
-        "linear_smo"]
+        "platt_smo", "linear_smo"]
 EXTENSIONS = [f"_core/{name}" for name in CORE] + ["_svmlight"]
 
 

@@ -9,7 +9,6 @@ Every message names the parameter and the value: "C must be finite and > 0, got 
 """
 import math
 import numbers
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -60,14 +59,24 @@ def check_choice(value, name, choices):
 
 
 # --------------------------------------------------------------------------- constraints
+# Plain classes rather than dataclasses: they are made at import time, where each
+# dataclass costs a millisecond (the commands' start-up counts).
 
-@dataclass(frozen=True)
-class Positive:
+class _Constraint:
+    """A constraint: `check(value, name)` returns the value normalised or raises."""
+    __slots__ = ()
+
+    def __repr__(self):
+        fields = ", ".join(f"{k}={getattr(self, k)!r}" for k in self.__slots__)
+        return f"{type(self).__name__}({fields})"
+
+class Positive(_Constraint):
     """A finite number > 0 (>= 0 with allow_zero), an int with integer=True, at most
     `maximum` when given."""
-    integer: bool = False
-    allow_zero: bool = False
-    maximum: float = None
+    __slots__ = ("integer", "allow_zero", "maximum")
+
+    def __init__(self, integer=False, allow_zero=False, maximum=None):
+        self.integer, self.allow_zero, self.maximum = integer, allow_zero, maximum
 
     def check(self, value, name):
         value = check_positive(value, name, integer=self.integer, allow_zero=self.allow_zero)
@@ -77,25 +86,25 @@ class Positive:
         return value
 
 
-@dataclass(frozen=True)
-class Finite:
+class Finite(_Constraint):
     """Any finite real number."""
 
     def check(self, value, name):
         return check_real(value, name)
 
 
-@dataclass(frozen=True)
-class OneOf:
+class OneOf(_Constraint):
     """One of a fixed set of strings."""
-    choices: tuple
+    __slots__ = ("choices",)
+
+    def __init__(self, choices):
+        self.choices = tuple(choices)
 
     def check(self, value, name):
         return check_choice(value, name, self.choices)
 
 
-@dataclass(frozen=True)
-class Boolean:
+class Boolean(_Constraint):
     """True or False (numpy's bool too), nothing else."""
 
     def check(self, value, name):
@@ -104,16 +113,14 @@ class Boolean:
         return bool(value)
 
 
-@dataclass(frozen=True)
-class Truthy:
+class Truthy(_Constraint):
     """Anything, read as a bool (flags such as verbose)."""
 
     def check(self, value, name):
         return bool(value)
 
 
-@dataclass(frozen=True)
-class IsCallable:
+class IsCallable(_Constraint):
     """A callable."""
 
     def check(self, value, name):
@@ -122,12 +129,14 @@ class IsCallable:
         return value
 
 
-@dataclass(frozen=True)
-class Seed:
+class Seed(_Constraint):
     """None, an int >= 0 or a numpy Generator; with legacy=True also a numpy
     RandomState (scikit-learn's forms). Checked only: nothing is drawn here (see
     `libsmo._validation.check_random_state`)."""
-    legacy: bool = False
+    __slots__ = ("legacy",)
+
+    def __init__(self, legacy=False):
+        self.legacy = legacy
 
     def check(self, value, name):
         if value is None or isinstance(value, np.random.Generator):
@@ -143,8 +152,7 @@ class Seed:
         raise TypeError(f"{name} must be None, {forms}; got {value!r}")
 
 
-@dataclass(frozen=True)
-class ClassWeights:
+class ClassWeights(_Constraint):
     """None, or a dict label -> weight with every weight finite and > 0."""
 
     def check(self, value, name):
@@ -156,10 +164,12 @@ class ClassWeights:
         return {label: check_positive(w, f"{name}[{label!r}]") for label, w in value.items()}
 
 
-@dataclass(frozen=True)
-class OrNone:
+class OrNone(_Constraint):
     """None, or what `inner` accepts."""
-    inner: object
+    __slots__ = ("inner",)
+
+    def __init__(self, inner):
+        self.inner = inner
 
     def check(self, value, name):
         return None if value is None else self.inner.check(value, name)

@@ -26,9 +26,8 @@ import numpy as np
 
 from libsmo._core.arrays import all_finite
 from libsmo._core.kernel import Kernel
-from libsmo._core.linear_smo import solve_linear
 from libsmo._core.qmatrix import QMatrix, SVRQMatrix
-from libsmo._core.smo import solve
+from libsmo._core.solvers import solve, solve_linear
 from libsmo._prediction import for_each_kernel_block
 from libsmo.exceptions import ConvergenceWarning
 from libsmo.problem import take_rows

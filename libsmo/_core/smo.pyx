@@ -13,13 +13,11 @@ and the solver stops when m(a) - M(a) <= tol (Keerthi et al. 2001 call m and M b
 b_up; Fan, Chen and Lin 2005 use the same pair).
 
 Two partner strategies share one takeStep:
-- "second_order" (default): examineExample's first variable is the worst violator
-  i = argmax m, its partner j minimises the second-order decrease -(v_i - v_j)^2 / eta
-  over I_low (Fan, Chen and Lin 2005, LIBSVM's WSS2);
-- "platt": Platt's outer loop, alternating passes over all examples with passes over the
-  non-bound ones; examineExample(i2) tests i2 against Keerthi's two thresholds and tries
-  partners in Platt's order (largest |E1 - E2|, then the non-bound ones from a random
-  start, then all).
+- "second_order" (default, `Solver.optimize` here): the first variable is the worst
+  violator i = argmax m, its partner j minimises the second-order decrease
+  -(v_i - v_j)^2 / eta over I_low (Fan, Chen and Lin 2005, LIBSVM's WSS2);
+- "platt" (`libsmo._core.platt_smo.PlattSolver`): Platt's outer loop with
+  examineExample and Keerthi's two thresholds.
 
 The nu variant (nu-SVC, nu-SVR) has a second equality constraint, one per sign of y:
 a step then pairs two variables of the same sign, and every threshold above (m, M, the
@@ -59,47 +57,13 @@ cdef extern from "inner_loops.h" nogil:
 cnp.import_array()
 
 
-SELECTIONS = ("second_order", "platt")
 
-
-@cython.final
 cdef class Solver:
-    """State of one SMO run; use the module function `solve`."""
+    """State of one SMO run with LIBSVM's second-order selection; Platt's loop is the
+    subclass `libsmo._core.platt_smo.PlattSolver`. Use `libsmo._core.solvers.solve`."""
 
-    cdef QMatrix Q
-    cdef int l
-    cdef int active_size
-    cdef double eps
-    cdef bint shrinking
-    cdef bint unshrunk
-    cdef bint platt
-    cdef long long n_iter
-    cdef double[::1] alpha
-    cdef double[::1] G
-    cdef double[::1] G_bar
-    cdef double[::1] p
-    cdef double[::1] y
-    cdef double[::1] C
-    cdef double[::1] QD
-    cdef signed char[::1] status
-    cdef int[::1] active_set
-    cdef bint nu
-    # membership of I_up / I_low per sign group as 0.0 (in) or -inf (out), kept with
-    # the status: the selection loops mask with an addition instead of a branch
-    cdef double[:, ::1] pen_up
-    cdef double[:, ::1] pen_low
-    # Keerthi's thresholds over the active set, per sign group (platt strategy)
-    cdef double m_up[2]
-    cdef double M_low[2]
-    cdef int i_up[2]
-    cdef int j_low[2]
-    cdef unsigned long long rng
-    cdef StopConditions poller
-    cdef int stop
-
-    def __init__(self, QMatrix Q, p, y, C, alpha, double tol, bint shrinking,
-                 str selection, max_iter, callback, long long callback_every, bint nu,
-                 time_limit, stop_flag):
+    def __init__(self, QMatrix Q, p, y, C, alpha, double tol, bint shrinking, max_iter,
+                 callback, long long callback_every, bint nu, time_limit, stop_flag):
         cdef int i
         self.Q = Q
         self.nu = nu
@@ -108,7 +72,6 @@ cdef class Solver:
         self.eps = tol
         self.shrinking = shrinking
         self.unshrunk = False
-        self.platt = selection == "platt"
         self.n_iter = 0
         self.p = np.array(p, dtype=np.float64)
         self.y = np.array(y, dtype=np.float64)
@@ -121,37 +84,13 @@ cdef class Solver:
         self.pen_up = np.full((2, self.l), -np.inf)
         self.pen_low = np.full((2, self.l), -np.inf)
         self.active_set = np.arange(self.l, dtype=np.int32)
-        self.rng = 0x9E3779B97F4A7C15
-        self.poller = StopConditions(max_iter, callback, callback_every, time_limit, stop_flag,
-                             self._progress)
+        self.poller = StopConditions(max_iter, callback, callback_every, time_limit,
+                                     stop_flag, self._progress)
         self.stop = RUNNING
         for i in range(self.l):
-            self._update_status(i)
+            update_status(self, i)
 
     # ---- small helpers -------------------------------------------------------------
-
-    cdef inline void _update_status(self, int i) noexcept nogil:
-        cdef int g = self._group(i)
-        self.status[i] = bound_status(self.alpha[i], self.C[i])
-        self.pen_up[g, i] = 0.0 if self._in_up(i) else -INFINITY
-        self.pen_low[g, i] = 0.0 if self._in_low(i) else -INFINITY
-
-    cdef inline bint _in_up(self, int t) noexcept nogil:
-        return in_up(self.y[t], self.status[t])
-
-    cdef inline bint _in_low(self, int t) noexcept nogil:
-        return in_low(self.y[t], self.status[t])
-
-    cdef inline int _group(self, int t) noexcept nogil:
-        """Sign group of variable t: the nu variant keeps y=+1 and y=-1 apart."""
-        return 1 if self.nu and self.y[t] < 0 else 0
-
-    cdef inline unsigned long long _random(self) noexcept nogil:
-        # xorshift64: a fixed seed keeps Platt's random starts reproducible
-        self.rng ^= self.rng << 13
-        self.rng ^= self.rng >> 7
-        self.rng ^= self.rng << 17
-        return self.rng
 
     cdef void _swap(self, int i, int j) noexcept nogil:
         cdef int g
@@ -251,8 +190,8 @@ cdef class Solver:
         smo_update_gradient(active, &self.G[0], Qi, dai, Qj, daj)
         i_was_upper = self.status[i] == UPPER_BOUND
         j_was_upper = self.status[j] == UPPER_BOUND
-        self._update_status(i)
-        self._update_status(j)
+        update_status(self, i)
+        update_status(self, j)
         if i_was_upper != (self.status[i] == UPPER_BOUND):
             if self._update_G_bar(i, -Ci if i_was_upper else Ci) < 0:
                 return -1
@@ -307,11 +246,11 @@ cdef class Solver:
                 obj_min = obj_g
         if (v_max[0] + low[0] < self.eps and v_max[1] + low[1] < self.eps) or j == -1:
             return 1
-        out_i[0] = i_g[self._group(j)]
+        out_i[0] = i_g[sign_group(self, j)]
         out_j[0] = j
         return 0
 
-    # ---- Platt's examineExample with Keerthi's thresholds ---------------------------
+    # ---- thresholds (progress reports and Platt's loop) -----------------------------
 
     cdef double _thresholds(self) noexcept nogil:
         """Per group g: m = max v over I_up (at i_up) and M = min v over I_low (at
@@ -325,11 +264,11 @@ cdef class Solver:
             self.j_low[g] = -1
         for t in range(self.active_size):
             v = -self.y[t] * self.G[t]
-            g = self._group(t)
-            if self._in_up(t) and v > self.m_up[g]:
+            g = sign_group(self, t)
+            if is_up(self, t) and v > self.m_up[g]:
                 self.m_up[g] = v
                 self.i_up[g] = t
-            if self._in_low(t) and v < self.M_low[g]:
+            if is_low(self, t) and v < self.M_low[g]:
                 self.M_low[g] = v
                 self.j_low[g] = t
         for g in range(2):
@@ -337,65 +276,7 @@ cdef class Solver:
                 worst = max(worst, self.m_up[g] - self.M_low[g])
         return worst
 
-    cdef int _step_and_refresh(self, int i, int j) noexcept nogil:
-        cdef int r
-        if i == j or j < 0 or self._group(i) != self._group(j):
-            return 0
-        r = self.take_step(i, j, True)
-        if r > 0:
-            self._thresholds()
-        return r
-
-    cdef int examine_example(self, int i2) noexcept nogil:
-        """Platt's examineExample: 1 if a step was taken with i2, 0 if i2 satisfies the
-        optimality conditions or no partner moves it, -1 on memory failure."""
-        cdef int g = self._group(i2)
-        cdef double v2 = -self.y[i2] * self.G[i2]
-        cdef bint viol_up = self._in_up(i2) and v2 > self.M_low[g] + self.eps
-        cdef bint viol_low = self._in_low(i2) and v2 < self.m_up[g] - self.eps
-        cdef int partner, k, start, n = self.active_size, r
-        if not viol_up and not viol_low:
-            return 0
-        # first choice: the partner with the largest |E1 - E2|
-        if viol_up and (not viol_low or v2 - self.M_low[g] > self.m_up[g] - v2):
-            partner = self.j_low[g]
-        else:
-            partner = self.i_up[g]
-        r = self._step_and_refresh(i2, partner)
-        if r != 0:
-            return r
-        # then the non-bound examples, from a random start
-        start = <int>(self._random() % <unsigned long long>n)
-        for k in range(n):
-            partner = (start + k) % n
-            if self.status[partner] == FREE:
-                r = self._step_and_refresh(i2, partner)
-                if r != 0:
-                    return r
-        # then every example, from a random start
-        start = <int>(self._random() % <unsigned long long>n)
-        for k in range(n):
-            partner = (start + k) % n
-            r = self._step_and_refresh(i2, partner)
-            if r != 0:
-                return r
-        return 0
-
     # ---- shrinking ------------------------------------------------------------------
-
-    cdef inline bint _be_shrunk(self, int i, double* m_up, double* neg_M_low) noexcept nogil:
-        """A bound variable leaves the active set when it cannot join a violating pair
-        of its group, even if the thresholds move a little."""
-        cdef int g = self._group(i)
-        if self.status[i] == UPPER_BOUND:
-            if self.y[i] > 0:
-                return -self.G[i] > m_up[g]
-            return -self.G[i] > neg_M_low[g]
-        if self.status[i] == LOWER_BOUND:
-            if self.y[i] > 0:
-                return self.G[i] > neg_M_low[g]
-            return self.G[i] > m_up[g]
-        return False
 
     cdef int do_shrinking(self) noexcept nogil:
         cdef int i, g
@@ -407,10 +288,10 @@ cdef class Solver:
             neg_M_low[g] = -INFINITY
         for i in range(self.active_size):
             v = -self.y[i] * self.G[i]
-            g = self._group(i)
-            if self._in_up(i) and v >= m_up[g]:
+            g = sign_group(self, i)
+            if is_up(self, i) and v >= m_up[g]:
                 m_up[g] = v
-            if self._in_low(i) and -v >= neg_M_low[g]:
+            if is_low(self, i) and -v >= neg_M_low[g]:
                 neg_M_low[g] = -v
         if (not self.unshrunk and m_up[0] + neg_M_low[0] <= self.eps * 10
                 and m_up[1] + neg_M_low[1] <= self.eps * 10):
@@ -422,10 +303,10 @@ cdef class Solver:
             self.active_size = self.l
         i = 0
         while i < self.active_size:
-            if self._be_shrunk(i, m_up, neg_M_low):
+            if be_shrunk(self, i, m_up, neg_M_low):
                 self.active_size -= 1
                 while self.active_size > i:
-                    if not self._be_shrunk(self.active_size, m_up, neg_M_low):
+                    if not be_shrunk(self, self.active_size, m_up, neg_M_low):
                         self._swap(i, self.active_size)
                         break
                     self.active_size -= 1
@@ -441,12 +322,6 @@ cdef class Solver:
 
     # ---- polling --------------------------------------------------------------------
 
-    cdef inline bint _due(self) noexcept nogil:
-        if self.poller.due(self.n_iter):
-            self.stop = self.poller.stop
-            return True
-        return False
-
     def _progress(self):
         return {"n_iter": self.n_iter, "active_size": self.active_size,
                 "violation": self._thresholds(), "objective": self._objective()}
@@ -460,7 +335,8 @@ cdef class Solver:
 
     # ---- main loops -----------------------------------------------------------------
 
-    cdef void _run_second_order(self) noexcept nogil:
+    cdef void optimize(self) noexcept nogil:
+        """The main loop: LIBSVM's, the worst violator and its second-order partner."""
         cdef int i = -1, j = -1, r
         cdef int counter = self.l if self.l < 1000 else 1000
         while True:
@@ -490,50 +366,8 @@ cdef class Solver:
             if self.take_step(i, j, False) < 0:
                 self.stop = NO_MEMORY
                 return
-            if self._due():
+            if due(self):
                 return
-
-    cdef void _run_platt(self) noexcept nogil:
-        cdef bint examine_all = True
-        cdef int k, changed, r
-        cdef long long last_shrink = 0
-        cdef long long shrink_every = self.l if self.l < 1000 else 1000
-        self._thresholds()
-        while True:
-            changed = 0
-            k = 0
-            while k < self.active_size:
-                if examine_all or self.status[k] == FREE:
-                    r = self.examine_example(k)
-                    if r < 0:
-                        self.stop = NO_MEMORY
-                        return
-                    if r > 0:
-                        changed += 1
-                        if self._due():
-                            return
-                k += 1
-            if self.shrinking and self.n_iter - last_shrink >= shrink_every:
-                last_shrink = self.n_iter
-                if self.do_shrinking() < 0:
-                    self.stop = NO_MEMORY
-                    return
-                self._thresholds()
-            if examine_all:
-                examine_all = False
-                if changed == 0:
-                    if self._thresholds() <= self.eps and self.active_size == self.l:
-                        self.stop = OPTIMAL
-                        return
-                    if self._unshrink_all() < 0:
-                        self.stop = NO_MEMORY
-                        return
-                    if self._thresholds() <= self.eps:
-                        self.stop = OPTIMAL
-                        return
-                    examine_all = True
-            elif changed == 0:
-                examine_all = True
 
     def run(self):
         """Optimise; returns the `Solution` (see `solve`)."""
@@ -541,10 +375,8 @@ cdef class Solver:
             with nogil:
                 if self._init_gradient() < 0:
                     self.stop = NO_MEMORY
-                elif self.platt:
-                    self._run_platt()
                 else:
-                    self._run_second_order()
+                    self.optimize()
         finally:
             self.poller.release()
         if self.stop == EXCEPTION:
@@ -571,53 +403,3 @@ cdef class Solver:
                 y[t] = self.y[k]
                 C[t] = self.C[k]
         return make_solution(*arrays, self.nu, self.n_iter, self.stop)
-
-
-def solve(QMatrix Q, p, y, C, alpha=None, *, double tol=1e-3, bint shrinking=True,
-          str selection="second_order", max_iter=None, callback=None,
-          long long callback_every=1000, bint nu=False, time_limit=None, stop_flag=None):
-    """Minimise 1/2 a'Qa + p'a subject to y'a = y'alpha0 and 0 <= a <= C.
-
-    Parameters
-    ----------
-    Q : QMatrix
-        Rows of Q, cached; permuted by the solver as it shrinks (use a fresh one per call).
-    p, y, C : array-like of shape (l,)
-        Linear term, signs (+1/-1) and per-variable upper bounds (> 0).
-    alpha : array-like of shape (l,), optional
-        Feasible starting point (default zeros); fixes Delta = y'alpha.
-    tol : float
-        Stop when m(a) - M(a) <= tol.
-    shrinking : bool
-    selection : {"second_order", "platt"}
-    max_iter : int or None
-        Stop after this many steps (status "max_iter").
-    callback : callable or None
-        Called with a progress dict every `callback_every` steps (and checked at most
-        every few milliseconds); returning False stops the solver (status "stopped").
-    callback_every : int
-    nu : bool
-        The nu variant: a second equality constraint, sum of a over y = +1 and over
-        y = -1 each fixed by the starting point (nu-SVC, nu-SVR).
-    time_limit : float or None
-        Seconds after which the solver stops (status "time_limit"), checked every
-        32 steps.
-    stop_flag : int8 array of shape (1,) or None
-        Another thread sets stop_flag[0] = 1 to stop this solver (status "stopped");
-        checked every 32 steps.
-
-    Returns
-    -------
-    Solution
-        alpha, gradient (in the caller's order), rho, r (nu variant: (r1 + r2) / 2,
-        else 0), objective, n_iter, status, and finite: whether every alpha and gradient
-        entry is finite (a kernel that overflows makes them inf or NaN).
-    """
-    if selection not in SELECTIONS:
-        raise ValueError(f"selection must be one of {SELECTIONS}, got {selection!r}")
-    l = len(p)
-    if alpha is None:
-        alpha = np.zeros(l)
-    solver = Solver(Q, p, y, C, alpha, tol, shrinking, selection, max_iter, callback,
-                    callback_every, nu, time_limit, stop_flag)
-    return solver.run()

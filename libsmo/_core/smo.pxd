@@ -1,0 +1,101 @@
+# The SMO solver's state and the operations every strategy shares (LIBSVM's Solver):
+# gradient, the two-variable step, shrinking, thresholds, polling. Platt's strategy is
+# a subclass (platt_smo.pyx) that replaces `optimize`.
+from libc.math cimport INFINITY
+from libsmo._core.pair_step cimport LOWER_BOUND, UPPER_BOUND, bound_status, in_low, in_up
+from libsmo._core.qmatrix cimport QMatrix
+from libsmo._core.stopping cimport StopConditions
+
+
+cdef class Solver:
+    cdef QMatrix Q
+    cdef int l
+    cdef int active_size
+    cdef double eps
+    cdef bint shrinking
+    cdef bint unshrunk
+    cdef long long n_iter
+    cdef double[::1] alpha
+    cdef double[::1] G
+    cdef double[::1] G_bar
+    cdef double[::1] p
+    cdef double[::1] y
+    cdef double[::1] C
+    cdef double[::1] QD
+    cdef signed char[::1] status
+    cdef int[::1] active_set
+    cdef bint nu
+    # membership of I_up / I_low per sign group as 0.0 (in) or -inf (out), kept with
+    # the status: the selection loops mask with an addition instead of a branch
+    cdef double[:, ::1] pen_up
+    cdef double[:, ::1] pen_low
+    # Keerthi's thresholds over the active set, per sign group (`_thresholds`: progress
+    # reports and Platt's loop)
+    cdef double m_up[2]
+    cdef double M_low[2]
+    cdef int i_up[2]
+    cdef int j_low[2]
+    cdef StopConditions poller
+    cdef int stop
+
+    cdef void _swap(self, int i, int j) noexcept nogil
+    cdef int _init_gradient(self) noexcept nogil
+    cdef int _reconstruct_gradient(self) noexcept nogil
+    cdef int take_step(self, int i, int j, bint require_progress) noexcept nogil
+    cdef int _update_G_bar(self, int i, double coef) noexcept nogil
+    cdef int select_second_order(self, int* out_i, int* out_j) noexcept nogil
+    cdef double _thresholds(self) noexcept nogil
+    cdef int do_shrinking(self) noexcept nogil
+    cdef int _unshrink_all(self) noexcept nogil
+    cdef double _objective(self)
+    cdef void optimize(self) noexcept nogil
+
+
+# Per-variable helpers of the hot loops, as inline functions rather than methods: the
+# two strategies (Solver here, PlattSolver in platt_smo.pyx) share them, and a method
+# of a class with a subclass is called through its vtable, never inlined.
+
+cdef inline int sign_group(Solver s, int t) noexcept nogil:
+    """Sign group of variable t: the nu variant keeps y=+1 and y=-1 apart."""
+    return 1 if s.nu and s.y[t] < 0 else 0
+
+
+cdef inline bint is_up(Solver s, int t) noexcept nogil:
+    """t in I_up."""
+    return in_up(s.y[t], s.status[t])
+
+
+cdef inline bint is_low(Solver s, int t) noexcept nogil:
+    """t in I_low."""
+    return in_low(s.y[t], s.status[t])
+
+
+cdef inline void update_status(Solver s, int i) noexcept nogil:
+    """Bound status of variable i, and its I_up / I_low penalties, after alpha_i moved."""
+    cdef int g = sign_group(s, i)
+    s.status[i] = bound_status(s.alpha[i], s.C[i])
+    s.pen_up[g, i] = 0.0 if is_up(s, i) else -INFINITY
+    s.pen_low[g, i] = 0.0 if is_low(s, i) else -INFINITY
+
+
+cdef inline bint be_shrunk(Solver s, int i, double* m_up, double* neg_M_low) noexcept nogil:
+    """A bound variable leaves the active set when it cannot join a violating pair of
+    its group, even if the thresholds move a little."""
+    cdef int g = sign_group(s, i)
+    if s.status[i] == UPPER_BOUND:
+        if s.y[i] > 0:
+            return -s.G[i] > m_up[g]
+        return -s.G[i] > neg_M_low[g]
+    if s.status[i] == LOWER_BOUND:
+        if s.y[i] > 0:
+            return s.G[i] > neg_M_low[g]
+        return s.G[i] > m_up[g]
+    return False
+
+
+cdef inline bint due(Solver s) noexcept nogil:
+    """Whether the run must stop now (see StopConditions.due); s.stop says why."""
+    if s.poller.due(s.n_iter):
+        s.stop = s.poller.stop
+        return True
+    return False
