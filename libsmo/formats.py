@@ -40,19 +40,15 @@ import numpy as np
 import scipy.sparse as sp
 
 from libsmo._svmlight import Parser, format_lines
+from libsmo.names import CLASSIFICATION_TYPES, INT_MAX, LIBSVM_KERNEL_NAMES, SVM_TYPES
 
 __all__ = ["dump_svmlight_file", "load_model", "load_svmlight_file", "load_svmlight_files",
            "read_range_file", "save_model", "write_range_file"]
 
-SVM_TYPES = ("c_svc", "nu_svc", "one_class", "epsilon_svr", "nu_svr")
-CLASSIFICATION_TYPES = ("c_svc", "nu_svc")
-# LIBSVM's kernel names in model files, and libsmo's
-_KERNEL_FROM_FILE = {"linear": "linear", "polynomial": "poly", "rbf": "rbf",
-                     "sigmoid": "sigmoid", "precomputed": "precomputed"}
-_KERNEL_TO_FILE = {v: k for k, v in _KERNEL_FROM_FILE.items()}
+# the word in a model file's kernel_type line -> libsmo's kernel name
+_KERNEL_FROM_FILE = {word: kernel for kernel, word in LIBSVM_KERNEL_NAMES.items()}
 N_DENSITY_MARKS = 10  # LIBSVM's nr_marks
 _CHUNK = 1 << 22
-_INT_MAX = 2**31 - 1
 
 
 # --------------------------------------------------------------------------- sources
@@ -294,12 +290,12 @@ def load_svmlight_files(files, n_features=None, dtype=np.float64, zero_based="au
                     f"{n_found} features ({name}, line {lines[row]}: index "
                     f"{indices[pos]})")
     n_features = int(n_features)
-    index_dtype = np.int32 if n_features <= _INT_MAX else np.int64
+    index_dtype = np.int32 if n_features <= INT_MAX else np.int64
     result = []
     for name, _, _, (data, indices, indptr, leading, qid, _) in parsed:
         if shift:
             indices -= shift
-        if len(data) > _INT_MAX:
+        if len(data) > INT_MAX:
             index_dtype = np.int64
         X = sp.csr_matrix((np.asarray(data, dtype=dtype), indices.astype(index_dtype),
                            indptr.astype(index_dtype)), shape=(len(indptr) - 1, n_features))
@@ -473,7 +469,7 @@ class _Header:
             value = int(token)
             if minimum is not None and value < minimum:
                 self.fail(line_no, line, f"{key} must be >= {minimum}")
-            if abs(value) > _INT_MAX:
+            if abs(value) > INT_MAX:
                 self.fail(line_no, line, f"{key}: {value} is beyond a C int")
             values.append(value)
         return values
@@ -574,8 +570,8 @@ def load_model(f):
               "coef0": kernel in ("poly", "sigmoid")}
     for key, need in needed.items():
         if need and not header.has(key):
-            raise ValueError(f"{name}: a {_KERNEL_TO_FILE[kernel]} kernel needs a {key} "
-                             "line")
+            raise ValueError(f"{name}: a {LIBSVM_KERNEL_NAMES[kernel]} kernel needs a "
+                             f"{key} line")
     if header.has("degree"):
         degree = header.ints("degree", 1, minimum=0)[0]
     if header.has("gamma"):
@@ -641,7 +637,7 @@ def load_model(f):
                 fail_at(row, "a precomputed kernel's support vector is 0:n, the serial "
                              "number n of a training row")
             serial = data[starts[row]]
-            if not (serial >= 1 and serial == int(serial) and serial <= _INT_MAX):
+            if not (serial >= 1 and serial == int(serial) and serial <= INT_MAX):
                 fail_at(row, "the serial number of a precomputed kernel's support vector "
                              "must be an integer >= 1")
         serials = data[starts].astype(np.int64) if total_sv else np.zeros(0, np.int64)
@@ -650,7 +646,7 @@ def load_model(f):
         n_features = int(serials.max()) if total_sv else 0
     else:
         n_features = int(parser.seen_max_index) if len(data) else 0
-        index_dtype = np.int32 if len(data) <= _INT_MAX else np.int64
+        index_dtype = np.int32 if len(data) <= INT_MAX else np.int64
         support_vectors = sp.csr_matrix(
             (data, (indices - 1).astype(index_dtype), indptr.astype(index_dtype)),
             shape=(total_sv, n_features))
@@ -678,7 +674,7 @@ def model_to_bytes(model, libsvm_precision=False):
     svm_type, kernel = model.svm_type, model.kernel
     if svm_type not in SVM_TYPES:
         raise ValueError(f"unknown svm_type {svm_type!r}")
-    if kernel not in _KERNEL_TO_FILE:
+    if kernel not in LIBSVM_KERNEL_NAMES:
         raise ValueError(f"unknown kernel {kernel!r}")
     classification = svm_type in CLASSIFICATION_TYPES
     sv_coef = np.atleast_2d(np.asarray(model.sv_coef, dtype=np.float64))
@@ -692,7 +688,7 @@ def model_to_bytes(model, libsvm_precision=False):
                              "to save it")
         if k and (not np.isfinite(labels.astype(float)).all()
                   or (labels != np.round(labels)).any()
-                  or np.abs(labels.astype(float)).max() > _INT_MAX):
+                  or np.abs(labels.astype(float)).max() > INT_MAX):
             raise ValueError("LIBSVM model files store integer class labels (C ints); "
                              f"this model's labels are {labels.tolist()!r}")
         labels = [int(v) for v in labels]
@@ -710,7 +706,7 @@ def model_to_bytes(model, libsvm_precision=False):
     if len(rho) != n_pairs:
         raise ValueError(f"rho has {len(rho)} values; {k} classes need {n_pairs}")
     _finite(sv_coef, "sv_coef")
-    lines = [f"svm_type {svm_type}", f"kernel_type {_KERNEL_TO_FILE[kernel]}"]
+    lines = [f"svm_type {svm_type}", f"kernel_type {LIBSVM_KERNEL_NAMES[kernel]}"]
     if kernel == "poly":
         lines.append("degree %d" % int(model.degree))
     if kernel in ("poly", "rbf", "sigmoid"):
@@ -745,7 +741,7 @@ def model_to_bytes(model, libsvm_precision=False):
             raise ValueError("a precomputed-kernel model needs `support`, the training "
                              "row of each support vector")
         serials = np.asarray(model.support, dtype=np.int64) + 1
-        if n_sv and (serials.min() < 1 or serials.max() > _INT_MAX):
+        if n_sv and (serials.min() < 1 or serials.max() > INT_MAX):
             raise ValueError("support holds indices outside 0 .. 2**31 - 2")
         body = format_lines(leading, np.arange(n_sv + 1, dtype=np.int64),
                             np.zeros(n_sv, dtype=np.int64), serials.astype(np.float64),
@@ -874,7 +870,7 @@ def read_range_file(f):
         if len(tokens) != 3 or not _INT_RE.match(tokens[0]):
             fail(n, line, "expected 'index min max'")
         idx = int(tokens[0])
-        if idx <= previous or idx > _INT_MAX:
+        if idx <= previous or idx > INT_MAX:
             fail(n, line, "feature indices must be >= 1 and increasing")
         low, high = numbers((n, tokens[1:], line), 2, "min max")
         index.append(idx)
