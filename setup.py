@@ -11,7 +11,8 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-EXTENSIONS = ["_kernel", "_cache", "_poll", "_smo", "_linear", "_svmlight"]
+# paths below libsmo/, without .pyx
+EXTENSIONS = ["_kernel", "_cache", "_poll", "_smo", "_linear", "io/_svmlight"]
 
 
 def _compiler_has_openmp(compiler_cmd):
@@ -56,13 +57,13 @@ class BuildExt(build_ext):
 
 extensions = [
     Extension(
-        f"libsmo.{name}",
-        [f"libsmo/{name}.pyx"],
+        "libsmo." + path.replace("/", "."),
+        [f"libsmo/{path}.pyx"],
         depends=["libsmo/_simd.h"],
         include_dirs=[numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )
-    for name in EXTENSIONS
+    for path in EXTENSIONS
 ]
 
 setup(

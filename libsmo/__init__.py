@@ -6,8 +6,8 @@ The plain API::
     model.predict(X_test)
 """
 from libsmo.crossval import cross_validation
-from libsmo.formats import (dump_svmlight_file, load_model, load_svmlight_file,
-                            load_svmlight_files)
+from libsmo.io import (dump_svmlight_file, load_model, load_svmlight_file,
+                       load_svmlight_files)
 from libsmo.model import Model
 from libsmo.scaling import Scaler
 from libsmo.train import ConvergenceWarning, train

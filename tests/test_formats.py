@@ -12,7 +12,7 @@ import pytest
 import scipy.sparse as sp
 
 import libsmo
-from libsmo import formats
+from libsmo.io import model_file as formats
 from conftest import data_file, load_dataset
 
 sklearn_datasets = pytest.importorskip("sklearn.datasets")

@@ -39,7 +39,7 @@ import zlib
 import numpy as np
 import scipy.sparse as sp
 
-from libsmo._svmlight import Parser, format_lines
+from libsmo.io._svmlight import Parser, format_lines
 from libsmo.names import CLASSIFICATION_TYPES, INT_MAX, LIBSVM_KERNEL_NAMES, SVM_TYPES
 
 __all__ = ["dump_svmlight_file", "load_model", "load_svmlight_file", "load_svmlight_files",
