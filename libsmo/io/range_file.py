@@ -2,6 +2,8 @@
 (see `libsmo.scaling.Scaler`).
 """
 import math
+from dataclasses import dataclass
+from typing import Optional, Tuple
 
 import numpy as np
 
@@ -10,7 +12,31 @@ from libsmo.io.atomic import write_atomically
 from libsmo.io.sources import _read_all
 from libsmo.names import INT_MAX
 
-__all__ = ["read_range_file", "write_range_file"]
+__all__ = ["RangeFile", "read_range_file", "write_range_file"]
+
+
+@dataclass(frozen=True)
+class RangeFile:
+    """What a range file holds (`read_range_file`'s result).
+
+    Attributes
+    ----------
+    lower, upper : float
+        The x scaling limits.
+    y_scaling : (y_lower, y_upper, y_min, y_max) or None
+        The y scaling limits and the range of y, when the file has a 'y' section.
+    index : ndarray of int64
+        The 1-based feature indices the file lists, increasing.
+    feature_min, feature_max : ndarray of float64
+        Each listed feature's minimum and maximum.
+    """
+
+    lower: float
+    upper: float
+    y_scaling: Optional[Tuple[float, float, float, float]]
+    index: np.ndarray
+    feature_min: np.ndarray
+    feature_max: np.ndarray
 
 
 def write_range_file(f, lower, upper, feature_min, feature_max, y_scaling=None):
@@ -41,9 +67,13 @@ def write_range_file(f, lower, upper, feature_min, feature_max, y_scaling=None):
 def read_range_file(f):
     """Read svm-scale's range file (``svm-scale -r``).
 
+    Parameters
+    ----------
+    f : str, path-like, int or binary file object
+
     Returns
     -------
-    dict
+    RangeFile
         lower, upper (floats), y_scaling ((y_lower, y_upper, y_min, y_max) or None),
         index (int64 array, 1-based feature indices, increasing), feature_min,
         feature_max (float64 arrays).
@@ -100,7 +130,7 @@ def read_range_file(f):
         fmin.append(low)
         fmax.append(high)
         previous = idx
-    return {"lower": lower, "upper": upper, "y_scaling": y_scaling,
-            "index": np.array(index, dtype=np.int64),
-            "feature_min": np.array(fmin, dtype=np.float64),
-            "feature_max": np.array(fmax, dtype=np.float64)}
+    return RangeFile(lower=lower, upper=upper, y_scaling=y_scaling,
+                     index=np.array(index, dtype=np.int64),
+                     feature_min=np.array(fmin, dtype=np.float64),
+                     feature_max=np.array(fmax, dtype=np.float64))
