@@ -20,7 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from libsmo.io._svmlight import Parser, format_lines
-from libsmo.io._text import _FLOAT_RE, _INT_RE
+from libsmo.io._text import FLOAT_RE, INT_RE, fail_at_line
 from libsmo.io.atomic import write_atomically
 from libsmo.io.sources import _read_all
 from libsmo.io.svmlight import _as_csr_for_writing
@@ -42,8 +42,7 @@ class _Header:
         self.items = {}
 
     def fail(self, line_no, line, reason):
-        text = line.decode("utf-8", "backslashreplace").rstrip("\r")
-        raise ValueError(f"{self.name}, line {line_no}: {reason}: {text[:200]!r}")
+        fail_at_line(self.name, line_no, line, reason)
 
     def has(self, key):
         return key in self.items
@@ -54,7 +53,7 @@ class _Header:
             self.fail(line_no, line, f"{key} needs {count} integer(s), found {len(tokens)}")
         values = []
         for token in tokens:
-            if not _INT_RE.match(token):
+            if not INT_RE.match(token):
                 self.fail(line_no, line, f"{key}: {token.decode('ascii', 'replace')!r} "
                                          "is not an integer")
             value = int(token)
@@ -71,7 +70,7 @@ class _Header:
             self.fail(line_no, line, f"{key} needs {count} number(s), found {len(tokens)}")
         values = []
         for token in tokens:
-            if not _FLOAT_RE.match(token):
+            if not FLOAT_RE.match(token):
                 self.fail(line_no, line, f"{key}: {token.decode('ascii', 'replace')!r} "
                                          "is not a finite number")
             value = float(token)

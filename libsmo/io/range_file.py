@@ -7,7 +7,7 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-from libsmo.io._text import _FLOAT_RE, _INT_RE
+from libsmo.io._text import FLOAT_RE, INT_RE, fail_at_line
 from libsmo.io.atomic import write_atomically
 from libsmo.io.sources import _read_all
 from libsmo.names import INT_MAX
@@ -88,12 +88,11 @@ def read_range_file(f):
     lines = [(n, line.split(), line) for n, line in lines if line.strip()]
 
     def fail(n, line, reason):
-        text = line.decode("utf-8", "backslashreplace").rstrip("\r")
-        raise ValueError(f"{name}, line {n}: {reason}: {text[:200]!r}")
+        fail_at_line(name, n, line, reason)
 
     def numbers(item, count, what):
         n, tokens, line = item
-        if len(tokens) != count or not all(_FLOAT_RE.match(t) for t in tokens):
+        if len(tokens) != count or not all(FLOAT_RE.match(t) for t in tokens):
             fail(n, line, f"expected {what}")
         values = [float(t) for t in tokens]
         if not all(math.isfinite(v) for v in values):
@@ -120,7 +119,7 @@ def read_range_file(f):
     previous = 0
     for item in lines[pos + 2:]:
         n, tokens, line = item
-        if len(tokens) != 3 or not _INT_RE.match(tokens[0]):
+        if len(tokens) != 3 or not INT_RE.match(tokens[0]):
             fail(n, line, "expected 'index min max'")
         idx = int(tokens[0])
         if idx <= previous or idx > INT_MAX:
