@@ -30,7 +30,25 @@ def _umask():
 def write_atomically(f, data, compress=False):
     """Write bytes to a binary file object, or to a path through a temporary file in
     the same folder renamed into place, so that a failure leaves any previous file
-    intact; a path ending in .gz, .bz2 or .xz is compressed (with compress=True)."""
+    intact; a path ending in .gz, .bz2 or .xz is compressed (with compress=True).
+
+    Parameters
+    ----------
+    f : str, bytes, path-like or binary file object
+        A file object is written to directly and not closed. A path keeps the mode of
+        the file it replaces (a new file: 0o666 less the umask).
+    data : bytes
+    compress : bool
+        Compress `data` by the path's suffix (.gz, .bz2, .xz) before writing.
+
+    Raises
+    ------
+    TypeError
+        `f` is neither a path nor a binary file object.
+    OSError
+        The temporary file cannot be written or renamed; it is removed, and any
+        previous file at the path is left as it was.
+    """
     if not isinstance(f, (str, bytes, os.PathLike)):
         if not hasattr(f, "write"):
             raise TypeError("expected a path or a binary file object, got "

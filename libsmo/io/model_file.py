@@ -259,7 +259,25 @@ def _finite(values, what):
 
 
 def model_to_bytes(model, libsvm_precision=False):
-    """The text of `model` in LIBSVM's model format (see `save_model`)."""
+    """The text of `model` in LIBSVM's model format (see `save_model`).
+
+    Parameters
+    ----------
+    model : Model
+    libsvm_precision : bool
+        Support vector values with ``%.8g`` as svm-train writes them; default False
+        writes them losslessly.
+
+    Returns
+    -------
+    bytes
+        The whole file: the header, then one line per support vector.
+
+    Raises
+    ------
+    ValueError
+        The model cannot be written in LIBSVM's format (see `save_model`).
+    """
     svm_type, kernel = model.svm_type, model.kernel
     if svm_type not in SVM_TYPES:
         raise ValueError(f"unknown svm_type {svm_type!r}")

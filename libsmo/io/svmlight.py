@@ -70,6 +70,12 @@ def load_svmlight_files(files, n_features=None, dtype=np.float64, zero_based="au
     Parameters are those of `load_svmlight_file`; with zero_based="auto" the files are
     one-based unless one of them uses index 0.
 
+    Parameters
+    ----------
+    files : list of (str, path-like, int or binary file object), or one of them
+    n_features, dtype, zero_based, query_id
+        As in `load_svmlight_file`.
+
     Returns
     -------
     list
