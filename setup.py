@@ -12,7 +12,8 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 # paths below libsmo/, without .pyx
-EXTENSIONS = ["_kernel", "_cache", "_poll", "_smo", "_linear", "io/_svmlight"]
+EXTENSIONS = ["_kernel", "_cache", "_poll", "_smo", "_linear", "io/_svmlight",
+              "io/_writer"]
 
 
 def _compiler_has_openmp(compiler_cmd):

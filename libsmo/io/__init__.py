@@ -8,7 +8,7 @@ The map of the package:
 ``atomic``
     `write_atomically`: a temporary file in the target's folder, then a rename, so that
     a failure leaves any previous file intact (compression chosen by the suffix).
-``svmlight`` (over the Cython ``_svmlight``)
+``svmlight`` (over the Cython ``_svmlight`` parser and ``_writer``)
     the data format: `load_svmlight_file`, `load_svmlight_files`, `dump_svmlight_file`.
 ``model_file``
     LIBSVM's model text format: `load_model`, `save_model`, `model_to_bytes`. The only

@@ -13,7 +13,8 @@ import os
 import numpy as np
 import scipy.sparse as sp
 
-from libsmo.io._svmlight import Parser, format_lines
+from libsmo.io._svmlight import Parser
+from libsmo.io._writer import format_lines
 from libsmo.io.atomic import write_atomically
 from libsmo.io.sources import _parse_stream, _Source
 from libsmo.names import INT_MAX
