@@ -20,8 +20,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from libsmo.io._svmlight import Parser
-from libsmo.io._writer import format_lines
 from libsmo.io._text import FLOAT_RE, INT_RE, fail_at_line
+from libsmo.io._writer import format_lines
 from libsmo.io.atomic import write_atomically
 from libsmo.io.sources import _read_all
 from libsmo.io.svmlight import _as_csr_for_writing
