@@ -11,10 +11,11 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-# the compiled core, in the order its modules cimport each other
+# paths below libsmo/, without .pyx: the compiled core, in the order its modules cimport
+# each other, then the io layer's text parser and writer
 CORE = ["arrays", "rows", "kernel", "cache", "qmatrix", "stopping", "solution", "smo",
         "platt_smo", "linear_smo"]
-EXTENSIONS = [f"_core/{name}" for name in CORE] + ["_svmlight"]
+EXTENSIONS = [f"_core/{name}" for name in CORE] + ["io/_svmlight", "io/_writer"]
 
 
 def _compiler_has_openmp(compiler_cmd):

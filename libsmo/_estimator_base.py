@@ -174,7 +174,7 @@ class _BaseSVM(BaseEstimator):
             The model is of another svm_type, or n_features is smaller than the
             model's support vectors need.
         """
-        from libsmo.formats import load_model   # io sits above the estimators' model
+        from libsmo.io import load_model   # io sits above the model layer
         if not isinstance(model, Model):
             if not isinstance(model, (str, bytes, os.PathLike)) and not hasattr(model, "read"):
                 raise TypeError("model must be a libsmo Model or a LIBSVM model file; got "

@@ -197,12 +197,12 @@ class _ProgressLine:
 def _read_problem(path, kernel):
     """(X, y) from a LIBSVM data file; for a precomputed kernel the dense Gram matrix
     (column 0 holds the serial numbers 1..n, as svm-train expects)."""
-    from libsmo import formats
+    from libsmo.io import load_svmlight_file
     if kernel == "precomputed":
-        X, y = formats.load_svmlight_file(path, zero_based=True)
+        X, y = load_svmlight_file(path, zero_based=True)
         X = X.toarray()
         return X[:, 1:], y
-    return formats.load_svmlight_file(path)
+    return load_svmlight_file(path)
 
 
 def _interruptible(name):
@@ -277,7 +277,7 @@ def train_main(argv=None):
 @_interruptible("libsmo-predict")
 def predict_main(argv=None):
     """libsmo-predict: svm-predict's options and files. Returns the exit status."""
-    from libsmo import formats
+    from libsmo.io import load_model, write_atomically
     argv = sys.argv[1:] if argv is None else argv
     probability, quiet = False, False
     i = 0
@@ -300,7 +300,7 @@ def predict_main(argv=None):
         return 1
     test_file, model_file, output_file = argv[i:]
     try:
-        model = formats.load_model(model_file)
+        model = load_model(model_file)
     except (OSError, ValueError) as exc:
         print(f"can't open model file {model_file}: {exc}", file=sys.stderr)
         return 1
@@ -332,8 +332,8 @@ def predict_main(argv=None):
         lines = [f"{p:.17g}" for p in predicted]
     try:
         # whole or not at all, like the model files
-        formats.write_atomically(output_file,
-                                 ("\n".join(lines) + ("\n" if lines else "")).encode())
+        write_atomically(output_file,
+                         ("\n".join(lines) + ("\n" if lines else "")).encode())
     except OSError:
         print(f"can't open output file {output_file}", file=sys.stderr)
         return 1
@@ -355,7 +355,7 @@ def predict_main(argv=None):
 @_interruptible("libsmo-scale")
 def scale_main(argv=None):
     """libsmo-scale: svm-scale's options; writes the scaled data to stdout."""
-    from libsmo import formats
+    from libsmo.io import dump_svmlight_file, load_svmlight_file
     from libsmo.scaling import Scaler
     argv = sys.argv[1:] if argv is None else argv
     lower, upper, y_range, save, restore = -1.0, 1.0, None, None, None
@@ -394,7 +394,7 @@ def scale_main(argv=None):
         return 1
     data_file = argv[i]
     try:
-        X, y = formats.load_svmlight_file(data_file)
+        X, y = load_svmlight_file(data_file)
         scaler = (Scaler.load_range(restore) if restore
                   else Scaler(lower=lower, upper=upper, y_range=y_range).fit(X, y))
         with warnings.catch_warnings(record=True) as caught:
@@ -404,7 +404,7 @@ def scale_main(argv=None):
             print(f"WARNING: {w.message}", file=sys.stderr)
         if save:
             scaler.save_range(save)
-        formats.dump_svmlight_file(Xs, ys, sys.stdout.buffer, libsvm_precision=True)
+        dump_svmlight_file(Xs, ys, sys.stdout.buffer, libsvm_precision=True)
     except OSError as exc:
         print(f"can't open file: {exc}", file=sys.stderr)
         return 1

@@ -130,7 +130,7 @@ class Model:
                 f"n_features={self.n_features})")
 
     def save(self, path, libsvm_precision=False):
-        """Write the model as a LIBSVM model file (see `libsmo.formats.save_model`).
+        """Write the model as a LIBSVM model file (see `libsmo.io.save_model`).
 
         Parameters
         ----------
@@ -141,8 +141,11 @@ class Model:
             Support vector values with ``%.8g`` as svm-train writes them; default
             False writes them losslessly.
         """
-        from libsmo import formats
-        formats.save_model(self, path, libsvm_precision=libsvm_precision)
+        # The one deliberate call from the model layer into io (which imports Model):
+        # kept because Model.save is public API; a function-level import, so that
+        # importing libsmo.model never imports libsmo.io.
+        from libsmo.io.model_file import save_model
+        save_model(self, path, libsvm_precision=libsvm_precision)
 
     def with_class_order(self, order):
         """The same classifier with its classes in another order.

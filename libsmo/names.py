@@ -1,15 +1,19 @@
-"""The one registry of LIBSVM's names that every layer shares."""
+"""The names libsmo shares with LIBSVM, in one place: formulations, kernels, limits.
 
-# LIBSVM's formulations, in the order of svm-train's -s 0..4
+Every layer that checks or writes these names (validation, training, the model files,
+the commands) imports them from here, so that they cannot drift apart.
+"""
+
+# LIBSVM's formulations, in the order of its svm_type codes (C_SVC = 0 ... NU_SVR = 4)
 SVM_TYPES = ("c_svc", "nu_svc", "one_class", "epsilon_svr", "nu_svr")
-# the formulations whose labels are classes (one-vs-one over pairs)
+# the formulations that predict class labels (one-vs-one over nr_class classes)
 CLASSIFICATION_TYPES = ("c_svc", "nu_svc")
-# the formulations whose targets are real numbers
+# the formulations that predict real values
 REGRESSION_TYPES = ("epsilon_svr", "nu_svr")
-# LIBSVM's kernels, in the order of svm-train's -t 0..4
+# the kernels, in the order of LIBSVM's kernel_type codes (LINEAR = 0 ... PRECOMPUTED = 4)
 KERNELS = ("linear", "poly", "rbf", "sigmoid", "precomputed")
-# libsmo's kernel name -> the word LIBSVM's model files use
+# libsmo's kernel name -> the word LIBSVM's model files use for it (kernel_type)
 LIBSVM_KERNEL_NAMES = {"linear": "linear", "poly": "polynomial", "rbf": "rbf",
                        "sigmoid": "sigmoid", "precomputed": "precomputed"}
-# LIBSVM's feature indices, counts and labels in files are C ints
+# LIBSVM's INT_MAX: its indices, counts and labels are C ints
 INT_MAX = 2**31 - 1

@@ -22,7 +22,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from libsmo import formats
+from libsmo.io import read_range_file, write_range_file
 
 __all__ = ["Scaler", "ScalingWarning"]
 
@@ -252,25 +252,25 @@ class Scaler:
         y_scaling = None
         if self.y_range is not None and self.y_min_ is not None:
             y_scaling = (self.y_range[0], self.y_range[1], self.y_min_, self.y_max_)
-        formats.write_range_file(path, self.lower, self.upper, self.feature_min_,
-                                 self.feature_max_, y_scaling)
+        write_range_file(path, self.lower, self.upper, self.feature_min_,
+                         self.feature_max_, y_scaling)
 
     @classmethod
     def load_range(cls, path):
         """A fitted Scaler from svm-scale's range file (what ``svm-scale -r`` reads):
         lower, upper and y_range come from the file."""
-        ranges = formats.read_range_file(path)
-        y = ranges["y_scaling"]
-        scaler = cls(lower=ranges["lower"], upper=ranges["upper"],
+        ranges = read_range_file(path)
+        y = ranges.y_scaling
+        scaler = cls(lower=ranges.lower, upper=ranges.upper,
                      y_range=None if y is None else (y[0], y[1]))
         _limits(scaler.lower, scaler.upper, "x")
         if y is not None:
             _limits(y[0], y[1], "y")
-        size = int(ranges["index"].max()) if len(ranges["index"]) else 0
+        size = int(ranges.index.max()) if len(ranges.index) else 0
         scaler.feature_min_ = np.zeros(size)
         scaler.feature_max_ = np.zeros(size)
-        scaler.feature_min_[ranges["index"] - 1] = ranges["feature_min"]
-        scaler.feature_max_[ranges["index"] - 1] = ranges["feature_max"]
+        scaler.feature_min_[ranges.index - 1] = ranges.feature_min
+        scaler.feature_max_[ranges.index - 1] = ranges.feature_max
         scaler.y_min_ = None if y is None else y[2]
         scaler.y_max_ = None if y is None else y[3]
         scaler.n_features_in_ = size

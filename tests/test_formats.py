@@ -12,7 +12,7 @@ import pytest
 import scipy.sparse as sp
 
 import libsmo
-from libsmo import formats
+from libsmo.io import model_file, sources
 from conftest import data_file, load_dataset
 
 sklearn_datasets = pytest.importorskip("sklearn.datasets")
@@ -163,7 +163,7 @@ def test_small_chunks_give_the_same_result(monkeypatch):
     path = str(data_file("heart_scale"))
     X0, y0 = libsmo.load_svmlight_file(path)
     for size in (1, 7, 100):
-        monkeypatch.setattr(formats, "_CHUNK", size)
+        monkeypatch.setattr(sources, "_CHUNK", size)
         X, y = libsmo.load_svmlight_file(path)
         assert_same_csr(X, X0)
         np.testing.assert_array_equal(y, y0)
@@ -268,7 +268,7 @@ def test_dump_compresses_by_extension(tmp_path):
     for ext in ("gz", "bz2", "xz"):
         path = tmp_path / f"h.{ext}"
         libsmo.dump_svmlight_file(X, y, path)
-        assert formats._compression(path.read_bytes()[:6]) == ext
+        assert sources._compression(path.read_bytes()[:6]) == ext
         X2, y2 = libsmo.load_svmlight_file(path)
         assert_same_csr(X2, X)
 
@@ -441,7 +441,7 @@ def test_failed_save_leaves_previous_model(tmp_path, heart, monkeypatch):
     path = tmp_path / "m.model"
     model.save(path)
     before = path.read_bytes()
-    monkeypatch.setattr(formats, "format_lines",
+    monkeypatch.setattr(model_file, "format_lines",
                         lambda *a, **k: (_ for _ in ()).throw(MemoryError()))
     with pytest.raises(MemoryError):
         libsmo.train(X, -y).save(path)

@@ -320,8 +320,8 @@ def test_a_save_without_permission_leaves_the_previous_file(heart_scale, tmp_pat
     def refuse(*args, **kwargs):
         raise PermissionError(errno.EACCES, "Permission denied", str(tmp_path))
 
-    from libsmo import formats
-    monkeypatch.setattr(formats.tempfile, "mkstemp", refuse)
+    from libsmo.io import atomic
+    monkeypatch.setattr(atomic.tempfile, "mkstemp", refuse)
     with pytest.raises(PermissionError):
         model.save(target)
     with pytest.raises(PermissionError):

@@ -1,0 +1,87 @@
+"""Whole files or nothing: bytes written to a path go to a temporary file in the same
+folder first, then replace the target (os.replace), so that a failure leaves any
+previous file as it was. The data files, the model files, the range files and
+libsmo-predict's output are all written this way.
+"""
+import bz2
+import gzip
+import io
+import lzma
+import os
+import stat
+import tempfile
+
+__all__ = ["write_atomically"]
+
+
+def _umask():
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def write_atomically(f, data, compress=False):
+    """Write bytes to a binary file object, or to a path through a temporary file in
+    the same folder renamed into place, so that a failure leaves any previous file
+    intact; a path ending in .gz, .bz2 or .xz is compressed (with compress=True).
+
+    Parameters
+    ----------
+    f : str, bytes, path-like or binary file object
+        A file object is written to directly and not closed. A path keeps the mode of
+        the file it replaces (a new file: 0o666 less the umask).
+    data : bytes
+    compress : bool
+        Compress `data` by the path's suffix (.gz, .bz2, .xz) before writing.
+
+    Raises
+    ------
+    TypeError
+        `f` is neither a path nor a binary file object.
+    OSError
+        The temporary file cannot be written or renamed; it is removed, and any
+        previous file at the path is left as it was.
+    """
+    if not isinstance(f, (str, bytes, os.PathLike)):
+        if not hasattr(f, "write"):
+            raise TypeError("expected a path or a binary file object, got "
+                            f"{type(f).__name__}")
+        if isinstance(f, io.TextIOBase):
+            raise TypeError("file objects must be opened in binary mode")
+        f.write(data)
+        return
+    path = os.fsdecode(os.fspath(f))
+    if compress:
+        if path.endswith(".gz"):
+            data = gzip.compress(data, mtime=0)
+        elif path.endswith(".bz2"):
+            data = bz2.compress(data)
+        elif path.endswith(".xz"):
+            data = lzma.compress(data)
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)
+    except OSError:
+        mode = 0o666 & ~_umask()
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".",
+                               suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
