@@ -22,6 +22,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+from libsmo._validation import check_data
 from libsmo.io import read_range_file, write_range_file
 
 __all__ = ["Scaler", "ScalingWarning"]
@@ -45,24 +46,8 @@ def _limits(lower, upper, what):
 
 
 def _check_X(X):
-    if sp.issparse(X):
-        if X.ndim != 2:
-            raise ValueError("X must be 2-D")
-        X = sp.csr_matrix(X, dtype=np.float64, copy=True)
-        X.sum_duplicates()
-        X.sort_indices()
-        values = X.data
-    else:
-        X = np.asarray(X)
-        if X.dtype.kind not in "biuf":
-            raise TypeError(f"X must hold real numbers, got dtype {X.dtype}")
-        if X.ndim != 2:
-            raise ValueError(f"X must be 2-D, got shape {X.shape}")
-        X = np.array(X, dtype=np.float64)
-        values = X
-    if not np.isfinite(values).all():
-        raise ValueError("X holds NaN or infinity")
-    return X
+    """X as validation returns it (dense float64 or canonical CSR; no rows allowed)."""
+    return check_data(X, "X", allow_empty=True)
 
 
 def _scale(values, vmin, vmax, lower, upper):

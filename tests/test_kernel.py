@@ -143,7 +143,7 @@ def test_empty_rows_and_all_zero_rows():
 
 @pytest.mark.parametrize("layout", ["dense", "csr"])
 def test_rbf_exponentials_within_two_ulp_of_numpy(layout):
-    """RBF rows take their exponentials four at a time from _simd.h's own exp: on one
+    """RBF rows take their exponentials four at a time from inner_loops.h's own exp: on one
     feature (so that the argument is computed exactly as numpy computes it below) every
     value is within 2 ulp of np.exp, from exp(0) down to the underflow, where it is 0."""
     rng = np.random.default_rng(5)
