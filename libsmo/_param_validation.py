@@ -26,7 +26,9 @@ def check_positive(value, name, *, integer=False, allow_zero=False):
     float or int
     """
     kind = numbers.Integral if integer else numbers.Real
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, kind):
+    # the exact builtin types first: an ABC isinstance costs more than the rest
+    exact = type(value) is int or (type(value) is float and not integer)
+    if not exact and (isinstance(value, (bool, np.bool_)) or not isinstance(value, kind)):
         what = "an integer" if integer else "a number"
         raise TypeError(f"{name} must be {what}, got {value!r} ({type(value).__name__})")
     as_float = float(value) if abs(value) < 1e308 else float("inf")
@@ -40,7 +42,8 @@ def check_positive(value, name, *, integer=False, allow_zero=False):
 
 def check_real(value, name):
     """A finite real number, as float."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+    if type(value) is not float and (isinstance(value, (bool, np.bool_))
+                                     or not isinstance(value, numbers.Real)):
         raise TypeError(f"{name} must be a number, got {value!r} ({type(value).__name__})")
     try:
         as_float = float(value)
