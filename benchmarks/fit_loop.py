@@ -4,7 +4,7 @@
     perf record -F 5000 python benchmarks/fit_loop.py letter --repeats 3
 
 run.py measures each fit in a fresh process, as a user's first fit; this loop loads the
-case's data once (run.py's loader and split) and fits it again and again with run.py's
+case's data once (bench_cases.py's loader and split) and fits it again and again with run.py's
 parameters, one thread, which is what a profiler or an A/B comparison of two builds
 wants. It prints the median and minimum seconds, the objective and the SMO steps (which
 must not move when only speed changed).
@@ -18,6 +18,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import bench_cases  # noqa: E402
+import bench_fit  # noqa: E402
 import bench_train  # noqa: E402
 import run  # noqa: E402
 
@@ -25,20 +27,21 @@ import run  # noqa: E402
 def main(argv=None):
     """Run the loop; returns the exit status."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("case", choices=list(run.CASES))
+    parser.add_argument("case", choices=list(bench_cases.CASES))
     parser.add_argument("--repeats", type=run.positive_int, default=5)
     parser.add_argument("--threads", type=run.positive_int, default=1)
     parser.add_argument("--data-dir", type=Path, default=bench_train.DEFAULT_DATA_DIR)
     args = parser.parse_args(argv)
-    case = run.CASES[args.case]
+    case = bench_cases.CASES[args.case]
     job = dict(case=case, library="libsmo", rows=None, data_dir=str(args.data_dir),
-               paths=run.data_paths(case, args.data_dir))
-    X, y, _, _, _ = run.load_data(job)
+               paths=bench_cases.data_paths(case, args.data_dir))
+    X, y, _, _, _ = bench_cases.load_data(job)
+    fit = bench_fit.prepare("libsmo", case, X, y, args.threads)
     seconds = []
-    with run.blas_limit(args.threads):
+    with bench_train.blas_threads(args.threads):
         for _ in range(args.repeats):
             start = time.perf_counter()
-            _, objective, n_sv, n_iter = run.fit_libsmo(case, X, y, args.threads)
+            _, objective, n_sv, n_iter, _ = fit()
             seconds.append(time.perf_counter() - start)
     print(f"{args.case}: {args.repeats} fits, median {statistics.median(seconds):.4f} s, "
           f"min {min(seconds):.4f} s; objective {objective:.6f}, nSV {n_sv}, "
