@@ -59,7 +59,8 @@ def problems(z):
                                    upper_bound=np.ones(30), start=np.r_[np.ones(9),
                                                                         np.zeros(21)]),
         "epsilon_svr": BinaryProblem(rows=rows[:l], signs=svr_signs,
-                                     linear_term=np.r_[0.1 - z[rows[:l]], 0.1 + z[rows[:l]]],
+                                     linear_term=np.r_[0.1 - z[rows[:l]],
+                                                       0.1 + z[rows[:l]]],
                                      upper_bound=np.ones(2 * l), regression=True),
         "nu_svr": BinaryProblem(rows=rows[:l], signs=svr_signs,
                                 linear_term=np.r_[-z[rows[:l]], z[rows[:l]]],
@@ -79,8 +80,8 @@ def test_uses_primal_never_and_always():
         assert not never.uses_primal(sized(n))
         assert always.uses_primal(sized(n))
         # the primal solver has no second equality constraint and no 2l variables
-        for kind in (dict(nu=True), dict(regression=True), dict(nu=True, regression=True)):
-            assert not always.uses_primal(sized(n, **kind))
+        for nu, regression in [(True, False), (False, True), (True, True)]:
+            assert not always.uses_primal(sized(n, nu, regression))
 
 
 @pytest.mark.parametrize("cache_mb, n_largest_kernel", [(2.0, 1024), (0.5, 512),
@@ -106,8 +107,9 @@ def direct(X, problem, kernel, solver):
                rows=problem.rows, n_threads=solver.n_threads)
     Q = (SVRQMatrix(k, solver.cache_size) if problem.regression
          else QMatrix(k, problem.signs, solver.cache_size))
-    return solve(Q, problem.linear_term, problem.signs, problem.upper_bound, problem.start,
-                 tol=solver.tol, shrinking=solver.shrinking, selection=solver.selection,
+    return solve(Q, problem.linear_term, problem.signs, problem.upper_bound,
+                 problem.start, tol=solver.tol, shrinking=solver.shrinking,
+                 selection=solver.selection,
                  max_iter=solver.step_cap(problem.n_variables), nu=problem.nu)
 
 
@@ -127,7 +129,8 @@ SOLVER_OPTIONS = {
 
 
 @pytest.mark.parametrize("options", list(SOLVER_OPTIONS))
-@pytest.mark.parametrize("kind", ["c_svc", "nu_svc", "one_class", "epsilon_svr", "nu_svr"])
+@pytest.mark.parametrize("kind", ["c_svc", "nu_svc", "one_class", "epsilon_svr",
+                                  "nu_svr"])
 def test_solve_is_the_core_called_directly(layout, kind, options):
     D, z = data()
     X = in_layout(D, layout)
@@ -186,7 +189,8 @@ def test_map_pairs_on_two_threads_gives_one_threads_results_in_order(layout):
     for p in range(7):  # problems of different sizes, so they end out of order
         rows = rng.choice(60, size=12 + 6 * p, replace=False)
         signs = np.where(z[rows] > np.median(z[rows]), 1.0, -1.0)
-        items.append(BinaryProblem(rows=rows, signs=signs, linear_term=-np.ones(len(rows)),
+        items.append(BinaryProblem(rows=rows, signs=signs,
+                                   linear_term=-np.ones(len(rows)),
                                    upper_bound=np.full(len(rows), 1.0)))
     seen = []
 
@@ -198,7 +202,8 @@ def test_map_pairs_on_two_threads_gives_one_threads_results_in_order(layout):
     serial = Executor(X, RBF, SolverParams(n_threads=1, cache_size=8.0)).map_pairs(fit, 7)
     assert set(seen) == {(1, 8.0, False)}
     seen.clear()
-    threaded = Executor(X, RBF, SolverParams(n_threads=2, cache_size=8.0)).map_pairs(fit, 7)
+    two = Executor(X, RBF, SolverParams(n_threads=2, cache_size=8.0))
+    threaded = two.map_pairs(fit, 7)
     # each worker: one kernel thread, half the cache, the shared stop flag
     assert set(seen) == {(1, 4.0, True)}
     assert [p for p, _ in serial] == [p for p, _ in threaded] == list(range(7))
@@ -243,10 +248,11 @@ def test_an_overflowing_kernel_is_a_value_error_naming_it(layout, which):
     D, kernel = overflow_case(which)
     X = in_layout(D, layout)
     n = len(D)
-    problem = BinaryProblem(rows=np.arange(n), signs=np.where(np.arange(n) % 2, -1.0, 1.0),
+    signs = np.where(np.arange(n) % 2, -1.0, 1.0)
+    problem = BinaryProblem(rows=np.arange(n), signs=signs,
                             linear_term=-np.ones(n), upper_bound=np.ones(n))
     executor = Executor(X, kernel, SolverParams(), "never")
-    message = (rf"^the {kernel.kernel} kernel overflows on this data \(gamma={kernel.gamma}, "
-               rf"degree={kernel.degree}, coef0={kernel.coef0}\)")
+    message = (rf"^the {kernel.kernel} kernel overflows on this data "
+               rf"\(gamma={kernel.gamma}, degree={kernel.degree}, coef0={kernel.coef0}\)")
     with pytest.raises(ValueError, match=message):
         executor.solve(problem)

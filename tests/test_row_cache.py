@@ -42,7 +42,8 @@ class CacheModel:
             while self.free < length - have and self.lru:
                 self._evict(self.lru[0])
             old = self.rows.get(i, np.empty(0, np.float32))
-            self.rows[i] = np.concatenate([old, np.asarray(fill[have:length], np.float32)])
+            new = np.asarray(fill[have:length], np.float32)
+            self.rows[i] = np.concatenate([old, new])
             self.free -= length - have
         else:
             have = length
@@ -140,7 +141,8 @@ def test_a_budget_of_k_rows_holds_k_rows_and_evicts_the_least_recent(k):
 
 @pytest.mark.parametrize("k", [3, 4])
 def test_one_entry_less_holds_one_row_less(k):
-    """The bookkeeping counts against the budget: 4 n (k + 5) - 4 bytes hold k - 1 rows."""
+    """The bookkeeping counts against the budget: 4 n (k + 5) - 4 bytes hold k - 1
+    rows."""
     n = 10
     M = values(n)
     cache = RowCache(n, budget_for(n, k * n) - 4)
@@ -193,7 +195,8 @@ def test_swap_exchanges_entries_and_evicts_rows_holding_only_the_lower_index():
     perm = np.arange(n)
     perm[[2, 5]] = [5, 2]
     for i in (0, 5, 6):  # hold both entries 2 and 5: exchanged
-        np.testing.assert_array_equal(cache.cached(i), M[perm[i]][perm][:len(cache.cached(i))])
+        row = cache.cached(i)
+        np.testing.assert_array_equal(row, M[perm[i]][perm][:len(row)])
     # rows of length 3..5 hold entry 2 but not entry 5: evicted (row 3, and row 2, which
     # is what was row 5, four entries long)
     assert cache.cached(3) == [] and cache.cached(2) == []

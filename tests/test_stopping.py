@@ -61,7 +61,8 @@ def test_the_stop_flag_stops_at_the_next_clock_read():
     assert all(stop.check(n) is None for n in range(1, 5 * POLL_EVERY))
     flag[0] = 1
     # another thread's flag is read with the clock, every 32 steps
-    assert [stop.check(n) for n in range(5 * POLL_EVERY + 1, 6 * POLL_EVERY)] == [None] * 31
+    between = range(5 * POLL_EVERY + 1, 6 * POLL_EVERY)
+    assert [stop.check(n) for n in between] == [None] * 31
     assert stop.check(6 * POLL_EVERY) == "stopped"
     flag[0] = 0
     assert stop.check(7 * POLL_EVERY) is None
