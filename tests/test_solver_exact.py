@@ -35,7 +35,7 @@ sharp (below 2e-6; 1e-3 for nu-SVR's beta).
 The solver's Q is float32: a singular kernel matrix (a low-rank linear or polynomial
 kernel, duplicated points) rounds to one that is slightly indefinite, where an exact
 minimum can lie 1e-7 below a point that meets tol = 1e-8, and the solver (like LIBSVM)
-may cycle there until its step cap. The problems here keep lambda_min(Q) above 0.005.
+may cycle there until its step cap. The problems here have lambda_min above 0.19.
 """
 import functools
 import itertools
