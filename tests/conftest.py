@@ -1,4 +1,5 @@
-"""Shared fixtures: the real data sets of ../shared/data, decompressed to a cache folder.
+"""Shared fixtures: the real data sets of ../shared/data, decompressed to a cache folder;
+the dense/CSR `layout` fixture and LIBSVM's kernels in numpy for the layer tests.
 
 The data live beside the repository (`../shared/data/*.xz`; LIBSMO_DATA_DIR overrides).
 They are decompressed once into LIBSMO_DATA_CACHE (default: a libsmo folder in the
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 REPO = Path(__file__).resolve().parents[1]
 DATA_DIR = Path(os.environ.get("LIBSMO_DATA_DIR", REPO.parent / "shared" / "data"))
@@ -85,3 +87,41 @@ def single_threaded_libsvm():
     gomp.omp_set_num_threads(1)
     yield
     gomp.omp_set_num_threads(before)
+
+
+# ---------------------------------------------------------------------------------------
+# Dense and CSR input, and the kernels in numpy, for the tests of the layers
+
+LAYOUTS = ("dense", "csr")
+
+
+@pytest.fixture(params=LAYOUTS)
+def layout(request):
+    """Runs a test once on dense and once on CSR input (see `in_layout`)."""
+    return request.param
+
+
+def in_layout(D, layout):
+    """The dense array D as the core reads it: validated C-contiguous float64
+    ("dense") or canonical CSR with int32 indices ("csr")."""
+    from libsmo._validation import check_data
+    return check_data(np.asarray(D, dtype=np.float64) if layout == "dense"
+                      else sp.csr_matrix(D))
+
+
+def kernel_reference(U, V, kernel, gamma, degree, coef0):
+    """K(u, v) for every row u of U and v of V, straight from LIBSVM's definitions, on
+    dense float64 arrays (no squared-norm expansion for the RBF kernel)."""
+    U = np.asarray(U, dtype=np.float64)
+    V = np.asarray(V, dtype=np.float64)
+    if kernel == "rbf":
+        diff = U[:, None, :] - V[None, :, :]
+        return np.exp(-gamma * np.einsum("ijk,ijk->ij", diff, diff))
+    dots = np.einsum("ik,jk->ij", U, V)
+    if kernel == "linear":
+        return dots
+    if kernel == "poly":
+        return (gamma * dots + coef0) ** degree
+    if kernel == "sigmoid":
+        return np.tanh(gamma * dots + coef0)
+    raise AssertionError(kernel)

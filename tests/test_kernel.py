@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from conftest import kernel_reference as reference
 from conftest import load_dataset
 from libsmo._core.kernel import Kernel
 from libsmo._prediction import kernel_block
@@ -22,24 +23,6 @@ KERNELS = {
     "rbf": ("rbf", 0.5, 3, 0.0),
     "sigmoid": ("sigmoid", 0.1, 3, -0.2),
 }
-
-
-def reference(U, V, kernel, gamma, degree, coef0):
-    """K(u, v) for every row u of U and v of V, straight from the definitions, on dense
-    float64 arrays (no squared-norm expansion for the RBF kernel)."""
-    U = np.asarray(U, dtype=np.float64)
-    V = np.asarray(V, dtype=np.float64)
-    if kernel == "rbf":
-        diff = U[:, None, :] - V[None, :, :]
-        return np.exp(-gamma * np.einsum("ijk,ijk->ij", diff, diff))
-    dots = np.einsum("ik,jk->ij", U, V)
-    if kernel == "linear":
-        return dots
-    if kernel == "poly":
-        return (gamma * dots + coef0) ** degree
-    if kernel == "sigmoid":
-        return np.tanh(gamma * dots + coef0)
-    raise AssertionError(kernel)
 
 
 def sparse_random(n, d, density=0.2, seed=0):

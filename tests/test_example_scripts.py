@@ -1,5 +1,5 @@
-"""The examples of issue 6 run end to end on small inputs, write their figures and
-print sane tables.
+"""The example scripts (seed_simulations, text_reviews, large_scale, grid_search in
+examples/) run end to end on small inputs, write their figures and print sane tables.
 
 Each script runs in a subprocess whose working folder is a temporary one (never the
 repository root, where the uncompiled source tree would shadow the installed package),

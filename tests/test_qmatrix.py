@@ -1,0 +1,226 @@
+"""The Q matrices of the core (`libsmo._core.qmatrix`): the rows the solver reads.
+
+`QMatrix` gives Q_ij = s_i s_j K(x_i, x_j) as float32 (C-SVC and nu-SVC: s = y;
+one-class: s = 1) and `SVRQMatrix` the 2l x 2l matrix [[K, -K], [-K, K]] of the
+regressions, both over the solver's permuted variables. Checked here against numpy
+(LIBSVM's kernels written out, `conftest.kernel_reference`) for every kernel on dense and
+CSR input: whole rows, prefixes of rows, rows after a sequence of swaps (as shrinking
+makes them), with a cache too small for more than two rows, and the diagonal.
+
+Tolerances: a Q entry is a float64 kernel value rounded to float32, so it is within
+2^-24 (relative) of the exact value, and the kernel's own error is ~1e-12 (test_kernel);
+a row computed from another start (the cache extends rows) may round its exponentials
+differently by one float64 ulp, so rows reached along different paths are compared to
+one float32 ulp.
+"""
+import numpy as np
+import pytest
+
+from conftest import in_layout, kernel_reference
+from libsmo._core.kernel import Kernel
+from libsmo._core.qmatrix import QMatrix, SVRQMatrix
+
+FLOAT32_RTOL = 2.0**-24 * 1.001   # float32 rounding of the exact value, with a margin
+KERNEL_ATOL = 1e-12
+
+# name -> (kernel, gamma, degree, coef0)
+KERNELS = {
+    "linear": ("linear", 0.0, 3, 0.0),
+    "poly": ("poly", 0.3, 3, 0.5),
+    "rbf": ("rbf", 0.5, 3, 0.0),
+    "sigmoid": ("sigmoid", 0.1, 3, -0.2),
+}
+TINY_CACHE_MB = 1e-9   # holds the two rows the budget always allows, no more
+
+
+def data(n=11, d=5, seed=0):
+    """n x d with about a third of its entries zero, and one row all zero."""
+    rng = np.random.default_rng(seed)
+    D = rng.standard_normal((n, d)) * (rng.random((n, d)) < 0.7)
+    D[3] = 0.0
+    return D
+
+
+def signs(n, seed=1):
+    s = np.where(np.random.default_rng(seed).random(n) < 0.5, 1.0, -1.0)
+    s[:2] = [1.0, -1.0]
+    return s
+
+
+def exact_Q(D, name, s):
+    """s_i s_j K(x_i, x_j) in float64, from numpy."""
+    return np.outer(s, s) * kernel_reference(D, D, *KERNELS[name])
+
+
+def assert_float32_of(row, expected):
+    """`row` (float32) is `expected` (float64) rounded to float32."""
+    assert row.dtype == np.float32
+    np.testing.assert_allclose(row.astype(np.float64), expected, rtol=FLOAT32_RTOL,
+                               atol=KERNEL_ATOL)
+
+
+def swap_sequence(n, seed, steps=40):
+    """(i, j, length) triples: swap i and j, then ask for row i over `length` entries."""
+    rng = np.random.default_rng(seed)
+    return [(int(rng.integers(n)), int(rng.integers(n)), int(rng.integers(1, n + 1)))
+            for _ in range(steps)]
+
+
+def step_seed(name):
+    """A different swap sequence for each kernel."""
+    return sorted(KERNELS).index(name)
+
+
+# ---------------------------------------------------------------------------------------
+# QMatrix
+
+@pytest.mark.parametrize("name", list(KERNELS))
+def test_rows_are_signed_kernel_values_in_float32(layout, name):
+    D = data()
+    s = signs(len(D))
+    X = in_layout(D, layout)
+    Q = QMatrix(Kernel(X, *KERNELS[name]), s, 100.0)
+    reference = Kernel(X, *KERNELS[name])
+    expected = exact_Q(D, name, s)
+    for i in range(len(D)):
+        row = Q.row(i)
+        assert_float32_of(row, expected[i])
+        # exactly (s_i s_j) K_ij of the core's own kernel row, rounded once to float32
+        np.testing.assert_array_equal(row, (s[i] * s * reference.kernel_row(i))
+                                      .astype(np.float32))
+    np.testing.assert_allclose(Q.diagonal(), np.diag(expected), rtol=1e-12, atol=1e-12)
+
+
+def test_precomputed_rows_are_the_signed_gram_matrix():
+    D = data()
+    s = signs(len(D))
+    gram = kernel_reference(D, D, "rbf", 0.5, 3, 0.0)
+    Q = QMatrix(Kernel(in_layout(gram, "dense"), "precomputed", 0.0, 3, 0.0), s, 100.0)
+    for i in range(len(D)):
+        assert_float32_of(Q.row(i), s[i] * s * gram[i])
+    np.testing.assert_array_equal(Q.diagonal(), np.diag(gram))
+
+
+@pytest.mark.parametrize("name", list(KERNELS))
+def test_prefixes_of_rows_and_their_extension(layout, name):
+    """Rows asked for over a prefix (the active set), then over more of it."""
+    D = data()
+    s = signs(len(D))
+    Q = QMatrix(Kernel(in_layout(D, layout), *KERNELS[name]), s, 100.0)
+    expected = exact_Q(D, name, s)
+    for i, length in [(4, 3), (4, 7), (0, 11), (4, 11), (9, 1), (9, 5)]:
+        row = Q.row(i, length)
+        assert row.shape == (length,)
+        assert_float32_of(row, expected[i, :length])
+
+
+@pytest.mark.parametrize("cache_mb", [100.0, TINY_CACHE_MB], ids=["large", "tiny"])
+@pytest.mark.parametrize("name", list(KERNELS))
+def test_rows_after_swaps_are_the_permuted_matrix(layout, name, cache_mb):
+    D = data()
+    n = len(D)
+    s = signs(n)
+    Q = QMatrix(Kernel(in_layout(D, layout), *KERNELS[name]), s, cache_mb)
+    expected = exact_Q(D, name, s)
+    perm = np.arange(n)
+    for step, (i, j, length) in enumerate(swap_sequence(n, seed=step_seed(name))):
+        # rows cached before the swap, of several lengths, must follow it
+        Q.row(j, n if step % 2 else length)
+        Q.swap(i, j)
+        perm[[i, j]] = perm[[j, i]]
+        assert_float32_of(Q.row(i, length), expected[perm[i]][perm][:length])
+        assert_float32_of(Q.row(j), expected[perm[j]][perm])
+        np.testing.assert_allclose(Q.diagonal(), np.diag(expected)[perm], rtol=1e-12,
+                                   atol=1e-12)
+    # the kernel inside follows the same permutation
+    np.testing.assert_allclose(Q.kernel.kernel_row(0), kernel_reference(
+        D, D, *KERNELS[name])[perm[0]][perm], rtol=1e-12, atol=KERNEL_ATOL)
+
+
+@pytest.mark.parametrize("name", list(KERNELS))
+def test_a_tiny_cache_gives_the_rows_of_a_large_one(layout, name):
+    D = data()
+    n = len(D)
+    s = signs(n)
+    X = in_layout(D, layout)
+    large = QMatrix(Kernel(X, *KERNELS[name]), s, 100.0)
+    tiny = QMatrix(Kernel(X, *KERNELS[name]), s, TINY_CACHE_MB)
+    for i, j, length in swap_sequence(n, seed=7, steps=60):
+        np.testing.assert_array_max_ulp(tiny.row(i, length), large.row(i, length), 1)
+        np.testing.assert_array_max_ulp(tiny.row(j), large.row(j), 1)
+        if (i + j) % 3 == 0:
+            tiny.swap(i, j)
+            large.swap(i, j)
+    np.testing.assert_array_equal(tiny.diagonal(), large.diagonal())
+
+
+def test_accessors_check_their_arguments():
+    Q = QMatrix(Kernel(in_layout(data(), "dense"), "linear", 0.0, 3, 0.0),
+                np.ones(11), 1.0)
+    with pytest.raises(IndexError):
+        Q.row(11)
+    with pytest.raises(IndexError):
+        Q.row(0, 12)
+    with pytest.raises(IndexError):
+        Q.swap(0, 11)
+
+
+# ---------------------------------------------------------------------------------------
+# SVRQMatrix: 2l variables over l examples
+
+def exact_svr_Q(D, name):
+    K = kernel_reference(D, D, *KERNELS[name])
+    return np.block([[K, -K], [-K, K]])
+
+
+@pytest.mark.parametrize("name", list(KERNELS))
+def test_svr_rows_are_the_doubled_signed_kernel(layout, name):
+    D = data(n=7)
+    Q = SVRQMatrix(Kernel(in_layout(D, layout), *KERNELS[name]), 100.0)
+    expected = exact_svr_Q(D, name)
+    K = kernel_reference(D, D, *KERNELS[name])
+    for i in range(14):
+        row = Q.row(i)
+        assert row.shape == (14,)
+        assert_float32_of(row, expected[i])
+        # alpha_k and alpha*_k stand for the same example, with opposite signs
+        k = i % 7
+        sign = 1.0 if i < 7 else -1.0
+        assert_float32_of(row[:7], sign * K[k])
+        assert_float32_of(row[7:], -sign * K[k])
+        assert_float32_of(Q.row(i, 5), expected[i, :5])
+    np.testing.assert_allclose(Q.diagonal(), np.r_[np.diag(K), np.diag(K)], rtol=1e-12,
+                               atol=1e-12)
+
+
+@pytest.mark.parametrize("cache_mb", [100.0, TINY_CACHE_MB], ids=["large", "tiny"])
+@pytest.mark.parametrize("name", list(KERNELS))
+def test_svr_rows_after_swaps_are_the_permuted_matrix(layout, name, cache_mb):
+    D = data(n=7)
+    n = 14
+    Q = SVRQMatrix(Kernel(in_layout(D, layout), *KERNELS[name]), cache_mb)
+    expected = exact_svr_Q(D, name)
+    perm = np.arange(n)
+    for step, (i, j, length) in enumerate(swap_sequence(n, seed=step_seed(name) + 10)):
+        # the two assembled rows are held in buffers; a swap must not leave them stale
+        Q.row(i, length)
+        Q.row(j)
+        Q.swap(i, j)
+        perm[[i, j]] = perm[[j, i]]
+        assert_float32_of(Q.row(i, length), expected[perm[i]][perm][:length])
+        assert_float32_of(Q.row(j), expected[perm[j]][perm])
+        assert_float32_of(Q.row(i), expected[perm[i]][perm])
+        np.testing.assert_allclose(Q.diagonal(), np.diag(expected)[perm], rtol=1e-12,
+                                   atol=1e-12)
+
+
+def test_svr_the_two_most_recent_rows_are_the_buffers_rows():
+    """The solver reads the rows of a step's two variables together: asking for a row
+    again returns it, whichever of the two buffers holds it."""
+    D = data(n=7)
+    Q = SVRQMatrix(Kernel(in_layout(D, "csr"), "rbf", 0.5, 3, 0.0), TINY_CACHE_MB)
+    expected = exact_svr_Q(D, "rbf")
+    for i, j in [(0, 9), (0, 9), (9, 0), (3, 3), (13, 2), (2, 4), (13, 2)]:
+        assert_float32_of(Q.row(i, 10), expected[i, :10])
+        assert_float32_of(Q.row(j), expected[j])
+        assert_float32_of(Q.row(i), expected[i])
