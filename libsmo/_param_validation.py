@@ -31,7 +31,11 @@ def check_positive(value, name, *, integer=False, allow_zero=False):
     if not exact and (isinstance(value, (bool, np.bool_)) or not isinstance(value, kind)):
         what = "an integer" if integer else "a number"
         raise TypeError(f"{name} must be {what}, got {value!r} ({type(value).__name__})")
-    as_float = float(value) if abs(value) < 1e308 else float("inf")
+    try:
+        # float() first: comparing a numpy float32 with 1e308 casts 1e308 to float32
+        as_float = float(value)
+    except OverflowError:  # an int beyond the doubles
+        as_float = float("inf")
     if not math.isfinite(as_float) or value < 0 or (value == 0 and not allow_zero):
         bound = ">= 0" if allow_zero else "> 0"
         raise ValueError(f"{name} must be finite and {bound}, got {value!r}")
@@ -55,8 +59,11 @@ def check_real(value, name):
 
 
 def check_choice(value, name, choices):
-    """One of a fixed set of strings."""
-    if not isinstance(value, str) or value not in choices:
+    """One of a fixed set of strings (TypeError for a value that is not a string)."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be one of {', '.join(map(repr, choices))}; got "
+                        f"{value!r} ({type(value).__name__})")
+    if value not in choices:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}; got {value!r}")
     return value
 

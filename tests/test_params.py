@@ -111,10 +111,6 @@ def test_class_weight_must_be_a_dict():
         TrainParams(class_weight=[1.0, 2.0])
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError,
-                   reason="OneOf (check_choice) raises ValueError for a value that is "
-                   "not a string, where _param_validation promises TypeError for wrong "
-                   "types")
 @pytest.mark.parametrize("name", ["kernel", "svm_type"])
 def test_a_choice_of_the_wrong_type_is_a_type_error(name):
     with pytest.raises(TypeError, match=re.escape(name)):
@@ -134,10 +130,6 @@ def test_values_are_normalised():
     assert SolverParams(n_threads=None).n_threads == (os.cpu_count() or 1)
 
 
-@pytest.mark.xfail(strict=True, raises=RuntimeWarning,
-                   reason="check_positive compares abs(value) < 1e308, which for a "
-                   "numpy float32 casts 1e308 to float32 and warns 'overflow encountered "
-                   "in cast'")
 @pytest.mark.parametrize("name", ["C", "gamma"])
 def test_numpy_float32_values_are_taken_without_a_warning(name):
     with warnings.catch_warnings():

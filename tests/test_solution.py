@@ -40,8 +40,6 @@ def test_solution_arrays_are_read_only():
     assert isinstance(solution, Solution)
 
 
-@pytest.mark.xfail(strict=True, reason="make_solution keeps read-only views of writeable "
-                   "arrays; numpy lets the holder of a view turn writeable back on")
 def test_solution_arrays_cannot_be_made_writeable_again():
     solution = a_solution()
     with pytest.raises(ValueError):

@@ -312,8 +312,10 @@ def test_primal_solver_reaches_the_exact_optimum(layout, name):
 # examine-all passes that take no step forever, and since StopConditions are asked only
 # after a step, neither max_iter, a time limit, a stop flag, a callback nor Ctrl-C ends
 # it. (The second-order loop took 13 steps; the primal solver takes a refused step
-# without the test when a pass changes nothing, and so ends.) The same hangs
-# libsmo.train(D[order], y[order], kernel="poly", ..., selection="platt").
+# without the test when a pass changes nothing, and so ends.) The same hung
+# libsmo.train(D[order], y[order], kernel="poly", ..., selection="platt"). Since fixed:
+# a pass without a step on a problem that is not optimal takes the worst pair's step
+# without the progress test, and the stopping conditions are polled after every pass.
 
 STALL_D = [[-1.7174478773981274, 0.0], [-0.7505495967475092, -0.7693883133346631],
            [0.5948316315033605, 0.0], [1.8621727058468038, 0.0], [0.0, 0.0],
@@ -332,9 +334,6 @@ print(json.dumps([s.status, s.objective, s.alpha.tolist()]))
 """
 
 
-@pytest.mark.xfail(strict=True, reason="Platt's loop spins without steps, and without "
-                   "polling its stopping conditions, when the worst violator is one ulp "
-                   "below its bound")
 def test_platt_ends_when_a_variable_is_one_ulp_below_its_bound(tmp_path):
     y = np.array(STALL_Y)
     Qm = QMatrix(Kernel(in_layout(np.array(STALL_D), "dense"), *STALL_KERNEL), y, 100.0)

@@ -115,6 +115,36 @@ cdef class PlattSolver(Solver):
                     if self._thresholds() <= self.eps:
                         self.stop = OPTIMAL
                         return
+                    # a pass that took no step, yet not optimal: a variable within an
+                    # ulp of its bound, whose every step the progress test refuses.
+                    # The worst pair's step without the test (LIBSVM has none) puts it
+                    # on its bound; without it the passes would repeat for ever.
+                    r = self._step_worst_pair()
+                    if r < 0:
+                        self.stop = NO_MEMORY
+                        return
+                    if r > 0 and due(self):
+                        return
                     examine_all = True
             elif changed == 0:
                 examine_all = True
+            # a pass can take time without a step: the clock, Ctrl-C and the callback
+            # are checked after every pass too
+            if self.poller.due_now(self.n_iter):
+                self.stop = self.poller.stop
+                return
+
+    cdef int _step_worst_pair(self) noexcept nogil:
+        """take_step without the progress test on the most violating pair of the group
+        with the largest violation (the thresholds are fresh)."""
+        cdef int g = 0, r
+        if (self.i_up[1] != -1 and self.j_low[1] != -1
+                and (self.i_up[0] == -1 or self.j_low[0] == -1
+                     or self.m_up[1] - self.M_low[1] > self.m_up[0] - self.M_low[0])):
+            g = 1
+        if self.i_up[g] == -1 or self.j_low[g] == -1:
+            return 0
+        r = self.take_step(self.i_up[g], self.j_low[g], False)
+        if r > 0:
+            self._thresholds()
+        return r

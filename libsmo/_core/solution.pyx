@@ -80,13 +80,21 @@ cdef double _group_rho(const double[::1] alpha, const double[::1] G, const doubl
     return (ub + lb) / 2
 
 
+def _frozen(values):
+    """A private copy behind a read-only view: the view cannot be made writeable again
+    (its base is read-only), and the caller's array keeps its own flags and data."""
+    owner = np.array(values, dtype=np.float64)
+    owner.flags.writeable = False
+    return owner.view()
+
+
 def make_solution(alpha, G, p, y, C, bint nu, long long n_iter, int stop):
     """The `Solution` of a solver run from its final alpha and gradient.
 
     Parameters
     ----------
     alpha, G, p, y, C : ndarray of float64 of one length, C-contiguous
-        In the caller's order; alpha and G are kept (read-only) in the Solution.
+        In the caller's order; the Solution keeps read-only copies of alpha and G.
     nu : bool
         The nu variant: rho per sign group.
     n_iter : int
@@ -112,12 +120,8 @@ def make_solution(alpha, G, p, y, C, bint nu, long long n_iter, int stop):
             objective += a[t] * (g[t] + pv[t])
             finite = finite and isfinite(a[t]) and isfinite(g[t])
     cdef Solution out = Solution.__new__(Solution)
-    # read-only views: the Solution cannot be changed through them, and the caller's
-    # arrays keep their own flags
-    out.alpha = np.asarray(alpha).view()
-    out.alpha.flags.writeable = False
-    out.gradient = np.asarray(G).view()
-    out.gradient.flags.writeable = False
+    out.alpha = _frozen(alpha)
+    out.gradient = _frozen(G)
     out.rho = (r1 - r2) / 2 if nu else r1
     out.r = (r1 + r2) / 2 if nu else 0.0
     out.objective = objective / 2

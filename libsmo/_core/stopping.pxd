@@ -27,4 +27,5 @@ cdef class StopConditions:
     cdef int stop
 
     cdef bint due(self, long long n_iter) noexcept nogil
+    cdef bint due_now(self, long long n_iter) noexcept nogil
     cdef bint _poll(self, long long n_iter) noexcept with gil

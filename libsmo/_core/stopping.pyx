@@ -73,6 +73,11 @@ cdef class StopConditions:
             return True
         if n_iter % POLL_EVERY != 0:
             return False
+        return self.due_now(n_iter)
+
+    cdef bint due_now(self, long long n_iter) noexcept nogil:
+        """The time limit, the stop flag, Ctrl-C and the callback, checked now whatever
+        the step count (for loops that can spend time without taking steps)."""
         cdef double t = now()
         if t >= self.deadline:
             self.stop = TIME_LIMIT
