@@ -17,9 +17,9 @@ from libsmo.names import INT_MAX
 
 # ---------------------------------------------------------------------------- primitives
 
-def check_positive(value, name, *, integer=False, allow_zero=False):
-    """A finite number > 0 (>= 0 with allow_zero); ints only with integer=True, and
-    then at most 2**31 - 1.
+def check_positive(value, name, *, integer=False, allow_zero=False, allow_inf=False):
+    """A finite number > 0 (>= 0 with allow_zero; +inf too with allow_inf); ints only
+    with integer=True, and then at most 2**31 - 1.
 
     Returns
     -------
@@ -30,9 +30,11 @@ def check_positive(value, name, *, integer=False, allow_zero=False):
         what = "an integer" if integer else "a number"
         raise TypeError(f"{name} must be {what}, got {value!r} ({type(value).__name__})")
     as_float = float(value) if abs(value) < 1e308 else float("inf")
-    if not math.isfinite(as_float) or value < 0 or (value == 0 and not allow_zero):
+    finite = math.isfinite(as_float) or (allow_inf and as_float == math.inf)
+    if not finite or value < 0 or (value == 0 and not allow_zero):
         bound = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"{name} must be finite and {bound}, got {value!r}")
+        raise ValueError(f"{name} must be {'' if allow_inf else 'finite and '}{bound}, "
+                         f"got {value!r}")
     if integer and value > INT_MAX:
         raise ValueError(f"{name} must be at most {INT_MAX}, got {value!r}")
     return int(value) if integer else as_float
@@ -71,15 +73,17 @@ class _Constraint:
         return f"{type(self).__name__}({fields})"
 
 class Positive(_Constraint):
-    """A finite number > 0 (>= 0 with allow_zero), an int with integer=True, at most
-    `maximum` when given."""
-    __slots__ = ("integer", "allow_zero", "maximum")
+    """A finite number > 0 (>= 0 with allow_zero; +inf too with allow_inf), an int with
+    integer=True, at most `maximum` when given."""
+    __slots__ = ("integer", "allow_zero", "maximum", "allow_inf")
 
-    def __init__(self, integer=False, allow_zero=False, maximum=None):
+    def __init__(self, integer=False, allow_zero=False, maximum=None, allow_inf=False):
         self.integer, self.allow_zero, self.maximum = integer, allow_zero, maximum
+        self.allow_inf = allow_inf
 
     def check(self, value, name):
-        value = check_positive(value, name, integer=self.integer, allow_zero=self.allow_zero)
+        value = check_positive(value, name, integer=self.integer, allow_zero=self.allow_zero,
+                               allow_inf=self.allow_inf)
         if self.maximum is not None and value > self.maximum:
             low = "[0" if self.allow_zero else "(0"
             raise ValueError(f"{name} must be in {low}, {self.maximum:g}], got {value!r}")
