@@ -23,7 +23,8 @@ LEVELS = [
     ("problem", ["problem", "execution", "formulations", "classification", "train",
                  "crossval"]),
     ("io", ["io", "formats", "scaling"]),
-    ("interfaces", ["_sklearn_compat", "_estimator_base", "estimators", "rff", "cli",
+    ("interfaces", ["_sklearn_compat", "_estimator_params", "_estimator_input",
+                    "_estimator_base", "_estimator_classifier", "estimators", "rff", "cli",
                     "__main__", "__init__"]),
 ]
 LEVEL_OF = {name: rank for rank, (_, names) in enumerate(LEVELS) for name in names}
