@@ -29,12 +29,15 @@ def check_positive(value, name, *, integer=False, allow_zero=False, allow_inf=Fa
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, kind):
         what = "an integer" if integer else "a number"
         raise TypeError(f"{name} must be {what}, got {value!r} ({type(value).__name__})")
-    as_float = float(value) if abs(value) < 1e308 else float("inf")
+    try:
+        as_float = float(value)
+    except OverflowError:  # an int beyond the doubles
+        as_float = math.inf
     finite = math.isfinite(as_float) or (allow_inf and as_float == math.inf)
     if not finite or value < 0 or (value == 0 and not allow_zero):
         bound = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"{name} must be {'' if allow_inf else 'finite and '}{bound}, "
-                         f"got {value!r}")
+        what = f"{bound} (inf allowed)" if allow_inf else f"finite and {bound}"
+        raise ValueError(f"{name} must be {what}, got {value!r}")
     if integer and value > INT_MAX:
         raise ValueError(f"{name} must be at most {INT_MAX}, got {value!r}")
     return int(value) if integer else as_float
