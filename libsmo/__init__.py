@@ -5,11 +5,12 @@ The plain API::
     model = libsmo.train(X, y, kernel="rbf", C=1.0)
     model.predict(X_test)
 """
+from libsmo._random import LibsvmRandom
 from libsmo.crossval import cross_validation
 from libsmo.model import Model
 from libsmo.train import ConvergenceWarning, train
 
-__all__ = ["ConvergenceWarning", "Model", "NuSVC", "NuSVR", "OneClassSVM",
+__all__ = ["ConvergenceWarning", "LibsvmRandom", "Model", "NuSVC", "NuSVR", "OneClassSVM",
            "RandomFourierFeatures", "SVC", "SVR", "Scaler", "cross_validation",
            "dump_svmlight_file", "load_model", "load_svmlight_file", "load_svmlight_files",
            "train"]

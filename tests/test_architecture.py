@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "libsmo"
 # docs/architecture.md's levels: a module imports only modules of its own level or of
 # lower ones. Names are module paths below libsmo (a package stands for its modules).
 LEVELS = [
-    ("foundation", ["names", "exceptions", "_param_validation", "_core"]),
+    ("foundation", ["names", "exceptions", "_random", "_param_validation", "_core"]),
     ("validation", ["_validation", "params", "_one_vs_one"]),
     ("model", ["_prediction", "probability", "model"]),
     ("problem", ["problem", "execution", "formulations", "classification", "train",
