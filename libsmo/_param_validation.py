@@ -12,6 +12,7 @@ import numbers
 
 import numpy as np
 
+from libsmo._random import LibsvmRandom
 from libsmo.names import INT_MAX
 
 
@@ -137,16 +138,16 @@ class IsCallable(_Constraint):
 
 
 class Seed(_Constraint):
-    """None, an int >= 0 or a numpy Generator; with legacy=True also a numpy
-    RandomState (scikit-learn's forms). Checked only: nothing is drawn here (see
-    `libsmo._validation.check_random_state`)."""
+    """None, an int >= 0, a numpy Generator or a `LibsvmRandom` (LIBSVM's own rand());
+    with legacy=True also a numpy RandomState (scikit-learn's forms). Checked only:
+    nothing is drawn here (see `libsmo._validation.check_random_state`)."""
     __slots__ = ("legacy",)
 
     def __init__(self, legacy=False):
         self.legacy = legacy
 
     def check(self, value, name):
-        if value is None or isinstance(value, np.random.Generator):
+        if value is None or isinstance(value, (np.random.Generator, LibsvmRandom)):
             return value
         if self.legacy and isinstance(value, np.random.RandomState):
             return value
@@ -154,8 +155,8 @@ class Seed(_Constraint):
             if value < 0:
                 raise ValueError(f"{name} must be >= 0, got {value!r}")
             return int(value)
-        forms = ("an int >= 0, a numpy Generator or RandomState" if self.legacy
-                 else "an int >= 0 or a numpy Generator")
+        forms = ("an int >= 0, a numpy Generator or RandomState, a LibsvmRandom"
+                 if self.legacy else "an int >= 0, a numpy Generator or a LibsvmRandom")
         raise TypeError(f"{name} must be None, {forms}; got {value!r}")
 
 
