@@ -4,9 +4,13 @@ Classification folds are stratified as LIBSVM's: each class's examples are shuff
 spread over the folds in near-equal runs, so that every fold keeps the class proportions
 to within one example per class. Regression and one-class folds are a shuffled
 permutation cut into near-equal runs. Each fold trains `libsmo.train` on the other folds
-and predicts its own rows. The folds come from numpy's default_rng(random_state), not
-C's rand(), so they are not LIBSVM's folds: the figures agree with LIBSVM's in
-distribution, not digit for digit.
+and predicts its own rows.
+
+The folds are drawn from `random_state`: numpy's default_rng(random_state) for None or an
+int (the figures then agree with LIBSVM's in distribution), or, with
+`libsmo.LibsvmRandom(seed)`, from C's rand() as svm-train draws them: LIBSVM's own folds,
+and with the solver's same steps LIBSVM's figures digit for digit (svm-train's are those
+of seed 1, which libsmo-train uses by default).
 """
 import numbers
 import warnings
@@ -41,9 +45,11 @@ def cross_validation(X, y, n_folds, random_state=None, **params):
         is given: the predictions are +1 / -1).
     n_folds : int >= 2
         More folds than examples means leave-one-out (with a warning, as LIBSVM).
-    random_state : None, int >= 0 or numpy Generator
-        Seed of the folds (and of the probability folds inside each training when
-        probability=True). An int gives the same result every run.
+    random_state : None, int >= 0, numpy Generator or LibsvmRandom
+        Source of the folds (and of the probability folds inside each training when
+        probability=True), drawn in LIBSVM's order: the folds first, then each fold's
+        training. An int gives the same result every run; ``LibsvmRandom(1)`` gives
+        svm-train's folds; None fresh folds each run.
     **params
         Any parameter of `train` (svm_type, kernel, C, nu, epsilon, gamma, ...).
         sample_weight, if given, is split with the rows. With probability=True a
