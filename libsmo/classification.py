@@ -63,6 +63,8 @@ def pair_probability(executor, params, rows_a, rows_b, factors, weights, rng):
         sub_rows, fit = train_pair(executor, params, train_rows[positive[train]],
                                    train_rows[~positive[train]], factors, weights)
         sv = fit.coef != 0
+        if executor.solver.verbose:   # each fold is a whole svm_train in LIBSVM
+            logger.info("Total nSV = %d", int(np.count_nonzero(sv)))
         return executor.decision_values(rows[test], sub_rows[sv], fit.coef[sv], fit.rho)
 
     return prob.binary_svc_probability(positive, fit_decision, rng)
