@@ -92,6 +92,13 @@ class LibsvmRandom:
             perm[i], perm[j] = perm[j], perm[i]
         return np.array(perm, dtype=np.int64)
 
+    def copy(self):
+        """An independent sequence at the same point (this one does not move)."""
+        twin = LibsvmRandom.__new__(LibsvmRandom)
+        twin.seed = self.seed
+        twin._words = list(self._words)
+        return twin
+
     def split(self, counts):
         """One sequence per consecutive part of this one: part k starts where parts
         0..k-1, of counts[0..k-1] draws, end; this sequence moves past them all.
@@ -106,10 +113,7 @@ class LibsvmRandom:
         """
         parts = []
         for count in counts:
-            part = LibsvmRandom.__new__(LibsvmRandom)
-            part.seed = self.seed
-            part._words = list(self._words)
-            parts.append(part)
+            parts.append(self.copy())
             self.skip(count)
         return parts
 
