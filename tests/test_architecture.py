@@ -24,8 +24,9 @@ LEVELS = [
                  "crossval"]),
     ("io", ["io", "formats", "scaling"]),
     ("interfaces", ["_sklearn_compat", "_estimator_params", "_estimator_input",
-                    "_estimator_base", "_estimator_classifier", "estimators", "rff", "cli",
-                    "__main__", "__init__"]),
+                    "_estimator_base", "_estimator_classifier", "estimators", "rff", "grid",
+                    "_cli_common", "_cli_data", "_cli_train", "_cli_predict", "_cli_scale",
+                    "_cli_grid", "cli", "__main__", "__init__"]),
 ]
 LEVEL_OF = {name: rank for rank, (_, names) in enumerate(LEVELS) for name in names}
 
