@@ -2,11 +2,13 @@
 svm-train): the same job order, lines, result file and best cell, in one process."""
 import importlib.machinery
 import importlib.util
+import json
 import shutil
 import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -192,3 +194,17 @@ def test_the_contour_is_svm_grids_picture(tmp_path):
             break
         time.sleep(0.1)
     assert (tmp_path / "ours.png").read_bytes() == (tmp_path / "theirs.png").read_bytes()
+
+
+def test_bench_grid_smoke(tmp_path):
+    """benchmarks/bench_grid.py on a 2 x 2 grid: both tools run, the same best cell."""
+    svm_grid_path()
+    data_file("heart_scale")
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_grid.py"
+    out = subprocess.run([sys.executable, str(script), "--source", "--cases", "heart_scale",
+                          "--repeats", "1", "--log2c=0,1,1", "--log2g=-2,-1,1", "--output",
+                          str(tmp_path / "grid.json")], capture_output=True, text=True,
+                         cwd=tmp_path, timeout=600)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    result = json.loads((tmp_path / "grid.json").read_text())["cases"][0]
+    assert result["same_best"] and result["cells"] == 4
