@@ -35,16 +35,21 @@ class Problem:
     serials: object = None
 
 
-def _load(path, zero_based):
-    """(X, y) from a LIBSVM data file: CSR, zero-based for a precomputed kernel (column
-    0 holds the serial numbers), else one-based as LIBSVM's features ("auto": unless
-    the file uses index 0)."""
-    from libsmo.io import load_svmlight_file
+def check_input_file(path):
+    """svm-train's and svm-predict's first check: "can't open input file NAME"."""
     try:
         with open(path, "rb"):
             pass
     except OSError:
         raise CommandError(f"can't open input file {path}") from None
+
+
+def _load(path, zero_based):
+    """(X, y) from a LIBSVM data file: CSR, zero-based for a precomputed kernel (column
+    0 holds the serial numbers), else one-based as LIBSVM's features ("auto": unless
+    the file uses index 0)."""
+    from libsmo.io import load_svmlight_file
+    check_input_file(path)
     try:
         return load_svmlight_file(path, zero_based=zero_based)
     except ValueError as exc:

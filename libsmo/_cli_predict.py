@@ -98,11 +98,8 @@ def predict_main(argv):
         probability, quiet, test_file, model_file, output_file = parse_predict_args(argv)
     except UsageError as exc:
         return usage(PREDICT_USAGE, str(exc))
-    try:
-        with open(test_file, "rb"):
-            pass
-    except OSError:
-        raise CommandError(f"can't open input file {test_file}") from None
+    from libsmo._cli_data import check_input_file, read_test_rows
+    check_input_file(test_file)
     from libsmo.io import load_model, write_atomically
     try:
         model = load_model(model_file)
@@ -115,7 +112,6 @@ def predict_main(argv):
         raise CommandError("Model does not support probabiliy estimates")
     if not probability and _has_probability(model) and not quiet:
         write_stdout("Model supports probability estimates, but disabled in prediction.\n")
-    from libsmo._cli_data import read_test_rows
     problem = read_test_rows(test_file, model.kernel, model.n_features)
     try:
         lines, predicted, notes = _prediction_lines(model, problem.X, probability, quiet)

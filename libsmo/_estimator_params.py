@@ -10,6 +10,10 @@ class_weight="balanced", decision_function_shape) is declared here. A refused va
 raises scikit-learn's `InvalidParameterError` (a ValueError and a TypeError), naming
 the parameter, the estimator and the value.
 """
+import numbers
+
+import numpy as np
+
 from libsmo import _param_validation as pv
 from libsmo._sklearn_compat import InvalidParameterError
 from libsmo.names import KERNELS
@@ -44,9 +48,10 @@ class Exactly:
         self.value, self.meaning = value, meaning
 
     def check(self, value, name):
-        if (type(value) is not bool and not hasattr(value, "dtype")  # not True == 1
-                and isinstance(value, type(self.value)) and value == self.value):
-            return value
+        same_kind = (isinstance(value, numbers.Integral) if isinstance(self.value, int)
+                     else isinstance(value, type(self.value)))
+        if same_kind and not isinstance(value, (bool, np.bool_)) and value == self.value:
+            return self.value
         raise ValueError(f"{name} must be {self.value!r} ({self.meaning}), got {value!r}")
 
 

@@ -250,3 +250,17 @@ def test_usage_errors_start_without_numpy(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=tmp_path, timeout=60)
     assert out.stdout.strip() == "[1, 1, 1, 1] []", out.stderr
+
+
+def test_the_package_is_lazy_and_train_stays_the_function(tmp_path):
+    """`import libsmo` loads nothing heavy; importing the submodule libsmo.train (as
+    the commands and the estimators do) leaves `libsmo.train` the function."""
+    code = ("import sys, libsmo\n"
+            "print(sorted(m for m in ('numpy', 'scipy', 'sklearn') if m in sys.modules))\n"
+            "from libsmo.train import fit\n"
+            "import libsmo.train as imported\n"
+            "print(callable(libsmo.train), imported is libsmo.train,\n"
+            "      libsmo.train.__module__, type(libsmo.Model).__name__)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=tmp_path, timeout=60)
+    assert out.stdout.split("\n")[:2] == ["[]", "True True libsmo.train type"], out.stderr
