@@ -14,8 +14,8 @@ of steps, and so an example's prediction, at large C).
     python benchmarks/bench_grid.py --libsmo-grid libsmo-grid   # the installed command
 
 By default libsmo-grid runs as `python -m libsmo grid` with this interpreter, from the
-installed package or, with --source, from this checkout (its modules precompiled into a
-temporary pycache first, as an installed package's are).
+installed package or, with --source, from this checkout (its modules precompiled into
+their __pycache__ folders first, as an installed package's are).
 """
 import argparse
 import json
@@ -59,10 +59,11 @@ def libsmo_command(args, env):
     if args.libsmo_grid:
         return shlex.split(args.libsmo_grid)
     if args.source:
-        # the checkout's modules, compiled once into a private pycache (as installed
-        # modules are), so that each run does not compile them again
+        # the checkout's modules compiled once into their __pycache__ folders (ignored
+        # by git), as installed modules are, so that each run does not compile them
+        # again (PYTHONDONTWRITEBYTECODE may be set); a PYTHONPYCACHEPREFIX would not
+        # do: numpy's and scipy's compiled modules are not there
         env["PYTHONPATH"] = str(REPO)
-        env["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="libsmo-pycache-")
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "libsmo")],
                        env=env, check=True)
     return [sys.executable, "-m", "libsmo", "grid"]

@@ -53,7 +53,6 @@ def main(argv=None):
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
     if args.source:
         env["PYTHONPATH"] = str(REPO)
-        env["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="libsmo-pycache-")
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "libsmo")],
                        env=env, check=True)
     data = str(decompress(args.data_dir, "heart_scale"))
@@ -84,7 +83,7 @@ def main(argv=None):
     print("|---|---:|---:|---:|")
     for label, mine, peer in rows:
         ratio = f"{mine / peer:.1f}" if peer else "-"
-        print(f"| {label} | {mine:.3f} | {peer if peer is None else f'{peer:.3f}'} | "
+        print(f"| {label} | {mine:.3f} | {'-' if peer is None else f'{peer:.3f}'} | "
               f"{ratio} |")
     print(f"\nmedians of {args.repeats} runs; libsmo: "
           f"{'this checkout' if args.source else 'the installed commands'}")
