@@ -133,7 +133,11 @@ def command(name):
             argv = sys.argv[1:] if argv is None else list(argv)
             try:
                 with warnings.catch_warnings():
-                    warnings.simplefilter("always")
+                    # libsmo's own warnings (UserWarning and its subclasses) as LIBSVM's
+                    # lines; numpy's arithmetic and deprecation warnings are not the
+                    # command's output
+                    warnings.simplefilter("ignore")
+                    warnings.simplefilter("always", UserWarning)
                     warnings.showwarning = _show_warning
                     status = tool(argv)
                 if sys.stdout is not None:

@@ -239,6 +239,9 @@ def grid_main(argv):
             db.append((cell.log2c, cell.log2g, cell.rate))
     except (TypeError, ValueError) as exc:
         raise CommandError(f"ERROR: {exc}") from None
+    except ArithmeticError as exc:
+        from libsmo._cli_train import training_failed
+        raise CommandError(training_failed(exc)) from None
     finally:
         report.close()
     if options.gnuplot and c_values and g_values:

@@ -201,6 +201,13 @@ def train_keywords(options):
     return keywords
 
 
+def training_failed(exc):
+    """One line for arithmetic that failed inside training (a division by a zero
+    margin, say), where svm-train would write a model of NaNs: an error, not a
+    traceback."""
+    return f"ERROR: training failed ({type(exc).__name__}: {exc})"
+
+
 class _ProgressLine:
     """A live progress line on a terminal's stderr, rewritten in place."""
 
@@ -260,6 +267,8 @@ def _cross_validate(problem, folds, keywords, random_state, verbose):
                                   **keywords)
     except (TypeError, ValueError) as exc:
         raise CommandError(f"ERROR: {exc}") from None
+    except ArithmeticError as exc:
+        raise CommandError(training_failed(exc)) from None
     if keywords["svm_type"] in REGRESSION_TYPES:
         write_stdout(f"Cross Validation Mean squared error = {result['mse']:g}\n"
                      "Cross Validation Squared correlation coefficient = "
@@ -288,6 +297,8 @@ def _train_and_save(problem, keywords, random_state, verbose, model_file):
                 progress.close()
     except (TypeError, ValueError) as exc:
         raise CommandError(f"ERROR: {exc}") from None
+    except ArithmeticError as exc:
+        raise CommandError(training_failed(exc)) from None
     if problem.serials is not None:
         # a precomputed kernel's support vectors are written as 0:serial number
         model = model.replace(support=problem.serials[model.support] - 1)

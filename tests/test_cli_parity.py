@@ -264,3 +264,29 @@ def test_the_package_is_lazy_and_train_stays_the_function(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=tmp_path, timeout=60)
     assert out.stdout.split("\n")[:2] == ["[]", "True True libsmo.train type"], out.stderr
+
+
+def test_a_constant_kernel_for_nu_svc_is_no_traceback(tmp_path):
+    """-s 1 -t 3 on four points: the sigmoid kernel is constant, nu-SVC's margin r is
+    0. svm-train writes a model of NaNs; libsmo-train ends in one line (or, once the
+    solver's division is guarded, LIBSVM's behaviour), never a traceback."""
+    data = tmp_path / "four.txt"
+    data.write_text("1 1:50 2:60\n1 1:70 2:80\n-1 1:60 2:90\n-1 1:80 2:50\n")
+    out = run(["libsmo-train", "-q", "-s", "1", "-t", "3", data, "m"], tmp_path, ok=False)
+    assert "Traceback" not in out.stderr and len(out.stderr.splitlines()) <= 1
+    assert out.returncode in (0, 1)
+
+
+def test_progress_never_mixes_with_libsvms_lines(tmp_path):
+    """A long training (2,610 steps) on a pipe: LIBSVM's five lines and nothing else."""
+    out = run(["libsmo-train", "-c", "1000", data_file("heart_scale"), "m"], tmp_path)
+    assert [line.split(" =")[0].split(",")[0] for line in out.stdout.splitlines()] == [
+        "optimization finished", "nu", "obj", "nSV", "Total nSV"]
+    assert out.stderr == ""
+
+
+def test_a_model_that_cannot_be_saved_is_svm_trains_line(tmp_path):
+    target = tmp_path / "no" / "such" / "folder" / "m.model"
+    out = run(["libsmo-train", "-q", data_file("heart_scale"), target], tmp_path, ok=False)
+    assert out.returncode == 1
+    assert out.stderr == f"can't save model to file {target} (No such file or directory)\n"
