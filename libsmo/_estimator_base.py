@@ -1,12 +1,13 @@
-"""What libsmo's five scikit-learn estimators share (see `libsmo.estimators`): input
-validation through scikit-learn's `validate_data` when it is installed, gamma='scale',
-the `TrainParams` they build for `libsmo.train.fit`, scikit-learn's fitted attributes
-from the LIBSVM-format `Model`, `from_model`, and prediction.
+"""What libsmo's five scikit-learn estimators share (see `libsmo.estimators`): their
+parameters checked at fit (`libsmo._estimator_params`), their input
+(`libsmo._estimator_input`: dense, CSR, or anything a callable kernel reads), gamma
+"scale", the `TrainParams` they build for `libsmo.train.fit`, scikit-learn's fitted
+attributes from the LIBSVM-format `Model`, `from_model`, and prediction.
 
-Classifiers keep scikit-learn's sorted `classes_` while training each one-vs-one
-problem exactly as scikit-learn's bundled LIBSVM does (see `_BaseClassifier.fit`).
+As in scikit-learn, a fit on sparse X keeps `support_vectors_`, `dual_coef_` and the
+linear `coef_` sparse (CSR); a callable kernel k(X, Y) is evaluated into Gram matrices
+and trained as a precomputed kernel.
 """
-import numbers
 import os
 import warnings
 
@@ -14,10 +15,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from libsmo import _one_vs_one as ovo
-from libsmo import _validation as v
+from libsmo._estimator_input import (check_targets, effective_sample_weight, gram_matrix,
+                                     n_samples, validate_features)
+from libsmo._estimator_params import validate_parameters
 from libsmo._param_validation import check_positive
-from libsmo._sklearn_compat import (HAVE_SKLEARN, BaseEstimator, ClassifierMixin,
-                                    RegressorMixin, check_is_fitted, validate_data)
+from libsmo._sklearn_compat import BaseEstimator, RegressorMixin, check_is_fitted
 from libsmo.exceptions import ConvergenceWarning
 from libsmo.model import Model
 from libsmo.params import TrainParams
@@ -28,75 +30,89 @@ ESTIMATOR_NAMES = {"c_svc": "SVC", "nu_svc": "NuSVC", "one_class": "OneClassSVM"
                    "epsilon_svr": "SVR", "nu_svr": "NuSVR"}
 
 
-def _probability_params(estimator):
-    """train's probability keywords of a classifier: with probability=True, the folds'
-    Generator from scikit-learn's random_state forms (None, int, RandomState)."""
-    if not estimator.probability:
-        return {}
-    return dict(probability=True,
-                random_state=v.check_random_state(estimator.random_state, legacy=True))
+def dense_layout_as_csr(coef):
+    """A 2-D coefficient array as scikit-learn's sparse dual_coef_: CSR storing every
+    entry (zeros included), one row per row of coef."""
+    rows, cols = coef.shape
+    return sp.csr_matrix((coef.ravel().copy(), np.tile(np.arange(cols, dtype=np.int32), rows),
+                          np.arange(0, rows * cols + 1, max(cols, 1), dtype=np.int32)
+                          if cols else np.zeros(rows + 1, dtype=np.int32)),
+                         shape=(rows, cols))
+
+
+def sparse_linear_weights(model):
+    """`Model.linear_weights` for CSR support vectors, kept sparse: one row per pair of
+    classes (one row for the other svm types)."""
+    SV = model.support_vectors
+    if len(model.classes) == 0:
+        return (sp.csr_matrix(model.sv_coef) @ SV).tocsr()
+    rows = [sp.csr_matrix(ci[None, :]) @ SV[si] + sp.csr_matrix(cj[None, :]) @ SV[sj]
+            for si, ci, sj, cj in ovo.pair_coefficients(model.sv_coef, model.n_support)]
+    return sp.vstack(rows).tocsr()
 
 
 class _BaseSVM(BaseEstimator):
-    """What the five estimators share: validation, gamma, fitting, attributes."""
+    """What the five estimators share: parameters, input, fitting, attributes."""
 
     _svm_type = None
+    _parameter_constraints = {}
 
-    # ---- input -----------------------------------------------------------------------
+    # ---- parameters and input ----------------------------------------------------------
+
+    def _kernel_name(self):
+        """The kernel as the model knows it: a callable kernel trains as precomputed."""
+        return "precomputed" if callable(self.kernel) else self.kernel
 
     def _validate_X(self, X, y=None, reset=True):
+        """X (and y) as the model reads them: for a callable kernel the Gram matrix
+        against the training samples, for "precomputed" the square (fit) or
+        n x n_train (predict) matrix, else dense or CSR features."""
+        if callable(self.kernel):
+            return self._callable_input(X, y, reset)
         if self.kernel == "precomputed" and sp.issparse(X):
             raise TypeError("Sparse precomputed kernels are not supported.")
-        X, y = self._validate_arrays(X, y, reset)
+        X, y = validate_features(self, X, y, reset)
         if reset and self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
             raise ValueError("Precomputed matrix must be a square matrix."
                              f" Input is a {X.shape[0]}x{X.shape[1]} matrix.")
         return X, y
 
-    def _validate_arrays(self, X, y, reset):
-        if HAVE_SKLEARN:
-            if y is None:
-                return validate_data(self, X, accept_sparse="csr", dtype=np.float64,
-                                     order="C", accept_large_sparse=False, reset=reset), None
-            return validate_data(self, X, y, accept_sparse="csr", dtype=np.float64,
-                                 order="C", accept_large_sparse=False, reset=reset)
-        X = v.check_data(X, "X", allow_empty=not reset)
+    def _callable_input(self, X, y, reset):
+        name = type(self).__name__
         if reset:
-            self.n_features_in_ = X.shape[1]
-        elif X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} features, but {type(self).__name__} is "
-                             f"expecting {self.n_features_in_} features as input.")
-        if y is not None:
-            y = v.check_labels(y, X.shape[0])
-        return X, y
+            n = n_samples(X)
+            if y is not None and len(y) != n:
+                raise ValueError(f"Found input variables with inconsistent numbers of "
+                                 f"samples: [{n}, {len(y)}]")
+            self._X_fit = X
+            return gram_matrix(self.kernel, X, X, name), y
+        return gram_matrix(self.kernel, X, self._X_fit, name), y
 
     def _resolve_gamma(self, X):
-        if self.kernel == "precomputed":
+        if self._kernel_name() == "precomputed":
             return 0.0
-        if isinstance(self.gamma, str):
-            if self.gamma == "scale":
-                if sp.issparse(X):
-                    var = X.multiply(X).mean() - X.mean() ** 2
-                else:
-                    var = X.var()
-                return 1.0 / (X.shape[1] * var) if var != 0 else 1.0
-            if self.gamma == "auto":
-                return 1.0 / X.shape[1]
-            raise ValueError(f"gamma must be 'scale', 'auto' or a float >= 0; got {self.gamma!r}")
-        return check_positive(self.gamma, "gamma", allow_zero=True)
+        if self.gamma == "scale":
+            var = X.multiply(X).mean() - X.mean() ** 2 if sp.issparse(X) else X.var()
+            return 1.0 / (X.shape[1] * var) if var != 0 else 1.0
+        if self.gamma == "auto":
+            return 1.0 / X.shape[1]
+        return float(self.gamma)
 
     def _train_options(self):
-        if self.max_iter is None or (isinstance(self.max_iter, numbers.Integral)
-                                     and not isinstance(self.max_iter, bool)
-                                     and self.max_iter == -1):
-            max_iter = None
-        else:
-            max_iter = check_positive(self.max_iter, "max_iter", integer=True)
-        return dict(kernel=self.kernel, degree=self.degree, coef0=self.coef0, tol=self.tol,
-                    cache_size=self.cache_size, shrinking=self.shrinking,
-                    max_iter=max_iter, verbose=bool(self.verbose))
+        return dict(kernel=self._kernel_name(), degree=self.degree, coef0=self.coef0,
+                    tol=self.tol, cache_size=self.cache_size, shrinking=self.shrinking,
+                    max_iter=None if self.max_iter == -1 else self.max_iter,
+                    verbose=bool(self.verbose))
 
     # ---- fit -------------------------------------------------------------------------
+
+    def _start_fit(self, X, y):
+        """Check the parameters, then X and y; the data as the model trains on it."""
+        validate_parameters(self)
+        self._sparse = sp.issparse(X) and not callable(self.kernel)
+        X, y = self._validate_X(X, y)
+        self.shape_fit_ = X.shape if not callable(self.kernel) else (X.shape[0],)
+        return X, y
 
     def _fit_model(self, X, y, sample_weight, **params):
         self._gamma = self._resolve_gamma(X)
@@ -108,15 +124,14 @@ class _BaseSVM(BaseEstimator):
         self.fit_status_ = int(any(s != "optimal" for s in model.status))
         for w in caught:
             if issubclass(w.category, ConvergenceWarning):
-                warnings.warn(f"Solver terminated early (max_iter={self.max_iter}). "
+                warnings.warn(f"Solver terminated early (max_iter={self.max_iter}).  "
                               "Consider pre-processing your data with StandardScaler or "
-                              "MinMaxScaler.", ConvergenceWarning, stacklevel=3)
+                              "MinMaxScaler.", ConvergenceWarning, stacklevel=4)
             else:
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         if not (np.isfinite(model.sv_coef).all() and np.isfinite(model.rho).all()):
             raise ValueError("The dual coefficients or intercepts are not finite. The input "
                              "data may contain large values and need to be preprocessed.")
-        self.shape_fit_ = X.shape
         return model
 
     def _set_fitted(self, model):
@@ -129,16 +144,41 @@ class _BaseSVM(BaseEstimator):
             self.support_vectors_ = np.empty((0, 0))
         else:
             self.support_vectors_ = model.support_vectors
-        self._dual_coef_ = model.sv_coef.copy()
-        self._intercept_ = -model.rho.copy()
-        self.dual_coef_ = self._dual_coef_
-        self.intercept_ = self._intercept_
+        coef = model.sv_coef.copy()
+        self.dual_coef_ = dense_layout_as_csr(coef) if self._sparse else coef
+        self.intercept_ = -model.rho
         self.probA_ = np.array([]) if model.probA is None else model.probA.copy()
         self.probB_ = np.array([]) if model.probB is None else model.probB.copy()
         if model.n_iter:
             n_iter = np.asarray(model.n_iter, dtype=np.int32)
             self.n_iter_ = n_iter if model.svm_type in ("c_svc", "nu_svc") else int(n_iter[0])
         self._finish_fitted(model)
+
+    # scikit-learn's internal dual coefficients and intercepts (LIBSVM's sign, before
+    # the two-class flip of dual_coef_ and intercept_): what prediction uses, so that
+    # code which sets them, as scikit-learn's tests do, changes the predictions
+    @property
+    def _dual_coef_(self):
+        return self._model.sv_coef
+
+    @_dual_coef_.setter
+    def _dual_coef_(self, value):
+        self._replace_model(sv_coef=np.asarray(value, dtype=np.float64))
+
+    @property
+    def _intercept_(self):
+        return -self._model.rho
+
+    @_intercept_.setter
+    def _intercept_(self, value):
+        self._replace_model(rho=-np.asarray(value, dtype=np.float64))
+
+    def _replace_model(self, **fields):
+        check_is_fitted(self)
+        self._model = self._model.replace(**fields)
+        # a model read from a file predicted through its LIBSVM-order twin: that twin
+        # no longer describes the changed model
+        self.__dict__.pop("_libsvm_order_model", None)
 
     @classmethod
     def from_model(cls, model, n_features=None):
@@ -166,7 +206,7 @@ class _BaseSVM(BaseEstimator):
             them by first appearance), with the same predictions as the model.
             ``support_``, ``n_iter_`` and ``class_weight_`` exist only when the model
             knows them (a model file records training indices only for a
-            precomputed kernel).
+            precomputed kernel). ``dual_coef_`` is dense.
 
         Raises
         ------
@@ -191,6 +231,7 @@ class _BaseSVM(BaseEstimator):
             estimator.shape_fit_ = (model.n_features, model.n_features)
         estimator.n_features_in_ = model.n_features
         estimator._gamma = model.gamma
+        estimator._sparse = False
         estimator.fit_status_ = int(any(s != "optimal" for s in model.status))
         estimator._set_model(model)
         return estimator
@@ -209,17 +250,31 @@ class _BaseSVM(BaseEstimator):
         if self.kernel == "precomputed" and X.shape[1] != self.shape_fit_[0]:
             raise ValueError(f"X.shape[1] = {X.shape[1]} should be equal to "
                              f"{self.shape_fit_[0]}, the number of samples at training time")
+        self._check_internal_representation()
         return self._model.decision_function(X)
+
+    def _check_internal_representation(self):
+        """scikit-learn's guard against a changed _n_support (CVE-2020-28975): the
+        counts must still describe the model's support vectors."""
+        if int(np.sum(self._n_support)) != self._model.n_sv:
+            raise ValueError(f"The internal representation of {type(self).__name__} was "
+                             "altered")
 
     @property
     def coef_(self):
-        """Primal weights w = sum_i dual_coef_i x_i; only for kernel="linear"."""
+        """Primal weights w = sum_i dual_coef_i x_i; only for kernel="linear" (CSR after
+        a sparse fit, as scikit-learn)."""
         if self.kernel != "linear":
             raise AttributeError("coef_ is only available when using a linear kernel")
         check_is_fitted(self)
+        flip = self._svm_type in ("c_svc", "nu_svc") and len(self.classes_) == 2
+        if getattr(self, "_sparse", False):
+            coef = sparse_linear_weights(self._model)
+            coef = -coef if flip else coef   # scikit-learn's sign: positive: classes_[1]
+            coef.data.flags.writeable = False
+            return coef
         coef = self._model.linear_weights().copy()
-        if self._svm_type in ("c_svc", "nu_svc") and len(self.classes_) == 2:
-            coef = -coef   # scikit-learn's sign: positive means classes_[1]
+        coef = -coef if flip else coef
         coef.flags.writeable = False
         return coef
 
@@ -242,7 +297,11 @@ class _BaseSVM(BaseEstimator):
         return m.replace(classes=classes)
 
     def save(self, path, libsvm_precision=False):
-        """Write the fitted model as a LIBSVM model file (see `Model.save`)."""
+        """Write the fitted model as a LIBSVM model file (see `Model.save`).
+
+        A callable kernel's model is saved as a precomputed one: predicting with the
+        file needs the kernel's values against the training samples.
+        """
         self.to_model().save(path, libsvm_precision=libsvm_precision)
 
     def __sklearn_tags__(self):
@@ -250,166 +309,6 @@ class _BaseSVM(BaseEstimator):
         tags.input_tags.pairwise = self.kernel == "precomputed"
         tags.input_tags.sparse = self.kernel != "precomputed"
         return tags
-
-
-class _BaseClassifier(ClassifierMixin, _BaseSVM):
-    """C-SVC and nu-SVC with scikit-learn's class layout."""
-
-    def fit(self, X, y, sample_weight=None):
-        """Fit the classifier.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            For kernel="precomputed", the (n_samples, n_samples) Gram matrix.
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional
-            Per-sample weights multiplying C (0 leaves a sample out).
-
-        Returns
-        -------
-        self
-        """
-        y = _check_targets(self, y)
-        X, y = self._validate_X(X, y)
-        if HAVE_SKLEARN:
-            from sklearn.utils.multiclass import check_classification_targets
-            check_classification_targets(y)
-        self.classes_, encoded = np.unique(y, return_inverse=True)
-        if len(self.classes_) < 2:
-            raise ValueError("The number of classes has to be greater than one; got "
-                             f"{len(self.classes_)} class")
-        self.class_weight_ = self._class_weights(encoded)
-        # LIBSVM orders classes by first appearance; scikit-learn sorts them. Moving the
-        # first example of each class, in sorted order, to the front gives the sorted
-        # order and keeps every class's examples in their original order, so each
-        # one-vs-one problem is exactly the one scikit-learn's libsvm solves.
-        first = np.unique(encoded, return_index=True)[1]
-        rest = np.setdiff1d(np.arange(len(encoded)), first, assume_unique=True)
-        rows = np.concatenate([first, rest])
-        sample_weight = v.check_sample_weight(sample_weight, len(encoded))
-        weights = None if sample_weight is None else sample_weight[rows]
-        if self.kernel == "precomputed":
-            Xr = X[np.ix_(rows, rows)]
-        else:
-            Xr = X[rows]
-        # LIBSVM and scikit-learn apply class weights to C, which nu-SVC does not have
-        class_weight = (None if self._svm_type == "nu_svc"
-                        else dict(enumerate(self.class_weight_)))
-        model = self._fit_model(Xr, encoded[rows], weights, class_weight=class_weight,
-                                **self._formulation_params())
-        # the model speaks of the caller's rows (a precomputed kernel's columns at
-        # prediction time are the caller's training rows)
-        model.support = rows[model.support]
-        self._set_fitted(model)
-        return self
-
-    def _set_model(self, model):
-        # scikit-learn's sorted classes; the internal model labels them 0..k-1 so that
-        # its predictions index classes_
-        if len(np.unique(model.classes)) != len(model.classes):
-            raise ValueError(f"the model's class labels repeat: {model.classes.tolist()}")
-        order = np.argsort(model.classes, kind="stable")
-        self.probability = model.probA is not None
-        # LIBSVM breaks ties between votes, and pairwise coupling stops at a tolerance,
-        # in its own class order: predictions and probabilities come from the model as
-        # svm-predict sees it (labels 0..k-1 in sorted order), so they are LIBSVM's
-        self._libsvm_order_model = model.replace(classes=np.argsort(order))
-        self._libsvm_order = order
-        model = model.with_class_order(order)
-        self.classes_ = model.classes
-        model = model.replace(classes=np.arange(len(self.classes_)))
-        self._set_fitted(model)
-
-    def _finish_fitted(self, model):
-        self._n_support = np.asarray(model.n_support, dtype=np.int32)
-        if len(self.classes_) == 2:
-            self.intercept_ = -self._intercept_
-            self.dual_coef_ = -self._dual_coef_
-
-    def _class_weights(self, encoded):
-        k = len(self.classes_)
-        if self.class_weight is None:
-            return np.ones(k)
-        if isinstance(self.class_weight, str):
-            if self.class_weight != "balanced":
-                raise ValueError("class_weight must be a dict, 'balanced' or None; got "
-                                 f"{self.class_weight!r}")
-            return len(encoded) / (k * np.bincount(encoded, minlength=k))
-        weights = np.ones(k)
-        for label, w in dict(self.class_weight).items():
-            where = np.flatnonzero(self.classes_ == label)
-            if len(where) == 0:
-                raise ValueError(f"class_weight label {label!r} is not a class of y "
-                                 f"(classes: {self.classes_.tolist()})")
-            weights[where[0]] = check_positive(w, f"class_weight[{label!r}]")
-        return weights
-
-    def decision_function(self, X):
-        """Decision values: (n,) for two classes (positive means classes_[1]); else
-        (n, n_classes) one-vs-rest scores, or (n, n_pairs) for
-        decision_function_shape="ovo".
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray
-        """
-        dec = self._decision(X)
-        if len(self.classes_) == 2:
-            return -dec
-        if self.decision_function_shape == "ovr":
-            return ovo.ovr_scores(dec, len(self.classes_))
-        return dec
-
-    def predict(self, X):
-        """Class labels of the rows of X (one-vs-one votes, as LIBSVM).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self)
-        if self.break_ties and self.decision_function_shape == "ovo":
-            raise ValueError("break_ties must be False when decision_function_shape is 'ovo'")
-        if self.break_ties and len(self.classes_) > 2:
-            index = np.argmax(self.decision_function(X), axis=1)
-        else:
-            X, _ = self._validate_X(X, reset=False)
-            model = getattr(self, "_libsvm_order_model", self._model)
-            index = model.predict(X).astype(np.intp)
-        return self.classes_.take(index)
-
-    def _check_proba(self):
-        if not self.probability:
-            raise AttributeError("predict_proba is not available when probability=False")
-
-    @property
-    def predict_proba(self):
-        """Class probabilities (Platt scaling and pairwise coupling, as LIBSVM's -b 1),
-        columns in classes_ order; needs probability=True."""
-        self._check_proba()
-        return self._predict_proba
-
-    def _predict_proba(self, X):
-        check_is_fitted(self)
-        X, _ = self._validate_X(X, reset=False)
-        if hasattr(self, "_libsvm_order_model"):
-            return self._libsvm_order_model.predict_proba(X)[:, self._libsvm_order]
-        return self._model.predict_proba(X)
-
-    @property
-    def predict_log_proba(self):
-        """log of predict_proba; needs probability=True."""
-        self._check_proba()
-        return lambda X: np.log(self._predict_proba(X))
 
 
 def _widen(model, n_features):
@@ -430,29 +329,11 @@ def _widen(model, n_features):
     return model.replace(support_vectors=SV, n_features=n_features)
 
 
-def _check_targets(estimator, y):
-    """y as a 1-D array; a column vector is accepted with scikit-learn's warning."""
-    if y is None:
-        raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the "
-                         "target y is None")
-    y = np.asarray(y)
-    if y.ndim == 2 and y.shape[1] == 1:
-        if HAVE_SKLEARN:
-            from sklearn.exceptions import DataConversionWarning as category
-        else:
-            category = UserWarning
-        warnings.warn("A column-vector y was passed when a 1d array was expected. Please "
-                      "change the shape of y to (n_samples, ), for example using ravel().",
-                      category, stacklevel=3)
-        y = y.ravel()
-    return y
-
-
 class _BaseOther(_BaseSVM):
     """Regression and one-class: no classes, one binary problem."""
 
     def _fit_targets(self, X, y, sample_weight, **params):
-        sample_weight = v.check_sample_weight(sample_weight, X.shape[0])
+        sample_weight = effective_sample_weight(sample_weight, X.shape[0])
         model = self._fit_model(X, y, sample_weight, **params)
         self._set_fitted(model)
         return self
@@ -466,16 +347,19 @@ class _BaseRegressor(RegressorMixin, _BaseOther):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            For kernel="precomputed", the (n_samples, n_samples) Gram matrix; for a
+            callable kernel, anything the kernel reads.
         y : array-like of shape (n_samples,)
         sample_weight : array-like of shape (n_samples,), optional
+            Per-sample weights multiplying C; a sample of weight 0 or less is left out.
 
         Returns
         -------
         self
         """
-        y = _check_targets(self, y)
-        X, y = self._validate_X(X, y)
-        return self._fit_targets(X, y.astype(np.float64), sample_weight,
+        y = check_targets(self, y)
+        X, y = self._start_fit(X, y)
+        return self._fit_targets(X, np.asarray(y, dtype=np.float64), sample_weight,
                                  **self._formulation_params())
 
     def predict(self, X):
@@ -490,5 +374,3 @@ class _BaseRegressor(RegressorMixin, _BaseOther):
         ndarray of shape (n_samples,)
         """
         return self._decision(X)
-
-

@@ -112,6 +112,11 @@ def ovr_scores(decision_values, k):
     the votes of each class plus its summed confidence squashed into (-1/3, 1/3), so
     that ties in votes are broken by confidence without ever overturning a vote.
 
+    An exact zero votes for the pair's first class here (scikit-learn's rule: its
+    pairs vote for the second class only where the value is negative), where
+    `votes`, LIBSVM's prediction, gives it to the second: so the argmax of these
+    scores can differ from the predicted label on such ties, as in scikit-learn.
+
     Parameters
     ----------
     decision_values : ndarray of shape (n, k(k-1)/2)
@@ -122,11 +127,16 @@ def ovr_scores(decision_values, k):
     -------
     ndarray of shape (n, k)
     """
-    confidence = np.zeros((decision_values.shape[0], k))
+    n = decision_values.shape[0]
+    confidence = np.zeros((n, k))
+    counts = np.zeros((n, k))
     for p, (i, j) in enumerate(pairs(k)):
         confidence[:, i] += decision_values[:, p]
         confidence[:, j] -= decision_values[:, p]
-    return votes(decision_values, k) + confidence / (3 * (np.abs(confidence) + 1))
+        second = decision_values[:, p] < 0
+        counts[:, i] += ~second
+        counts[:, j] += second
+    return counts + confidence / (3 * (np.abs(confidence) + 1))
 
 
 def pairwise_matrix(pairwise_probabilities, k):

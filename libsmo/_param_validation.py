@@ -12,14 +12,15 @@ import numbers
 
 import numpy as np
 
+from libsmo._random import LibsvmRandom
 from libsmo.names import INT_MAX
 
 
 # ---------------------------------------------------------------------------- primitives
 
-def check_positive(value, name, *, integer=False, allow_zero=False):
-    """A finite number > 0 (>= 0 with allow_zero); ints only with integer=True, and
-    then at most 2**31 - 1.
+def check_positive(value, name, *, integer=False, allow_zero=False, allow_inf=False):
+    """A finite number > 0 (>= 0 with allow_zero; +inf too with allow_inf); ints only
+    with integer=True, and then at most 2**31 - 1.
 
     Returns
     -------
@@ -35,10 +36,12 @@ def check_positive(value, name, *, integer=False, allow_zero=False):
         # float() first: comparing a numpy float32 with 1e308 casts 1e308 to float32
         as_float = float(value)
     except OverflowError:  # an int beyond the doubles
-        as_float = float("inf")
-    if not math.isfinite(as_float) or value < 0 or (value == 0 and not allow_zero):
+        as_float = math.inf
+    finite = math.isfinite(as_float) or (allow_inf and as_float == math.inf)
+    if not finite or value < 0 or (value == 0 and not allow_zero):
         bound = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"{name} must be finite and {bound}, got {value!r}")
+        what = f"{bound} (inf allowed)" if allow_inf else f"finite and {bound}"
+        raise ValueError(f"{name} must be {what}, got {value!r}")
     if integer and value > INT_MAX:
         raise ValueError(f"{name} must be at most {INT_MAX}, got {value!r}")
     return int(value) if integer else as_float
@@ -81,15 +84,17 @@ class _Constraint:
         return f"{type(self).__name__}({fields})"
 
 class Positive(_Constraint):
-    """A finite number > 0 (>= 0 with allow_zero), an int with integer=True, at most
-    `maximum` when given."""
-    __slots__ = ("integer", "allow_zero", "maximum")
+    """A finite number > 0 (>= 0 with allow_zero; +inf too with allow_inf), an int with
+    integer=True, at most `maximum` when given."""
+    __slots__ = ("integer", "allow_zero", "maximum", "allow_inf")
 
-    def __init__(self, integer=False, allow_zero=False, maximum=None):
+    def __init__(self, integer=False, allow_zero=False, maximum=None, allow_inf=False):
         self.integer, self.allow_zero, self.maximum = integer, allow_zero, maximum
+        self.allow_inf = allow_inf
 
     def check(self, value, name):
-        value = check_positive(value, name, integer=self.integer, allow_zero=self.allow_zero)
+        value = check_positive(value, name, integer=self.integer, allow_zero=self.allow_zero,
+                               allow_inf=self.allow_inf)
         if self.maximum is not None and value > self.maximum:
             low = "[0" if self.allow_zero else "(0"
             raise ValueError(f"{name} must be in {low}, {self.maximum:g}], got {value!r}")
@@ -140,16 +145,16 @@ class IsCallable(_Constraint):
 
 
 class Seed(_Constraint):
-    """None, an int >= 0 or a numpy Generator; with legacy=True also a numpy
-    RandomState (scikit-learn's forms). Checked only: nothing is drawn here (see
-    `libsmo._validation.check_random_state`)."""
+    """None, an int >= 0, a numpy Generator or a `LibsvmRandom` (LIBSVM's own rand());
+    with legacy=True also a numpy RandomState (scikit-learn's forms). Checked only:
+    nothing is drawn here (see `libsmo._validation.check_random_state`)."""
     __slots__ = ("legacy",)
 
     def __init__(self, legacy=False):
         self.legacy = legacy
 
     def check(self, value, name):
-        if value is None or isinstance(value, np.random.Generator):
+        if value is None or isinstance(value, (np.random.Generator, LibsvmRandom)):
             return value
         if self.legacy and isinstance(value, np.random.RandomState):
             return value
@@ -157,8 +162,8 @@ class Seed(_Constraint):
             if value < 0:
                 raise ValueError(f"{name} must be >= 0, got {value!r}")
             return int(value)
-        forms = ("an int >= 0, a numpy Generator or RandomState" if self.legacy
-                 else "an int >= 0 or a numpy Generator")
+        forms = ("an int >= 0, a numpy Generator or RandomState, a LibsvmRandom"
+                 if self.legacy else "an int >= 0, a numpy Generator or a LibsvmRandom")
         raise TypeError(f"{name} must be None, {forms}; got {value!r}")
 
 

@@ -4,18 +4,25 @@ import inspect
 
 import numpy as np
 
+from libsmo.exceptions import sklearn_compatible_warning
+
 try:
     from sklearn.base import (BaseEstimator, ClassifierMixin, OutlierMixin, RegressorMixin,
                               TransformerMixin)
     from sklearn.exceptions import NotFittedError
+    from sklearn.utils._param_validation import InvalidParameterError
     from sklearn.utils.validation import check_is_fitted, validate_data
     HAVE_SKLEARN = True
+    sklearn_compatible_warning()   # libsmo's ConvergenceWarning under scikit-learn's
 except ImportError:  # pragma: no cover - exercised in a subprocess test
     HAVE_SKLEARN = False
     validate_data = None  # callers validate with libsmo._validation instead
 
     class NotFittedError(ValueError, AttributeError):
         """The estimator is used before fit."""
+
+    class InvalidParameterError(ValueError, TypeError):
+        """A constructor parameter of the wrong type or value (found at fit)."""
 
     class BaseEstimator:
         """get_params / set_params / repr as scikit-learn's, for use without it."""

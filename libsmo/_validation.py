@@ -13,6 +13,7 @@ import scipy.sparse as sp
 
 from libsmo._core.arrays import all_finite, csr_is_canonical, squared_norms
 from libsmo._param_validation import Seed
+from libsmo._random import LibsvmRandom
 
 
 def check_data(X, name="X", *, allow_empty=False):
@@ -229,7 +230,8 @@ def check_sample_weight(sample_weight, n_samples):
 def check_random_state(random_state, *, legacy=False):
     """A numpy Generator from None, an int >= 0 or a Generator (returned as is); with
     legacy=True (scikit-learn's estimators and transformers) also from a numpy
-    RandomState, which seeds the Generator with one draw.
+    RandomState, which seeds the Generator with one draw. A `LibsvmRandom` (LIBSVM's
+    own rand()) is returned as is.
 
     None draws fresh entropy: whatever depends on it changes from run to run. An int
     gives the same draws every run.
@@ -242,7 +244,7 @@ def check_random_state(random_state, *, legacy=False):
     random_state = Seed(legacy=legacy).check(random_state, "random_state")
     if random_state is None:
         return np.random.default_rng()
-    if isinstance(random_state, np.random.Generator):
+    if isinstance(random_state, (np.random.Generator, LibsvmRandom)):
         return random_state
     if isinstance(random_state, np.random.RandomState):
         return np.random.default_rng(random_state.randint(np.iinfo(np.int32).max))

@@ -4,9 +4,10 @@ order given), and the pairs' coefficients laid out as LIBSVM's svm_model holds t
 
 With probability=True each pair also gets Platt's sigmoid (probA, probB), fitted to the
 decision values of a 5-fold cross-validation of that pair's problem, each fold trained
-by the same `train_pair` (LIBSVM's svm_binary_svc_probability). The folds come from
-numpy Generators: one per pair, drawn in order from the fit's, so the probabilities do
-not depend on how many pairs run at once.
+by the same `train_pair` (LIBSVM's svm_binary_svc_probability). The folds come from one
+random source per pair (`probability.pair_generators`: numpy Generators drawn in order
+from the fit's, or LIBSVM's own rand() sequence), so the probabilities do not depend on
+how many pairs run at once.
 """
 import dataclasses
 import logging
@@ -62,6 +63,8 @@ def pair_probability(executor, params, rows_a, rows_b, factors, weights, rng):
         sub_rows, fit = train_pair(executor, params, train_rows[positive[train]],
                                    train_rows[~positive[train]], factors, weights)
         sv = fit.coef != 0
+        if executor.solver.verbose:   # each fold is a whole svm_train in LIBSVM
+            logger.info("Total nSV = %d", int(np.count_nonzero(sv)))
         return executor.decision_values(rows[test], sub_rows[sv], fit.coef[sv], fit.rho)
 
     return prob.binary_svc_probability(positive, fit_decision, rng)
@@ -123,8 +126,8 @@ def fit_classification(executor, data, params, rng=None):
     if params.svm_type == "nu_svc":
         _check_nu_feasible(classes, members, data.weights, params.nu)
     pairs = ovo.pairs(k)
-    pair_rngs = ([None] * len(pairs) if rng is None else
-                 [np.random.default_rng(s) for s in rng.integers(2**63, size=len(pairs))])
+    pair_rngs = ([None] * len(pairs) if rng is None else prob.pair_generators(
+        rng, [len(members[a]) + len(members[b]) for a, b in pairs]))
 
     def fit(p, pair_executor):
         a, b = pairs[p]

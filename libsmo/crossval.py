@@ -4,9 +4,13 @@ Classification folds are stratified as LIBSVM's: each class's examples are shuff
 spread over the folds in near-equal runs, so that every fold keeps the class proportions
 to within one example per class. Regression and one-class folds are a shuffled
 permutation cut into near-equal runs. Each fold trains `libsmo.train` on the other folds
-and predicts its own rows. The folds come from numpy's default_rng(random_state), not
-C's rand(), so they are not LIBSVM's folds: the figures agree with LIBSVM's in
-distribution, not digit for digit.
+and predicts its own rows.
+
+The folds are drawn from `random_state`: numpy's default_rng(random_state) for None or an
+int (the figures then agree with LIBSVM's in distribution), or, with
+`libsmo.LibsvmRandom(seed)`, from C's rand() as svm-train draws them: LIBSVM's own folds,
+and with the solver's same steps LIBSVM's figures digit for digit (svm-train's are those
+of seed 1, which libsmo-train uses by default).
 """
 import numbers
 import warnings
@@ -41,9 +45,11 @@ def cross_validation(X, y, n_folds, random_state=None, **params):
         is given: the predictions are +1 / -1).
     n_folds : int >= 2
         More folds than examples means leave-one-out (with a warning, as LIBSVM).
-    random_state : None, int >= 0 or numpy Generator
-        Seed of the folds (and of the probability folds inside each training when
-        probability=True). An int gives the same result every run.
+    random_state : None, int >= 0, numpy Generator or LibsvmRandom
+        Source of the folds (and of the probability folds inside each training when
+        probability=True), drawn in LIBSVM's order: the folds first, then each fold's
+        training. An int gives the same result every run; ``LibsvmRandom(1)`` gives
+        svm-train's folds; None fresh folds each run.
     **params
         Any parameter of `train` (svm_type, kernel, C, nu, epsilon, gamma, ...).
         sample_weight, if given, is split with the rows. With probability=True a
@@ -62,6 +68,37 @@ def cross_validation(X, y, n_folds, random_state=None, **params):
     """
     sample_weight = params.pop("sample_weight", None)
     train_params = TrainParams.from_kwargs(**params)
+    X, y, sample_weight = check_problem(X, y, sample_weight, train_params)
+    n = X.shape[0]
+    if (not isinstance(n_folds, numbers.Integral) or isinstance(n_folds, (bool, np.bool_))
+            or n_folds < 2):
+        raise ValueError(f"n_folds must be an integer >= 2, got {n_folds!r}")
+    n_folds = int(n_folds)
+    if n_folds > n:
+        warnings.warn(f"n_folds ({n_folds}) > number of examples ({n}): using "
+                      f"n_folds = {n} instead (leave-one-out cross-validation)",
+                      UserWarning, stacklevel=2)
+        n_folds = n
+    rng = v.check_random_state(random_state)
+    folds = libsvm_folds(y, n, n_folds, train_params.svm_type, rng)
+    if train_params.probability:
+        # the probability folds inside each training draw from the same source, after
+        # the folds, as svm-train's rand() does
+        train_params = train_params.replace(random_state=rng)
+    predictions = fold_predictions(X, y, folds, train_params, sample_weight)
+    result = {"predictions": predictions, "folds": folds}
+    result.update(figures(y, predictions, train_params.svm_type))
+    return result
+
+
+def check_problem(X, y, sample_weight, train_params):
+    """X, y and sample weights checked for cross-validation with `train_params`
+    (a precomputed kernel's X is the n x n Gram matrix).
+
+    Returns
+    -------
+    X, y, sample_weight
+    """
     svm_type = train_params.svm_type
     precomputed = train_params.kernel.kernel == "precomputed"
     X = v.check_precomputed(X, "X") if precomputed else v.check_data(X, "X")
@@ -76,33 +113,66 @@ def cross_validation(X, y, n_folds, random_state=None, **params):
                 raise TypeError(f"y must hold real targets for {svm_type}, got dtype "
                                 f"{y.dtype}")
             y = y.astype(np.float64)
-    if (not isinstance(n_folds, numbers.Integral) or isinstance(n_folds, (bool, np.bool_))
-            or n_folds < 2):
-        raise ValueError(f"n_folds must be an integer >= 2, got {n_folds!r}")
-    n_folds = int(n_folds)
-    if n_folds > n:
-        warnings.warn(f"n_folds ({n_folds}) > number of examples ({n}): using "
-                      f"n_folds = {n} instead (leave-one-out cross-validation)",
-                      UserWarning, stacklevel=2)
-        n_folds = n
-    rng = v.check_random_state(random_state)
-    sample_weight = v.check_sample_weight(sample_weight, n)
+    return X, y, v.check_sample_weight(sample_weight, n)
 
+
+def libsvm_folds(y, n, n_folds, svm_type, rng):
+    """The test rows of each fold, as LIBSVM's svm_cross_validation draws them:
+    stratified for classification (never for leave-one-out), else a shuffle cut into
+    runs.
+
+    Parameters
+    ----------
+    y : ndarray or None
+    n, n_folds : int
+        n_folds <= n.
+    svm_type : str
+    rng : numpy Generator or LibsvmRandom
+
+    Returns
+    -------
+    list of ndarray
+    """
     if svm_type in CLASSIFICATION_TYPES and n_folds < n:
-        # stratified folds, as LIBSVM's (which never stratifies leave-one-out)
-        folds = prob.stratified_folds(group_classes(y)[1], n_folds, rng)
-    else:
-        folds = prob.random_folds(n, n_folds, rng)
+        return prob.stratified_folds(group_classes(y)[1], n_folds, rng)
+    return prob.random_folds(n, n_folds, rng)
 
-    if svm_type in CLASSIFICATION_TYPES:
-        predictions = np.empty(n, dtype=y.dtype)
-    else:
-        predictions = np.empty(n)
-    use_probability = train_params.probability
-    if use_probability:
-        # the probability folds inside each training draw from the same generator
-        train_params = train_params.replace(random_state=rng)
-    for train_rows, test_rows in prob.out_of_fold(folds, n):
+
+def fold_blocks(X, folds, precomputed):
+    """Each fold's training rows and test rows of X: (X_train, X_test) per fold, for
+    callers that cross-validate the same data many times (a grid search); a
+    precomputed kernel's test block holds the training columns only."""
+    return [(_subset(X, train, train, precomputed), _subset(X, test, train, precomputed))
+            for train, test in prob.out_of_fold(folds, X.shape[0])]
+
+
+def fold_predictions(X, y, folds, train_params, sample_weight=None, blocks=None):
+    """The out-of-fold prediction of every example: each fold trained on the others
+    (in LIBSVM's order: the folds before it, then the folds after it).
+
+    Parameters
+    ----------
+    X, y, sample_weight
+        As `check_problem` returns them; for a precomputed kernel X is the Gram
+        matrix of all the examples (each fold reads its block).
+    folds : list of ndarray
+    train_params : TrainParams
+    blocks : list of (X_train, X_test), optional
+        `fold_blocks(X, folds, ...)`, made once for many calls.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        Labels (with probability=True, the class of highest probability, as LIBSVM),
+        +1 / -1 for one-class, values for regression.
+    """
+    svm_type = train_params.svm_type
+    precomputed = train_params.kernel.kernel == "precomputed"
+    n = X.shape[0]
+    predictions = (np.empty(n, dtype=y.dtype) if svm_type in CLASSIFICATION_TYPES
+                   else np.empty(n))
+    use_probability = train_params.probability and svm_type in CLASSIFICATION_TYPES
+    for k, (train_rows, test_rows) in enumerate(prob.out_of_fold(folds, n)):
         if len(test_rows) == 0:
             continue
         y_train = None if y is None else y[train_rows]
@@ -110,23 +180,29 @@ def cross_validation(X, y, n_folds, random_state=None, **params):
             # LIBSVM's one-class-of-data model predicts that class everywhere
             predictions[test_rows] = y_train[0]
             continue
-        model = fit(_subset(X, train_rows, train_rows, precomputed), y_train, train_params,
+        X_train, X_test = (blocks[k] if blocks is not None else
+                           (_subset(X, train_rows, train_rows, precomputed),
+                            _subset(X, test_rows, train_rows, precomputed)))
+        model = fit(X_train, y_train, train_params,
                     sample_weight=None if sample_weight is None
                     else sample_weight[train_rows])
-        X_test = _subset(X, test_rows, train_rows, precomputed)
-        if use_probability and svm_type in CLASSIFICATION_TYPES:
+        if use_probability:
             predictions[test_rows] = model.classes[np.argmax(model.predict_proba(X_test),
                                                              axis=1)]
         else:
             predictions[test_rows] = model.predict(X_test)
+    return predictions
 
-    result = {"predictions": predictions, "folds": folds}
+
+def figures(y, predictions, svm_type):
+    """svm-train -v's figures: {"mse", "squared_correlation"} for regression,
+    {"accuracy"} (a percentage) otherwise; {} without labels."""
     if svm_type in REGRESSION_TYPES:
-        result["mse"] = float(np.mean((predictions - y) ** 2))
-        result["squared_correlation"] = squared_correlation(y, predictions)
-    elif y is not None:
-        result["accuracy"] = float(100.0 * np.mean(predictions == y))
-    return result
+        return {"mse": float(np.mean((predictions - y) ** 2)),
+                "squared_correlation": squared_correlation(y, predictions)}
+    if y is None:
+        return {}
+    return {"accuracy": float(100.0 * np.mean(predictions == y))}
 
 
 def squared_correlation(y, predictions):

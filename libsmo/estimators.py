@@ -3,15 +3,19 @@
 They train with `libsmo.train` and keep the LIBSVM-format `Model` (`to_model()`), while
 their parameters and fitted attributes follow scikit-learn's `sklearn.svm` classes:
 classes sorted, `intercept_ = -rho`, and for two classes the sign flipped so that a
-positive decision value means `classes_[1]`. With scikit-learn installed they are real
-scikit-learn estimators (clone, Pipeline, GridSearchCV, pickle); libsmo itself imports
-without it. One difference: `dual_coef_` is always a dense array (scikit-learn makes it
-sparse after a sparse fit). What they share is `libsmo._estimator_base`.
+positive decision value means `classes_[1]`; after a sparse fit `support_vectors_`,
+`dual_coef_` and the linear `coef_` are CSR; `kernel` may be a callable k(X, Y)
+returning the Gram matrix; a sample weight of zero or less leaves its sample out; C may
+be inf. Their parameters are declared in `_parameter_constraints` and checked at fit.
+With scikit-learn installed they are real scikit-learn estimators (clone, Pipeline,
+GridSearchCV, pickle); libsmo itself imports without it. What they share is
+`libsmo._estimator_base` and `libsmo._estimator_classifier`.
 """
 import numpy as np
 
-from libsmo._estimator_base import (_BaseClassifier, _BaseOther, _BaseRegressor,
-                                    _probability_params)
+from libsmo import _estimator_params as p
+from libsmo._estimator_base import _BaseOther, _BaseRegressor
+from libsmo._estimator_classifier import _BaseClassifier, probability_params
 from libsmo._sklearn_compat import HAVE_SKLEARN, OutlierMixin  # noqa: F401 (whether
 # the estimators are scikit-learn's own subclasses)
 
@@ -21,8 +25,9 @@ __all__ = ["NuSVC", "NuSVR", "OneClassSVM", "SVC", "SVR"]
 class SVC(_BaseClassifier):
     """C-support vector classification (LIBSVM's C-SVC), scikit-learn's SVC interface.
 
-    Parameters are scikit-learn's: C, kernel, degree, gamma ("scale", "auto" or float),
-    coef0, shrinking, probability, tol, cache_size (MB), class_weight (dict or
+    Parameters are scikit-learn's: C (> 0, or inf for a hard margin), kernel (a name
+    or a callable k(X, Y) returning the Gram matrix), degree, gamma ("scale", "auto" or
+    float), coef0, shrinking, probability, tol, cache_size (MB), class_weight (dict or
     "balanced"), verbose, max_iter (-1: LIBSVM's cap), decision_function_shape ("ovr"
     or "ovo"), break_ties, random_state (for the probability folds). One more:
     linear_solver ("auto", "primal" or "kernel", see `libsmo.train`): with
@@ -33,6 +38,7 @@ class SVC(_BaseClassifier):
     """
 
     _svm_type = "c_svc"
+    _parameter_constraints = {**p.C, **p.COMMON, **p.CLASSIFIER, **p.LINEAR_SOLVER}
 
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
                  shrinking=True, probability=False, tol=1e-3, cache_size=200,
@@ -58,7 +64,7 @@ class SVC(_BaseClassifier):
 
     def _formulation_params(self):
         params = dict(C=self.C, linear_solver=self.linear_solver)
-        params.update(_probability_params(self))
+        params.update(probability_params(self))
         return params
 
 
@@ -67,6 +73,7 @@ class NuSVC(_BaseClassifier):
     interface; nu in (0, 1] bounds the fraction of margin errors and support vectors."""
 
     _svm_type = "nu_svc"
+    _parameter_constraints = {**p.NU, **p.COMMON, **p.CLASSIFIER}
 
     def __init__(self, *, nu=0.5, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
                  shrinking=True, probability=False, tol=1e-3, cache_size=200,
@@ -90,7 +97,7 @@ class NuSVC(_BaseClassifier):
 
     def _formulation_params(self):
         params = dict(nu=self.nu)
-        params.update(_probability_params(self))
+        params.update(probability_params(self))
         return params
 
 
@@ -100,6 +107,7 @@ class SVR(_BaseRegressor):
     verbose, max_iter."""
 
     _svm_type = "epsilon_svr"
+    _parameter_constraints = {**p.COMMON, **p.C, **p.EPSILON}
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3,
                  C=1.0, epsilon=0.1, shrinking=True, cache_size=200, verbose=False,
@@ -124,6 +132,7 @@ class NuSVR(_BaseRegressor):
     """nu-support vector regression (LIBSVM's nu-SVR), scikit-learn's NuSVR interface."""
 
     _svm_type = "nu_svr"
+    _parameter_constraints = {**p.NU, **p.C, **p.COMMON}
 
     def __init__(self, *, nu=0.5, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
                  shrinking=True, tol=1e-3, cache_size=200, verbose=False, max_iter=-1):
@@ -149,6 +158,7 @@ class OneClassSVM(OutlierMixin, _BaseOther):
     as for `SVC`."""
 
     _svm_type = "one_class"
+    _parameter_constraints = {**p.COMMON, **p.NU, **p.LINEAR_SOLVER}
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3,
                  nu=0.5, shrinking=True, cache_size=200, verbose=False, max_iter=-1,
@@ -181,12 +191,12 @@ class OneClassSVM(OutlierMixin, _BaseOther):
         -------
         self
         """
-        X, _ = self._validate_X(X)
+        X, _ = self._start_fit(X, None)
         return self._fit_targets(X, None, sample_weight, **self._formulation_params())
 
     def _finish_fitted(self, model):
         super()._finish_fitted(model)
-        self.offset_ = -self._intercept_
+        self.offset_ = -self.intercept_
 
     def decision_function(self, X):
         """Signed distance to the separating surface: positive for inliers."""

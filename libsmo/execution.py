@@ -29,7 +29,7 @@ from libsmo._core.kernel import Kernel
 from libsmo._core.qmatrix import QMatrix, SVRQMatrix
 from libsmo._core.solvers import solve, solve_linear
 from libsmo._prediction import for_each_kernel_block
-from libsmo.exceptions import ConvergenceWarning
+from libsmo.exceptions import sklearn_compatible_warning
 from libsmo.problem import take_rows
 
 logger = logging.getLogger("libsmo")
@@ -140,7 +140,7 @@ class Executor:
         if solution.status != "optimal":
             warnings.warn(f"libsmo: training stopped before the optimum "
                           f"({solution.status} after {solution.n_iter} steps)",
-                          ConvergenceWarning, stacklevel=5)
+                          sklearn_compatible_warning(), stacklevel=5)
         return solution
 
     def _overflow(self):

@@ -142,7 +142,12 @@ def solve_epsilon_svr(executor, rows, targets, C, weights, epsilon):
     """
     problem = _regression_problem(rows, C, weights,
                                   np.concatenate([epsilon - targets, epsilon + targets]))
-    return _regression_fit(executor, executor.solve(problem), len(rows), C, weights)
+    solution = executor.solve(problem)
+    if executor.solver.verbose:
+        n = len(rows)
+        alpha = solution.alpha
+        logger.info("nu = %f", np.abs(alpha[:n] - alpha[n:]).sum() / (C * n))
+    return _regression_fit(executor, solution, len(rows), C, weights)
 
 
 def solve_nu_svr(executor, rows, targets, C, weights, nu):
@@ -183,10 +188,8 @@ def fit_regression(executor, data, params, rng=None):
     Laplace scale of the 5-fold cross-validated residuals (probA[0])."""
     kept = data.kept
     z, weights = data.y[kept], data.weights[kept]
-    fit = _solve_regression(executor, kept, z, weights, params)
-    sv_rows = np.flatnonzero(fit.coef != 0)
     probA = None
-    if rng is not None:
+    if rng is not None:   # before the model's own training, as LIBSVM's svm_train
         def fit_predict(train, test):
             sub = _solve_regression(executor, kept[train], z[train], weights[train], params)
             sv = np.flatnonzero(sub.coef != 0)
@@ -198,6 +201,8 @@ def fit_regression(executor, data, params, rng=None):
             logger.info("Prob. model for test data: target value = predicted value + z,\n"
                         "z: Laplace distribution e^(-|z|/sigma)/(2sigma),sigma= %g",
                         probA[0])
+    fit = _solve_regression(executor, kept, z, weights, params)
+    sv_rows = np.flatnonzero(fit.coef != 0)
     return _single_result(kept, fit, sv_rows, probA=probA)
 
 

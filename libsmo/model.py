@@ -17,6 +17,13 @@ from libsmo._validation import check_data, check_norms, check_precomputed
 from libsmo.names import CLASSIFICATION_TYPES
 
 
+# A linear model predicts from its primal weights only when that saves work: below this
+# many support vectors per pair, the kernel expansion costs little and keeps LIBSVM's
+# arithmetic (sum_i coef_i x_i'x - rho), whose exact zeros the weights' rounding can
+# turn into +-2e-16 (a one-class model then predicts +1 where LIBSVM predicts -1).
+PRIMAL_MIN_SV_PER_PAIR = 16
+
+
 def _finite_decisions(values):
     """values, unless some are inf or NaN: a model whose numbers (read from a file,
     say) are too large for double precision is refused rather than trusted."""
@@ -282,7 +289,8 @@ class Model:
         X, norms = self._check_rows(X)
         k = self.n_classes
         n_pairs = ovo.n_pairs(k) if self.svm_type in CLASSIFICATION_TYPES else 1
-        if self.kernel == "linear" and n_pairs * self.n_features * 8 <= DENSE_SV_BYTES:
+        if (self.kernel == "linear" and n_pairs * self.n_features * 8 <= DENSE_SV_BYTES
+                and self.n_sv > PRIMAL_MIN_SV_PER_PAIR * n_pairs):
             # one product with the primal weights instead of one per support vector
             out = np.asarray(X @ self.linear_weights().T) - self.rho
             return _finite_decisions(out[:, 0] if n_pairs == 1 else out)

@@ -46,7 +46,7 @@ SOLVER_CONSTRAINTS = {
 
 FORMULATION_CONSTRAINTS = {
     "svm_type": pv.OneOf(SVM_TYPES),
-    "C": pv.Positive(),
+    "C": pv.Positive(allow_inf=True),   # C = inf: a hard margin, as LIBSVM allows
     "nu": pv.Positive(maximum=1.0),
     "epsilon": pv.Positive(allow_zero=True),
     "class_weight": pv.ClassWeights(),
@@ -165,7 +165,7 @@ class TrainParams:
     Attributes
     ----------
     svm_type : {"c_svc", "nu_svc", "one_class", "epsilon_svr", "nu_svr"}
-    C : float > 0
+    C : float > 0, or inf (a hard margin)
     nu : float in (0, 1]
     epsilon : float >= 0
     class_weight : dict label -> weight, or None

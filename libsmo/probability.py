@@ -12,7 +12,8 @@
 - The Laplace scale of SVR residuals (LIBSVM's svm_svr_probability) and the density marks
   of one-class SVM (LIBSVM 3.30+, Que and Lin's binning).
 - The fold assignments of LIBSVM's internal and user-level cross-validation, drawn from a
-  numpy Generator instead of C's rand().
+  numpy Generator, or from C's rand() as LIBSVM draws them (`LibsvmRandom`: the same
+  shuffles, so the same folds as svm-train).
 
 This module knows nothing of training: the callers in `libsmo.classification`,
 `libsmo.formulations` and `libsmo.crossval` pass in decision values, or a function that trains on some rows and
@@ -23,6 +24,7 @@ import warnings
 import numpy as np
 
 from libsmo._one_vs_one import pairwise_matrix
+from libsmo._random import LibsvmRandom
 
 #: LIBSVM clips every pairwise probability to [MIN_PROB, 1 - MIN_PROB].
 MIN_PROB = 1e-7
@@ -58,6 +60,29 @@ def stratified_folds(class_index, n_folds, rng):
         for i in range(n_folds):
             parts[i].append(members[i * count // n_folds:(i + 1) * count // n_folds])
     return [np.concatenate(p) if p else np.zeros(0, dtype=np.intp) for p in parts]
+
+
+def pair_generators(rng, pair_sizes):
+    """One random source per one-vs-one pair, for the pairs' probability folds, so that
+    the pairs draw the same folds whether they are trained one by one or at once.
+
+    With a `LibsvmRandom`, pair p continues LIBSVM's one sequence where pair p-1's
+    shuffle (one draw per example of the pair) ends, as svm_train draws them; with a
+    numpy Generator, each pair gets its own Generator seeded from it.
+
+    Parameters
+    ----------
+    rng : numpy Generator or LibsvmRandom
+    pair_sizes : sequence of int
+        The number of examples of each pair's problem, in LIBSVM's pair order.
+
+    Returns
+    -------
+    list
+    """
+    if isinstance(rng, LibsvmRandom):
+        return rng.split(pair_sizes)
+    return [np.random.default_rng(s) for s in rng.integers(2**63, size=len(pair_sizes))]
 
 
 def out_of_fold(folds, n):
@@ -251,7 +276,7 @@ def binary_svc_probability(positive, fit_decision, rng, n_folds=INTERNAL_FOLDS):
     positive : ndarray of bool, shape (n,)
         Membership of the pair's first class.
     fit_decision : callable (train_rows, test_rows) -> ndarray
-    rng : numpy Generator
+    rng : numpy Generator or LibsvmRandom
 
     Returns
     -------

@@ -254,10 +254,10 @@ def test_three_classes_infeasible_nu_names_the_classes(data):
 # ---------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("param, value, exc, message", [
-    ("C", 0, ValueError, r"^C must be finite and > 0, got 0$"),
-    ("C", -1.5, ValueError, r"^C must be finite and > 0, got -1\.5$"),
-    ("C", float("nan"), ValueError, r"^C must be finite and > 0, got nan$"),
-    ("C", float("inf"), ValueError, r"^C must be finite and > 0, got inf$"),
+    ("C", 0, ValueError, r"^C must be > 0 \(inf allowed\), got 0$"),
+    ("C", -1.5, ValueError, r"^C must be > 0 \(inf allowed\), got -1\.5$"),
+    ("C", float("nan"), ValueError, r"^C must be > 0 \(inf allowed\), got nan$"),
+    ("C", float("-inf"), ValueError, r"^C must be > 0 \(inf allowed\), got -inf$"),
     ("C", "1", TypeError, r"^C must be a number, got '1' \(str\)$"),
     ("C", None, TypeError, r"^C must be a number, got None"),
     ("gamma", -0.5, ValueError, r"^gamma must be finite and >= 0, got -0\.5$"),

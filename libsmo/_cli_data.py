@@ -1,0 +1,119 @@
+"""The data files of libsmo-train and libsmo-predict, read with LIBSVM's messages.
+
+"can't open input file NAME" when the file cannot be opened, "Wrong input format at line
+N" (libsmo's detail after it) when a line is malformed, and for a precomputed kernel
+svm-train's checks of the serial numbers in column 0. A precomputed kernel's matrix is
+made dense only over the columns the serial numbers use, so that a stray index in a file
+cannot decide the size of an allocation.
+"""
+import re
+from dataclasses import dataclass
+
+from libsmo._cli_common import CommandError
+
+# the reader's messages name the file and the line: "NAME, line N: reason"
+_PARSE_ERROR = re.compile(r"^(?P<name>.*), line (?P<line>\d+): (?P<reason>.*)$", re.S)
+
+INPUT_ERRORS = ("can't open input file", "Wrong input format at line")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A data file as the commands use it.
+
+    Attributes
+    ----------
+    X : ndarray or csr_matrix
+        The features; for a precomputed kernel the dense matrix of kernel values, row i
+        against the examples of serial numbers 1..n_columns (column j: serial j + 1).
+    y : ndarray of float64
+    serials : ndarray of int or None
+        For a precomputed training file, each row's serial number (column 0).
+    """
+    X: object
+    y: object
+    serials: object = None
+
+
+def check_input_file(path):
+    """svm-train's and svm-predict's first check: "can't open input file NAME"."""
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError:
+        raise CommandError(f"can't open input file {path}") from None
+
+
+def _load(path, zero_based):
+    """(X, y) from a LIBSVM data file: CSR, zero-based for a precomputed kernel (column
+    0 holds the serial numbers), else one-based as LIBSVM's features ("auto": unless
+    the file uses index 0)."""
+    from libsmo.io import load_svmlight_file
+    check_input_file(path)
+    try:
+        return load_svmlight_file(path, zero_based=zero_based)
+    except ValueError as exc:
+        match = _PARSE_ERROR.match(str(exc))
+        if match:
+            raise CommandError(f"Wrong input format at line {match['line']} "
+                               f"({match['reason']})") from None
+        raise CommandError(f"Wrong input format ({exc})") from None
+    except OSError as exc:
+        raise CommandError(f"can't open input file {path} ({exc.strerror or exc})") from None
+
+
+def read_problem(path, kernel):
+    """A training file: features one-based as LIBSVM's, or a precomputed kernel's
+    square matrix built as svm-train reads it (K(i, j) = row i's value at column
+    serial(j)).
+
+    Returns
+    -------
+    Problem
+
+    Raises
+    ------
+    CommandError
+        svm-train's message for a file it refuses.
+    """
+    import numpy as np
+    if kernel != "precomputed":
+        return Problem(*_load(path, "auto"))
+    X, y = _load(path, True)
+    n = X.shape[0]
+    first = X.indptr[:-1]
+    nonempty = X.indptr[1:] > first
+    has_serial = np.zeros(n, dtype=bool)
+    has_serial[nonempty] = X.indices[first[nonempty]] == 0
+    if not has_serial.all():
+        raise CommandError("Wrong input format: first column must be 0:sample_serial_number"
+                           f" (example {int(np.argmin(has_serial)) + 1})")
+    serials = X.data[first].astype(np.int64)
+    out_of_range = (serials <= 0) | (serials > n)
+    if out_of_range.any():
+        bad = int(np.argmax(out_of_range))
+        raise CommandError("Wrong input format: sample_serial_number out of range "
+                           f"(example {bad + 1} has {X.data[first[bad]]:g}; there are "
+                           f"{n} examples)")
+    gram = X[:, serials].toarray()   # n x n: what a precomputed kernel is
+    return Problem(np.ascontiguousarray(gram), y, serials)
+
+
+def read_test_rows(path, kernel, n_columns):
+    """A file to predict: features one-based as LIBSVM's, or a precomputed kernel's
+    values against the training serial numbers 1..n_columns (the others are not read).
+
+    Returns
+    -------
+    Problem
+    """
+    import numpy as np
+    if kernel != "precomputed":
+        return Problem(*_load(path, "auto"))
+    X, y = _load(path, True)
+    if X.shape[1] - 1 < n_columns:
+        raise CommandError(f"Wrong input format: the model's support vectors need kernel "
+                           f"values for serial numbers up to {n_columns}; this file has "
+                           f"them up to {max(X.shape[1] - 1, 0)}")
+    return Problem(np.ascontiguousarray(X[:, 1:n_columns + 1].toarray()), y)
+

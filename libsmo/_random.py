@@ -1,0 +1,121 @@
+"""LIBSVM's random numbers: C's rand() as the GNU C library computes it.
+
+svm-train draws every random number it uses from rand(): the shuffles behind
+cross-validation folds (`-v n`, stratified for classification) and behind the internal
+5-fold cross-validation of the probability models (`-b 1`: one shuffle of each pair's
+examples for Platt's sigmoid, one of the data for the SVR scale). It never calls
+srand(), so on Linux (glibc) every run starts from srand(1) and prints the same figures.
+`LibsvmRandom` reproduces that sequence exactly, so that libsmo's folds can be LIBSVM's
+own: with the same solver steps, `libsmo-train -v 5` prints svm-train's accuracy digit
+for digit, and a grid search picks svm-grid's cell.
+
+glibc's rand() (the TYPE_3 additive feedback generator) keeps 34 words: r[0] = seed,
+r[i] = 16807 r[i-1] mod (2^31 - 1) for i < 31, r[31..33] = r[0..2], then
+r[k] = r[k-31] + r[k-3] (mod 2^32); the k-th output (k >= 344) is r[k] >> 1.
+"""
+import numpy as np
+
+_MASK = 0xFFFFFFFF
+
+
+class LibsvmRandom:
+    """C's rand() after srand(seed), as glibc computes it: the random numbers of
+    LIBSVM's svm-train on Linux, for LIBSVM's own cross-validation and probability
+    folds.
+
+    Pass it as ``random_state`` to `libsmo.train`, `libsmo.cross_validation` (or use
+    `libsmo-train --seed`): folds are then drawn as svm-train draws them, shuffles by
+    ``j = i + rand() % (n - i)``. It is stateful, like a numpy Generator: each use
+    continues the sequence, as one svm-train run does.
+
+    Parameters
+    ----------
+    seed : int, default 1
+        srand()'s seed (0 is taken as 1, as glibc does). svm-train's sequence is
+        seed 1.
+    """
+
+    __slots__ = ("_words", "seed")
+
+    def __init__(self, seed=1):
+        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+            raise TypeError(f"seed must be an int, got {seed!r}")
+        if not 0 <= seed <= _MASK:
+            raise ValueError(f"seed must be in [0, 2**32 - 1], got {seed}")
+        self.seed = int(seed)
+        word = self.seed or 1
+        words = [word]
+        signed = word - (1 << 32) if word >= 1 << 31 else word
+        for _ in range(1, 31):
+            # glibc's 16807 * word mod (2^31 - 1) in 32-bit signed arithmetic (Schrage)
+            high = abs(signed) // 127773 * (1 if signed >= 0 else -1)  # C's truncation
+            low = signed - high * 127773
+            signed = 16807 * low - 2836 * high
+            if signed < 0:
+                signed += 2147483647
+            words.append(signed & _MASK)
+        words += words[:3]
+        self._words = words
+        self.skip(310)                           # glibc discards the first 310 outputs
+
+    def rand(self):
+        """The next value of C's rand(): an int in [0, 2**31 - 1]."""
+        words = self._words
+        value = (words[-31] + words[-3]) & _MASK
+        words.append(value)
+        del words[0]
+        return value >> 1
+
+    def skip(self, count):
+        """Advance the sequence by `count` draws."""
+        words = self._words
+        for _ in range(int(count)):
+            words.append((words[-31] + words[-3]) & _MASK)
+            del words[0]
+
+    def permutation(self, n):
+        """0..n-1 shuffled as LIBSVM shuffles its folds: for i = 0..n-1,
+        j = i + rand() % (n - i) and swap(perm[i], perm[j]) (n draws).
+
+        Parameters
+        ----------
+        n : int
+
+        Returns
+        -------
+        ndarray of int64
+        """
+        perm = list(range(int(n)))
+        rand = self.rand
+        for i in range(len(perm)):
+            j = i + rand() % (len(perm) - i)
+            perm[i], perm[j] = perm[j], perm[i]
+        return np.array(perm, dtype=np.int64)
+
+    def copy(self):
+        """An independent sequence at the same point (this one does not move)."""
+        twin = LibsvmRandom.__new__(LibsvmRandom)
+        twin.seed = self.seed
+        twin._words = list(self._words)
+        return twin
+
+    def split(self, counts):
+        """One sequence per consecutive part of this one: part k starts where parts
+        0..k-1, of counts[0..k-1] draws, end; this sequence moves past them all.
+
+        LIBSVM draws the probability folds of its one-vs-one pairs one pair after the
+        other from one sequence; split lets the pairs run in any order (or at once)
+        and still draw what LIBSVM draws.
+
+        Returns
+        -------
+        list of LibsvmRandom
+        """
+        parts = []
+        for count in counts:
+            parts.append(self.copy())
+            self.skip(count)
+        return parts
+
+    def __repr__(self):
+        return f"LibsvmRandom(seed={self.seed})"

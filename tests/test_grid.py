@@ -1,0 +1,210 @@
+"""libsmo-grid and libsmo.grid against LIBSVM's grid.py (Debian's svm-grid driving
+svm-train): the same job order, lines, result file and best cell, in one process."""
+import importlib.machinery
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import libsmo
+from conftest import UNDER_CI, data_file, load_dataset
+from libsmo import grid
+from test_cli import run
+
+
+def svm_grid_path():
+    path = shutil.which("svm-grid")
+    if path is None or shutil.which("svm-train") is None:
+        reason = "Debian's libsvm-tools (svm-grid, svm-train) is not installed"
+        if UNDER_CI:
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return path
+
+
+def svm_grid_module():
+    """LIBSVM's grid.py itself, loaded as a module (it is a Python script)."""
+    loader = importlib.machinery.SourceFileLoader("libsvm_grid", svm_grid_path())
+    spec = importlib.util.spec_from_loader("libsvm_grid", loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("c_range,g_range", [
+    ((-5, 15, 2), (3, -15, -2)), ((-1.0, 3.0, 1.0), None), (None, (0.0, -4.0, -0.5)),
+    ((2.0, 2.0, 1.0), (-3.0, -1.0, 1.0)),
+])
+def test_job_order_is_grid_pys(tmp_path, c_range, g_range):
+    libsvm = svm_grid_module()
+
+    class Options:   # what calculate_jobs reads of grid.py's GridOption
+        c_begin, c_end, c_step = c_range or (0, 0, 1)
+        g_begin, g_end, g_step = g_range or (0, 0, 1)
+        grid_with_c, grid_with_g = c_range is not None, g_range is not None
+        resume_pathname = None
+
+    jobs, _ = libsvm.calculate_jobs(Options)
+    theirs = [cell for line in jobs for cell in line]
+    ours = grid.job_order(None if c_range is None else grid.log2_range(*c_range),
+                          None if g_range is None else grid.log2_range(*g_range))
+    assert ours == theirs
+
+
+@pytest.mark.parametrize("name,options", [
+    ("heart_scale", ["-log2c", "-3,5,2", "-log2g", "-9,-1,2"]),
+    ("australian_scale", ["-log2c", "-1,3,2", "-log2g", "-5,-1,2", "-v", "4"]),
+    ("heart_scale", ["-log2c", "null", "-log2g", "-7,-2,1", "-c", "2"]),
+    ("heart_scale", ["-log2c", "0,2,1", "-log2g", "null", "-t", "0"]),
+], ids=["heart", "australian-v4", "g-only", "c-only-linear"])
+def test_lines_and_result_file_are_svm_grids(tmp_path, name, options):
+    """Each cell's rate, the running best, the result file and the final line: what
+    svm-grid prints driving svm-train (the folds are LIBSVM's, the trainings take
+    LIBSVM's steps)."""
+    path = svm_grid_path()
+    data = data_file(name)
+    if "-c" in options:   # grid.py refuses -c; C goes through as an svm-train option
+        with pytest.raises(subprocess.CalledProcessError):
+            subprocess.run([path, "-gnuplot", "null", *options, str(data)], check=True,
+                           capture_output=True, cwd=tmp_path)
+        options = options[:-2]
+    common = ["-gnuplot", "null", *options]
+    theirs = run([path, "-svmtrain", shutil.which("svm-train"), *common, "-out",
+                  "theirs.out", data], tmp_path)
+    ours = run(["libsmo-grid", *common, "-out", "ours.out", data], tmp_path)
+    assert ours.stdout == theirs.stdout
+    assert (tmp_path / "ours.out").read_text() == (tmp_path / "theirs.out").read_text()
+
+
+def test_grid_pys_errors(tmp_path):
+    data = data_file("heart_scale")
+    out = run(["libsmo-grid", "-c", "1", data], tmp_path, ok=False)
+    assert out.returncode == 1
+    assert out.stderr == 'Use -log2c and -log2g.\nTry "libsmo-grid" for more information.\n'
+    out = run(["libsmo-grid", tmp_path / "nope"], tmp_path, ok=False)
+    assert out.stderr.startswith("dataset not found\n")
+    out = run(["libsmo-grid", "-log2c", "null", "-log2g", "null", data], tmp_path, ok=False)
+    assert out.stderr.startswith("-log2c and -log2g should not be null simultaneously")
+    out = run(["libsmo-grid"], tmp_path, ok=False)
+    assert out.returncode == 1 and out.stdout.startswith("Usage: libsmo-grid")
+
+
+def test_resume_skips_the_cells_already_done(tmp_path):
+    data = data_file("heart_scale")
+    options = ["-gnuplot", "null", "-log2c", "-1,3,2", "-log2g", "-7,-3,2"]
+    whole = run(["libsmo-grid", *options, "-out", "whole.out", data], tmp_path).stdout
+    lines = (tmp_path / "whole.out").read_text().splitlines()
+    (tmp_path / "part.out").write_text("\n".join(lines[:4]) + "\n")
+    resumed = run(["libsmo-grid", *options, "-out", "part.out", "-resume", "part.out",
+                   data], tmp_path).stdout
+    assert resumed.count("[resumed]") == 4 and resumed.count("[local]") == len(lines) - 4
+    assert resumed.splitlines()[-1] == whole.splitlines()[-1]
+    assert sorted((tmp_path / "part.out").read_text().splitlines()) == sorted(lines)
+
+
+def test_regression_grids_minimise_the_mean_squared_error():
+    X, y = load_dataset("housing_scale")
+    result = grid.grid_search(X, y, log2c=(-1, 3, 2), log2g=(-3, -1, 1),
+                              svm_type="epsilon_svr")
+    assert result.best.rate == min(cell.rate for cell in result.cells)
+    # each rate is svm-train -v 5's figure with LIBSVM's folds
+    c, g = 2.0 ** result.best.log2c, 2.0 ** result.best.log2g
+    cv = libsmo.cross_validation(X, y, 5, svm_type="epsilon_svr", C=c, gamma=g,
+                                 random_state=libsmo.LibsvmRandom())
+    assert result.best.rate == float(f"{cv['mse']:g}")
+
+
+def test_any_mapping_of_the_gamma_tasks_gives_the_same_grid():
+    """The tasks (one per gamma, C ascending) may run through a parallel map."""
+    X, y = load_dataset("heart_scale")
+    seen = []
+
+    def recording_map(function, tasks):
+        tasks = list(tasks)
+        seen.extend(tasks)
+        return map(function, tasks)
+
+    serial = grid.grid_search(X, y, log2c=(-1, 3, 2), log2g=(-7, -3, 2),
+                              map_tasks=recording_map)
+    assert [t.log2g for t in seen] == sorted({t.log2g for t in seen}, key=[
+        cell.log2g for cell in serial.cells].index)
+    assert all(list(t.log2cs) == sorted(t.log2cs) for t in seen)
+    with ThreadPoolExecutor(2) as pool:
+        threaded = grid.grid_search(X, y, log2c=(-1, 3, 2), log2g=(-7, -3, 2),
+                                    map_tasks=pool.map)
+    assert threaded == serial
+
+
+def test_the_kernel_matrix_path_and_the_direct_path_agree():
+    """Below the cache's budget a gamma's cells train on blocks of one kernel matrix;
+    above it each fold computes its rows. Both give the same rates."""
+    X, y = load_dataset("heart_scale")
+    shared = grid.grid_search(X, y, log2c=(-1, 5, 2), log2g=(-5, -1, 2))
+    direct = grid.grid_search(X, y, log2c=(-1, 5, 2), log2g=(-5, -1, 2), cache_size=0.1)
+    assert [c.rate for c in shared.cells] == [c.rate for c in direct.cells]
+
+
+def test_probability_cells_draw_as_each_svm_train_does():
+    X, y = load_dataset("heart_scale")
+    result = grid.grid_search(X, y, log2c=(0, 0, 1), log2g=(-3, -3, 1), probability=True)
+    cv = libsmo.cross_validation(X, y, 5, C=1.0, gamma=0.125, probability=True,
+                                 random_state=libsmo.LibsvmRandom())
+    assert result.cells[0].rate == float(f"{cv['accuracy']:g}")
+    again = grid.grid_search(X, y, log2c=(0, 0, 1), log2g=(-3, -3, 1), probability=True)
+    assert again == result
+
+
+def test_the_command_runs_without_a_terminal_or_gnuplot(tmp_path):
+    """-gnuplot with a missing program: grid.py's message, and the grid goes on."""
+    data = data_file("heart_scale")
+    out = run(["libsmo-grid", "-gnuplot", tmp_path / "no-gnuplot", "-out", "null",
+               "-log2c", "0,1,1", "-log2g", "-2,-1,1", data], tmp_path)
+    assert out.stderr == "gnuplot executable not found\n"
+    assert len(out.stdout.splitlines()) == 5
+    assert np.isfinite(float(out.stdout.split()[-1]))
+
+
+def test_the_contour_is_svm_grids_picture(tmp_path):
+    """With gnuplot installed, the png has svm-grid's bytes (grid.py's drawing
+    commands over the same cells)."""
+    path = svm_grid_path()
+    if shutil.which("gnuplot") is None:
+        pytest.skip("gnuplot is not installed (svm-grid draws nothing without it)")
+    data = data_file("heart_scale")
+    options = ["-out", "null", "-log2c", "-1,5,2", "-log2g", "-7,-1,2"]
+    run(["libsmo-grid", "-gnuplot", shutil.which("gnuplot"), "-png", "ours.png", *options,
+         data], tmp_path)
+    theirs = subprocess.run([path, "-svmtrain", shutil.which("svm-train"), "-gnuplot",
+                             shutil.which("gnuplot"), "-png", "theirs.png", *options,
+                             str(data)], cwd=tmp_path, capture_output=True, timeout=300)
+    assert theirs.returncode == 0
+    # svm-grid does not wait for its gnuplot: poll until the picture stops growing
+    ours_size, sizes = (tmp_path / "ours.png").stat().st_size, []
+    for _ in range(300):
+        png = tmp_path / "theirs.png"
+        sizes.append(png.stat().st_size if png.exists() else 0)
+        if sizes[-1] >= ours_size or sizes[-3:] == [sizes[-1]] * 3 and sizes[-1]:
+            break
+        time.sleep(0.1)
+    assert (tmp_path / "ours.png").read_bytes() == (tmp_path / "theirs.png").read_bytes()
+
+
+def test_bench_grid_smoke(tmp_path):
+    """benchmarks/bench_grid.py on a 2 x 2 grid: both tools run, the same best cell."""
+    svm_grid_path()
+    data_file("heart_scale")
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_grid.py"
+    out = subprocess.run([sys.executable, str(script), "--source", "--cases", "heart_scale",
+                          "--repeats", "1", "--log2c=0,1,1", "--log2g=-2,-1,1", "--output",
+                          str(tmp_path / "grid.json")], capture_output=True, text=True,
+                         cwd=tmp_path, timeout=600)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    result = json.loads((tmp_path / "grid.json").read_text())["cases"][0]
+    assert result["same_best"] and result["cells"] == 4
