@@ -35,7 +35,7 @@ cimport cython
 cimport numpy as cnp
 from libc.math cimport fabs, INFINITY
 from libsmo._core.pair_step cimport FREE, bound_status, in_low, in_up, solve_pair
-from libsmo._core.rows cimport Rows
+from libsmo._core.rows cimport Rows, row_add_to_vector, row_dot, row_dot_vector
 from libsmo._core.stopping cimport StopConditions, RUNNING, OPTIMAL, EXCEPTION
 from libsmo._core.solution import make_solution
 
@@ -109,15 +109,15 @@ cdef class LinearSolver:
 
     cdef inline double _dot_w(self, int t) noexcept nogil:
         """w'x_t"""
-        return self.rows.dot_vector(t, &self.w[0])
+        return row_dot_vector(self.rows, t, &self.w[0])
 
     cdef inline void _add_row(self, int t, double a) noexcept nogil:
         """w += a x_t"""
-        self.rows.add_to_vector(t, a, &self.w[0])
+        row_add_to_vector(self.rows, t, a, &self.w[0])
 
     cdef inline double _row_dot(self, int i, int j) noexcept nogil:
         """x_i'x_j"""
-        return self.rows.dot(i, j)
+        return row_dot(self.rows, i, j)
 
     # ---- error cache and status ------------------------------------------------------
 

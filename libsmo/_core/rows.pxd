@@ -61,3 +61,80 @@ cdef inline double dense_dot(const double* a, const double* b, Py_ssize_t d) noe
         s0 += a[f] * b[f]
         f += 1
     return (s0 + s1) + (s2 + s3)
+
+
+# The per-row accessors of the linear solver's inner loops, as inline functions: a
+# method of another module's class is an indirect call that cannot be inlined, and
+# on sparse rows of a dozen non-zeros (a9a) the call costs as much as the work.
+
+cdef inline double row_dot(Rows rows, int i, int j) noexcept nogil:
+    """x_i'x_j (GRAM: K(x_i, x_j)); CSR rows by merging their sorted index lists."""
+    cdef double s = 0.0
+    cdef long long a, b, a_end, b_end
+    cdef Py_ssize_t f
+    cdef int ia, ib
+    if rows.layout == GRAM:
+        return rows.shared[rows.index[i], rows.index[j]]
+    if rows.layout == SHARED_DENSE:
+        return dense_dot(&rows.shared[rows.index[i], 0],
+                         &rows.shared[rows.index[j], 0], rows.n_features)
+    if rows.layout == ROW_MAJOR:
+        return dense_dot(&rows.dense[i, 0], &rows.dense[j, 0], rows.n_features)
+    if rows.layout == FEATURE_MAJOR:
+        for f in range(rows.n_features):
+            s += rows.dense_t[f, i] * rows.dense_t[f, j]
+        return s
+    a = rows.row_start[i]
+    a_end = a + rows.row_nnz[i]
+    b = rows.row_start[j]
+    b_end = b + rows.row_nnz[j]
+    while a < a_end and b < b_end:
+        ia = rows.csr_indices[a]
+        ib = rows.csr_indices[b]
+        if ia == ib:
+            s += rows.csr_data[a] * rows.csr_data[b]
+            a += 1
+            b += 1
+        elif ia < ib:
+            a += 1
+        else:
+            b += 1
+    return s
+
+
+cdef inline double row_dot_vector(Rows rows, int i, const double* w) noexcept nogil:
+    """x_i'w for a dense vector w of n_features entries."""
+    cdef double s = 0.0
+    cdef long long k, begin
+    cdef Py_ssize_t f
+    if rows.layout == CSR:
+        begin = rows.row_start[i]
+        for k in range(begin, begin + rows.row_nnz[i]):
+            s += rows.csr_data[k] * w[rows.csr_indices[k]]
+        return s
+    if rows.layout == SHARED_DENSE or rows.layout == GRAM:
+        return dense_dot(&rows.shared[rows.index[i], 0], w, rows.n_features)
+    if rows.layout == ROW_MAJOR:
+        return dense_dot(&rows.dense[i, 0], w, rows.n_features)
+    for f in range(rows.n_features):
+        s += rows.dense_t[f, i] * w[f]
+    return s
+
+
+cdef inline void row_add_to_vector(Rows rows, int i, double a, double* w) noexcept nogil:
+    """w += a x_i for a dense vector w of n_features entries."""
+    cdef long long k, begin
+    cdef Py_ssize_t f
+    if rows.layout == CSR:
+        begin = rows.row_start[i]
+        for k in range(begin, begin + rows.row_nnz[i]):
+            w[rows.csr_indices[k]] += a * rows.csr_data[k]
+    elif rows.layout == SHARED_DENSE or rows.layout == GRAM:
+        for f in range(rows.n_features):
+            w[f] += a * rows.shared[rows.index[i], f]
+    elif rows.layout == ROW_MAJOR:
+        for f in range(rows.n_features):
+            w[f] += a * rows.dense[i, f]
+    else:
+        for f in range(rows.n_features):
+            w[f] += a * rows.dense_t[f, i]

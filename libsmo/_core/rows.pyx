@@ -244,74 +244,16 @@ cdef class Rows:
                                        &self.shared[self.index[i], 0], d)
 
     cdef double dot(self, int i, int j) noexcept nogil:
-        """x_i'x_j (GRAM: K(x_i, x_j)); CSR rows by merging their sorted index lists."""
-        cdef double s = 0.0
-        cdef long long a, b, a_end, b_end
-        cdef Py_ssize_t f
-        cdef int ia, ib
-        if self.layout == GRAM:
-            return self.shared[self.index[i], self.index[j]]
-        if self.layout == SHARED_DENSE:
-            return dense_dot(&self.shared[self.index[i], 0],
-                             &self.shared[self.index[j], 0], self.n_features)
-        if self.layout == ROW_MAJOR:
-            return dense_dot(&self.dense[i, 0], &self.dense[j, 0], self.n_features)
-        if self.layout == FEATURE_MAJOR:
-            for f in range(self.n_features):
-                s += self.dense_t[f, i] * self.dense_t[f, j]
-            return s
-        a = self.row_start[i]
-        a_end = a + self.row_nnz[i]
-        b = self.row_start[j]
-        b_end = b + self.row_nnz[j]
-        while a < a_end and b < b_end:
-            ia = self.csr_indices[a]
-            ib = self.csr_indices[b]
-            if ia == ib:
-                s += self.csr_data[a] * self.csr_data[b]
-                a += 1
-                b += 1
-            elif ia < ib:
-                a += 1
-            else:
-                b += 1
-        return s
+        """x_i'x_j (GRAM: K(x_i, x_j)); see `row_dot` in rows.pxd."""
+        return row_dot(self, i, j)
 
     cdef double dot_vector(self, int i, const double* w) noexcept nogil:
-        """x_i'w for a dense vector w of n_features entries."""
-        cdef double s = 0.0
-        cdef long long k, begin
-        cdef Py_ssize_t f
-        if self.layout == CSR:
-            begin = self.row_start[i]
-            for k in range(begin, begin + self.row_nnz[i]):
-                s += self.csr_data[k] * w[self.csr_indices[k]]
-            return s
-        if self.layout == SHARED_DENSE or self.layout == GRAM:
-            return dense_dot(&self.shared[self.index[i], 0], w, self.n_features)
-        if self.layout == ROW_MAJOR:
-            return dense_dot(&self.dense[i, 0], w, self.n_features)
-        for f in range(self.n_features):
-            s += self.dense_t[f, i] * w[f]
-        return s
+        """x_i'w for a dense vector w of n_features entries; see rows.pxd."""
+        return row_dot_vector(self, i, w)
 
     cdef void add_to_vector(self, int i, double a, double* w) noexcept nogil:
-        """w += a x_i for a dense vector w of n_features entries."""
-        cdef long long k, begin
-        cdef Py_ssize_t f
-        if self.layout == CSR:
-            begin = self.row_start[i]
-            for k in range(begin, begin + self.row_nnz[i]):
-                w[self.csr_indices[k]] += a * self.csr_data[k]
-        elif self.layout == SHARED_DENSE or self.layout == GRAM:
-            for f in range(self.n_features):
-                w[f] += a * self.shared[self.index[i], f]
-        elif self.layout == ROW_MAJOR:
-            for f in range(self.n_features):
-                w[f] += a * self.dense[i, f]
-        else:
-            for f in range(self.n_features):
-                w[f] += a * self.dense_t[f, i]
+        """w += a x_i for a dense vector w of n_features entries; see rows.pxd."""
+        row_add_to_vector(self, i, a, w)
 
     cdef void swap(self, int i, int j) noexcept nogil:
         """Exchange rows i and j (the solver swapped its variables i and j)."""
