@@ -201,7 +201,9 @@ def test_bench_grid_smoke(tmp_path):
     svm_grid_path()
     data_file("heart_scale")
     script = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_grid.py"
-    out = subprocess.run([sys.executable, str(script), "--source", "--cases", "heart_scale",
+    # the libsmo this test imports (installed, or the checkout on PYTHONPATH), not
+    # --source: a clean checkout holds no compiled extensions
+    out = subprocess.run([sys.executable, str(script), "--cases", "heart_scale",
                           "--repeats", "1", "--log2c=0,1,1", "--log2g=-2,-1,1", "--output",
                           str(tmp_path / "grid.json")], capture_output=True, text=True,
                          cwd=tmp_path, timeout=600)
