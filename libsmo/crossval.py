@@ -70,7 +70,7 @@ def cross_validation(X, y, n_folds, random_state=None, **params):
         if svm_type != "one_class":
             raise ValueError(f"y is required for svm_type={svm_type!r}")
     else:
-        y = v.check_labels(y, n)
+        y = v.check_labels(y, n, classes=svm_type not in REGRESSION_TYPES)
         if svm_type in REGRESSION_TYPES:
             if y.dtype.kind not in "biuf":
                 raise TypeError(f"y must hold real targets for {svm_type}, got dtype "

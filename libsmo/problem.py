@@ -205,7 +205,7 @@ def training_set(X, y, sample_weight, svm_type, kernel):
     elif y is None:
         raise ValueError(f"y is required for svm_type={svm_type!r}")
     else:
-        y = v.check_labels(y, n)
+        y = v.check_labels(y, n, classes=svm_type not in REGRESSION_TYPES)
     if svm_type in REGRESSION_TYPES:
         if y.dtype.kind not in "biuf":
             raise TypeError(f"y must hold real targets for {svm_type}, got dtype {y.dtype}")
