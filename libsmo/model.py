@@ -10,6 +10,7 @@ import scipy.sparse as sp
 
 from libsmo import _one_vs_one as ovo
 from libsmo import probability as _probability
+from libsmo._model_checks import check_model_fields
 from libsmo._prediction import (DENSE_SV_BYTES, for_each_kernel_block, prediction_layout,
                                 squared_norms)
 from libsmo._validation import check_data, check_norms, check_precomputed
@@ -68,28 +69,37 @@ class Model:
     def __init__(self, *, svm_type, kernel, gamma, degree, coef0, classes, n_support,
                  support_vectors, support, sv_coef, rho, n_features, probA=None,
                  probB=None, prob_density_marks=None, n_iter=(), objective=(), status=()):
-        self.svm_type = svm_type
-        self.kernel = kernel
-        self.gamma = float(gamma)
-        self.degree = int(degree)
-        self.coef0 = float(coef0)
-        self.classes = np.asarray(classes)
-        self.n_support = np.asarray(n_support, dtype=np.int64)
-        self.support_vectors = support_vectors
-        self.support = None if support is None else np.asarray(support, dtype=np.int64)
-        self.sv_coef = np.atleast_2d(np.asarray(sv_coef, dtype=np.float64))
-        self.rho = np.atleast_1d(np.asarray(rho, dtype=np.float64))
-        self.n_features = int(n_features)
-        self.probA = None if probA is None else np.atleast_1d(np.asarray(probA, float))
-        self.probB = None if probB is None else np.atleast_1d(np.asarray(probB, float))
-        self.prob_density_marks = (None if prob_density_marks is None else
-                                   np.atleast_1d(np.asarray(prob_density_marks, float)))
-        self.n_iter = list(n_iter)
-        self.objective = list(objective)
-        self.status = list(status)
-        self._sv_norms = None
-        self._sv_layout = None
-        self._weights = None
+        fields = check_model_fields(dict(
+            svm_type=svm_type, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
+            classes=classes, n_support=n_support, support_vectors=support_vectors,
+            support=support, sv_coef=sv_coef, rho=rho, n_features=n_features, probA=probA,
+            probB=probB, prob_density_marks=prob_density_marks, n_iter=n_iter,
+            objective=objective, status=status))
+        self.__dict__.update(fields)
+        self._forget_derived()
+
+    def __setattr__(self, name, value):
+        # a field assigned after construction (the estimators renumber `support`) is
+        # checked again, with the others, before the model next predicts
+        object.__setattr__(self, name, value)
+        if name in Model._FIELDS:
+            self._forget_derived()
+            object.__setattr__(self, "_checked", False)
+
+    def _forget_derived(self):
+        """Drop what prediction derived from the fields (layouts, norms, weights)."""
+        object.__setattr__(self, "_checked", True)
+        object.__setattr__(self, "_sv_norms", None)
+        object.__setattr__(self, "_sv_layout", None)
+        object.__setattr__(self, "_weights", None)
+
+    def _ensure_checked(self):
+        """Check the fields again if one was assigned since they were last checked."""
+        if not self._checked:
+            fields = check_model_fields({name: getattr(self, name)
+                                         for name in Model._FIELDS})
+            self.__dict__.update(fields)
+            self._forget_derived()
 
     _FIELDS = ("svm_type", "kernel", "gamma", "degree", "coef0", "classes", "n_support",
                "support_vectors", "support", "sv_coef", "rho", "n_features", "probA",
@@ -145,6 +155,7 @@ class Model:
         # kept because Model.save is public API; a function-level import, so that
         # importing libsmo.model never imports libsmo.io.
         from libsmo.io.model_file import save_model
+        self._ensure_checked()
         save_model(self, path, libsvm_precision=libsvm_precision)
 
     def with_class_order(self, order):
@@ -167,6 +178,7 @@ class Model:
         Model
             Equal predictions, decision values up to the pairs' signs and order.
         """
+        self._ensure_checked()
         if self.svm_type not in CLASSIFICATION_TYPES:
             raise ValueError(f"with_class_order applies to classifiers, not {self.svm_type}")
         k = self.n_classes
@@ -216,6 +228,7 @@ class Model:
         trailing zero features) or more: features the model never saw add nothing to a
         dot product but do count in |x - sv|^2, exactly as in LIBSVM's svm-predict.
         """
+        self._ensure_checked()
         if self.kernel == "precomputed":
             return check_precomputed(X, "X", n_train=self.n_features), None
         X = check_data(X, "X", allow_empty=True)
@@ -251,6 +264,7 @@ class Model:
         -------
         ndarray of shape (n_pairs, n_features)
         """
+        self._ensure_checked()
         if self.kernel != "linear":
             raise ValueError(f"primal weights exist for the linear kernel, not {self.kernel!r}")
         if self._weights is None:
