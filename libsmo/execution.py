@@ -35,6 +35,15 @@ from libsmo.problem import take_rows
 logger = logging.getLogger("libsmo")
 
 
+def cache_megabytes(cache_size, n_rows):
+    """The kernel cache one problem of n_rows cached rows is given: cache_size MB, but
+    no more than the whole float32 matrix of n_rows x n_rows with LIBSVM's bookkeeping
+    of 20 bytes a row (a cache_size of 1e12 must not mean an unbounded budget, and a
+    budget beyond 2**63 bytes would not even fit the cache's counters)."""
+    whole = (4.0 * n_rows * n_rows + 20.0 * n_rows) / 2**20
+    return min(float(cache_size), whole)
+
+
 class Executor:
     """Solves the binary problems of one fit.
 
@@ -110,10 +119,11 @@ class Executor:
             kernel = Kernel(self.X, self.kernel.kernel, self.kernel.gamma,
                             self.kernel.degree, self.kernel.coef0, rows=problem.rows,
                             n_threads=self.solver.n_threads)
+            cache = cache_megabytes(self.solver.cache_size, len(problem.rows))
             if problem.regression:
-                Q = SVRQMatrix(kernel, self.solver.cache_size)
+                Q = SVRQMatrix(kernel, cache)
             else:
-                Q = QMatrix(kernel, problem.signs, self.solver.cache_size)
+                Q = QMatrix(kernel, problem.signs, cache)
             if not all_finite(Q.diagonal()):
                 self._overflow()
             solution = solve(Q, problem.linear_term, problem.signs, problem.upper_bound,
