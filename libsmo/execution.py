@@ -28,7 +28,7 @@ from libsmo._core.arrays import all_finite
 from libsmo._core.kernel import Kernel
 from libsmo._core.qmatrix import QMatrix, SVRQMatrix
 from libsmo._core.solvers import solve, solve_linear
-from libsmo._prediction import for_each_kernel_block
+from libsmo._prediction import SupportRows, for_each_kernel_block
 from libsmo.exceptions import ConvergenceWarning
 from libsmo.problem import take_rows
 
@@ -199,7 +199,8 @@ class Executor:
         if len(sv_rows) == 0 or len(rows) == 0:
             return out
         k = self.kernel
-        SV = sv_rows if k.kernel == "precomputed" else take_rows(self.X, sv_rows)
+        SV = (sv_rows if k.kernel == "precomputed"
+              else SupportRows(take_rows(self.X, sv_rows)))
 
         def visit(block, K):
             out[block] += K @ coef

@@ -11,8 +11,7 @@ import scipy.sparse as sp
 from libsmo import _one_vs_one as ovo
 from libsmo import probability as _probability
 from libsmo._model_checks import check_model_fields
-from libsmo._prediction import (DENSE_SV_BYTES, for_each_kernel_block, prediction_layout,
-                                squared_norms)
+from libsmo._prediction import DENSE_SV_BYTES, SupportRows, for_each_kernel_block
 from libsmo._validation import check_data, check_norms, check_precomputed
 
 from libsmo.names import CLASSIFICATION_TYPES
@@ -89,7 +88,6 @@ class Model:
     def _forget_derived(self):
         """Drop what prediction derived from the fields (layouts, norms, weights)."""
         object.__setattr__(self, "_checked", True)
-        object.__setattr__(self, "_sv_norms", None)
         object.__setattr__(self, "_sv_layout", None)
         object.__setattr__(self, "_weights", None)
 
@@ -233,15 +231,9 @@ class Model:
             return check_precomputed(X, "X", n_train=self.n_features), None
         X = check_data(X, "X", allow_empty=True)
         norms = check_norms(X, "X")
-        if X.shape[1] != self.n_features:
-            if not sp.issparse(X):
-                raise ValueError(f"X has {X.shape[1]} features, but this model was "
-                                 f"trained with {self.n_features}")
-            if X.shape[1] < self.n_features:
-                X = sp.csr_matrix((X.data, X.indices, X.indptr),
-                                  shape=(X.shape[0], self.n_features))
-            else:
-                X = X[:, :self.n_features]
+        if X.shape[1] != self.n_features and not sp.issparse(X):
+            raise ValueError(f"X has {X.shape[1]} features, but this model was "
+                             f"trained with {self.n_features}")
         return X, norms
 
     def _each_kernel_block(self, X, norms, visit):
@@ -249,12 +241,10 @@ class Model:
         if self.kernel == "precomputed":
             for_each_kernel_block(visit, X, self.support, "precomputed", 0.0, 0, 0.0)
             return
-        if self._sv_norms is None:
-            self._sv_layout = prediction_layout(self.support_vectors)
-            self._sv_norms = squared_norms(self.support_vectors)
+        if self._sv_layout is None:
+            self._sv_layout = SupportRows(self.support_vectors)
         for_each_kernel_block(visit, X, self._sv_layout, self.kernel, self.gamma,
-                              self.degree, self.coef0, X_norms=norms,
-                              SV_norms=self._sv_norms)
+                              self.degree, self.coef0, X_norms=norms)
 
     def linear_weights(self):
         """The primal weights of a linear-kernel model: one row per pair of classes (in
@@ -296,22 +286,34 @@ class Model:
         X, norms = self._check_rows(X)
         k = self.n_classes
         n_pairs = ovo.n_pairs(k) if self.svm_type in CLASSIFICATION_TYPES else 1
-        if self.kernel == "linear" and n_pairs * self.n_features * 8 <= DENSE_SV_BYTES:
-            # one product with the primal weights instead of one per support vector
-            out = np.asarray(X @ self.linear_weights().T) - self.rho
-            return _finite_decisions(out[:, 0] if n_pairs == 1 else out)
-        out = np.empty((X.shape[0], n_pairs))
-        if self.svm_type not in CLASSIFICATION_TYPES:
-            def visit(rows, K):
-                out[rows, 0] = K @ self.sv_coef[0] - self.rho[0]
-        else:
-            pairs = ovo.pair_coefficients(self.sv_coef, self.n_support)
+        # overflow shows as inf or NaN, which _finite_decisions refuses with a message
+        with np.errstate(over="ignore", invalid="ignore"):
+            if self.kernel == "linear" and n_pairs * self.n_features * 8 <= DENSE_SV_BYTES:
+                # one product with the primal weights instead of one per support vector
+                out = np.asarray(self._with_width(X) @ self.linear_weights().T) - self.rho
+                return _finite_decisions(out[:, 0] if n_pairs == 1 else out)
+            out = np.empty((X.shape[0], n_pairs))
+            if self.svm_type not in CLASSIFICATION_TYPES:
+                def visit(rows, K):
+                    out[rows, 0] = K @ self.sv_coef[0] - self.rho[0]
+            else:
+                pairs = ovo.pair_coefficients(self.sv_coef, self.n_support)
 
-            def visit(rows, K):
-                for pair, (si, ci, sj, cj) in enumerate(pairs):
-                    out[rows, pair] = K[:, si] @ ci + K[:, sj] @ cj - self.rho[pair]
-        self._each_kernel_block(X, norms, visit)
+                def visit(rows, K):
+                    for pair, (si, ci, sj, cj) in enumerate(pairs):
+                        out[rows, pair] = K[:, si] @ ci + K[:, sj] @ cj - self.rho[pair]
+            self._each_kernel_block(X, norms, visit)
         return _finite_decisions(out[:, 0] if n_pairs == 1 else out)
+
+    def _with_width(self, X):
+        """Sparse rows cut or padded to the model's n_features columns (the features
+        beyond add nothing to a dot product)."""
+        if not sp.issparse(X) or X.shape[1] == self.n_features:
+            return X
+        if X.shape[1] < self.n_features:
+            return sp.csr_matrix((X.data, X.indices, X.indptr),
+                                 shape=(X.shape[0], self.n_features))
+        return X[:, :self.n_features]
 
     def predict(self, X):
         """Predicted labels (classification: one-vs-one votes, ties to the lower class
