@@ -20,7 +20,7 @@ import logging
 import math
 import time
 import warnings
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
 import numpy as np
 
@@ -28,6 +28,7 @@ from libsmo._core.arrays import all_finite
 from libsmo._core.kernel import Kernel
 from libsmo._core.qmatrix import QMatrix, SVRQMatrix
 from libsmo._core.solvers import solve, solve_linear
+from libsmo._core.stopping import SolverStopped
 from libsmo._prediction import SupportRows, for_each_kernel_block
 from libsmo.exceptions import ConvergenceWarning
 from libsmo.problem import take_rows
@@ -143,6 +144,9 @@ class Executor:
 
     def _checked(self, solution):
         """Check and report one solver result."""
+        if self.stop_flag is not None and self.stop_flag[0]:
+            # a sibling failed or Ctrl-C came: this result will not be used
+            raise SolverStopped("stopped with the other problems of the fit")
         if not (solution.finite and math.isfinite(solution.rho)):
             self._overflow()
         if self.solver.verbose:
@@ -167,8 +171,9 @@ class Executor:
 
         With n_threads > 1 the items run on a pool of threads (the solver releases the
         GIL), each on an executor with one kernel thread and an equal share of the
-        cache, so the fit stays within cache_size. Ctrl-C or an error in any item stops
-        the others through a shared flag the solvers poll.
+        cache, so the fit stays within cache_size. Ctrl-C, or an error in any item,
+        stops the others at once through a shared flag the solvers poll, and is what
+        this raises.
         """
         workers = min(self.solver.n_threads, n_items)
         if workers <= 1:
@@ -179,6 +184,13 @@ class Executor:
         futures = []
         try:
             futures.extend(pool.submit(fit, p, shared) for p in range(n_items))
+            wait(futures, return_when=FIRST_EXCEPTION)
+            failed = [f.exception() for f in futures
+                      if f.done() and not f.cancelled() and f.exception() is not None]
+            if failed:
+                # the error that set the others stopping, not what stopping raised
+                raise next((e for e in failed if not isinstance(e, SolverStopped)),
+                           failed[0])
             return [f.result() for f in futures]
         except BaseException:
             # Ctrl-C reaches this thread only: tell the solvers, drop what has not begun

@@ -12,7 +12,7 @@ stopping are the base `Solver`'s (libsmo._core.smo).
 cimport cython
 from libsmo._core.pair_step cimport FREE
 from libsmo._core.smo cimport Solver, due, is_low, is_up, sign_group
-from libsmo._core.stopping cimport NO_MEMORY, OPTIMAL
+from libsmo._core.stopping cimport OPTIMAL
 
 
 @cython.final
@@ -77,7 +77,8 @@ cdef class PlattSolver(Solver):
         return 0
 
     cdef void optimize(self) noexcept nogil:
-        """Platt's outer loop, alternating passes over all and over non-bound examples."""
+        """Platt's outer loop, alternating passes over all and over non-bound examples.
+        Returns with `stop` set (an operation that failed set it itself)."""
         cdef bint examine_all = True
         cdef int k, changed, r
         cdef long long last_shrink = 0
@@ -90,17 +91,17 @@ cdef class PlattSolver(Solver):
                 if examine_all or self.status[k] == FREE:
                     r = self.examine_example(k)
                     if r < 0:
-                        self.stop = NO_MEMORY
                         return
                     if r > 0:
                         changed += 1
-                        if due(self):
-                            return
+                    # after every example, stepped or not: an examination that finds no
+                    # partner scans every variable, and a pass of those is O(l^2)
+                    if due(self):
+                        return
                 k += 1
             if self.shrinking and self.n_iter - last_shrink >= shrink_every:
                 last_shrink = self.n_iter
                 if self.do_shrinking() < 0:
-                    self.stop = NO_MEMORY
                     return
                 self._thresholds()
             if examine_all:
@@ -110,7 +111,6 @@ cdef class PlattSolver(Solver):
                         self.stop = OPTIMAL
                         return
                     if self._unshrink_all() < 0:
-                        self.stop = NO_MEMORY
                         return
                     if self._thresholds() <= self.eps:
                         self.stop = OPTIMAL
