@@ -9,6 +9,7 @@ Every message names the parameter and the value: "C must be finite and > 0, got 
 """
 import math
 import numbers
+import os
 
 import numpy as np
 
@@ -177,6 +178,29 @@ class ClassWeights(_Constraint):
             raise TypeError(f"{name} must be a dict label -> weight, got "
                             f"{type(value).__name__}")
         return {label: check_positive(w, f"{name}[{label!r}]") for label, w in value.items()}
+
+
+def usable_cores():
+    """The cores this process may run on (its CPU affinity), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+class Threads(_Constraint):
+    """None (every usable core) or an int >= 1, clamped to the usable cores.
+
+    More threads than cores only wait for one another, and each OpenMP thread costs
+    memory of its own: 100,000 threads crashed the runtime, 2**31 - 1 made it ask for
+    480 GB. The number is a ceiling, not a demand, so clamping changes no result.
+    """
+
+    def check(self, value, name):
+        cores = usable_cores()
+        if value is None:
+            return cores
+        return min(check_positive(value, name, integer=True), cores)
 
 
 class OrNone(_Constraint):

@@ -1,7 +1,16 @@
 """Kernel values between many rows and the support vectors, in blocks of bounded memory.
 
 Dense blocks use BLAS (numpy's matmul), sparse blocks scipy's sparse product; neither
-densifies a sparse input beyond one block of the kernel matrix.
+densifies a sparse input beyond one block of the kernel matrix, and neither costs
+anything in the width of the rows beyond their non-zeros: support vectors whose
+columns are few among very many (an index of 2**31 - 1 in a file) are kept on those
+columns only (`SupportRows`), and each block of rows is matched to them.
+
+RBF values are LIBSVM's: the expansion |x|^2 + |sv|^2 - 2 x'sv that makes a block one
+matrix product loses the difference of two nearly equal rows to rounding when gamma is
+large, so where that rounding could move the exponent by more than 1e-10, the squared
+distance is computed again as svm-predict computes it, sum over features of
+(x_f - sv_f)^2; K(x, x) is 1 at any gamma.
 """
 import numpy as np
 import scipy.sparse as sp
@@ -16,13 +25,104 @@ BLOCK_BYTES = 16 * 2**20
 # a dense product (BLAS) is about ten times faster than a sparse one on narrow data
 # such as a9a (123 features), while wide text data (sector: 55,197) stays sparse.
 DENSE_SV_BYTES = 64 * 2**20
+# Sparse support vectors keep only the columns they use when their width exceeds this
+# many times their stored values: scipy's product transposes them through an index
+# array as long as their width (a model file with one index 2**31 - 1 cost 8 GB).
+COMPACT_WIDTH_FACTOR = 4
+# Where rounding in the expansion of |x - sv|^2 may move gamma |x - sv|^2 by more than
+# this, the distance is computed again feature by feature.
+RBF_EXPONENT_TOLERANCE = 1e-10
+# exp(-x) is 0 in double precision beyond this.
+EXP_UNDERFLOW = 746.0
 
 
-def prediction_layout(SV):
-    """The support vectors as prediction should hold them: dense when small enough."""
-    if sp.issparse(SV) and SV.shape[0] * SV.shape[1] * 8 <= DENSE_SV_BYTES:
-        return SV.toarray()
-    return SV
+def squared_norms(X):
+    """Row-wise squared Euclidean norms of a dense or sparse matrix (any scipy format),
+    summed feature by feature as LIBSVM sums them (`libsmo._core.arrays.squared_norms`)."""
+    return kernel_squared_norms(X.tocsr() if sp.issparse(X) else X)
+
+
+class SupportRows:
+    """Support vectors as prediction reads them.
+
+    Parameters
+    ----------
+    SV : ndarray or csr_matrix of shape (n_SV, width)
+        Validated support vectors (dense C-contiguous float64 or canonical CSR).
+
+    Attributes
+    ----------
+    rows : ndarray or csr_matrix
+        The support vectors on `columns` only (all columns when `columns` is None),
+        dense when that copy is at most DENSE_SV_BYTES.
+    columns : ndarray of int or None
+        The original column of each column of `rows`, increasing.
+    width : int
+        The original number of columns.
+    norms : ndarray
+        Squared norms of the support vectors.
+    """
+
+    def __init__(self, SV):
+        self.width = SV.shape[1]
+        self.norms = squared_norms(SV)
+        self.columns = None
+        if sp.issparse(SV) and self.width > COMPACT_WIDTH_FACTOR * (SV.nnz + SV.shape[0]):
+            self.columns = np.unique(SV.indices).astype(np.int64)
+            SV = sp.csr_matrix((SV.data, np.searchsorted(self.columns, SV.indices)
+                                .astype(np.int32), SV.indptr),
+                               shape=(SV.shape[0], len(self.columns)))
+        if sp.issparse(SV) and SV.shape[0] * SV.shape[1] * 8 <= DENSE_SV_BYTES:
+            SV = SV.toarray()
+        self.rows = SV
+
+    @property
+    def n_sv(self):
+        """The number of support vectors."""
+        return self.rows.shape[0]
+
+    def match(self, X):
+        """X's rows on the columns of `rows`, and the squared norm of what X holds
+        outside them (None when nothing), for |x - sv|^2.
+
+        Parameters
+        ----------
+        X : ndarray or csr_matrix
+            Validated rows; sparse rows may be narrower or wider than the support
+            vectors (LIBSVM's files omit trailing zeros; features the model never saw
+            add nothing to a dot product but count in |x - sv|^2, as in svm-predict).
+
+        Returns
+        -------
+        X_matched : ndarray or csr_matrix
+        outside : ndarray or None
+        """
+        width = self.rows.shape[1]
+        if not sp.issparse(X):
+            if self.columns is not None:
+                return np.ascontiguousarray(X[:, self.columns]), None
+            return X, None
+        if self.columns is None and X.shape[1] <= width:
+            if X.shape[1] < width:
+                X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width))
+            return X, None
+        if self.columns is None:
+            position = X.indices.astype(np.int64)
+            keep = position < width
+        else:
+            position = np.searchsorted(self.columns, X.indices)
+            keep = self.columns[np.minimum(position, len(self.columns) - 1)] == X.indices \
+                if len(self.columns) else np.zeros(len(X.indices), dtype=bool)
+        kept_before = np.concatenate([[0], np.cumsum(keep)])
+        indptr = kept_before[X.indptr]
+        dropped = np.where(keep, 0.0, X.data)
+        # per-row sums in order (bincount), not differences of running sums, which
+        # would round: gamma may be huge where this matters
+        row_of = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+        outside = np.bincount(row_of, weights=dropped * dropped, minlength=X.shape[0])
+        matched = sp.csr_matrix((X.data[keep], position[keep].astype(np.int32),
+                                 indptr.astype(X.indptr.dtype)), shape=(X.shape[0], width))
+        return matched, outside
 
 
 def dense_block(X_block, SV):
@@ -34,13 +134,8 @@ def dense_block(X_block, SV):
     return X_block
 
 
-def squared_norms(X):
-    """Row-wise squared Euclidean norms of a dense or sparse matrix (any scipy format),
-    summed feature by feature as LIBSVM sums them (`libsmo._core.arrays.squared_norms`)."""
-    return kernel_squared_norms(X.tocsr() if sp.issparse(X) else X)
-
-
-def kernel_block(X, SV, kernel, gamma, degree, coef0, X_norms=None, SV_norms=None):
+def kernel_block(X, SV, kernel, gamma, degree, coef0, X_norms=None, SV_norms=None,
+                 X_outside=None):
     """K(X, SV) as a dense (n_rows, n_SV) array.
 
     Parameters
@@ -51,32 +146,97 @@ def kernel_block(X, SV, kernel, gamma, degree, coef0, X_norms=None, SV_norms=Non
     gamma, degree, coef0 : LIBSVM's kernel parameters.
     X_norms, SV_norms : ndarray, optional
         Squared norms, for the RBF kernel; computed when not given.
+    X_outside : ndarray, optional
+        Per row, the squared norm of X's features outside these columns (counted in
+        |x - sv|^2 where it is computed feature by feature).
+
+    Notes
+    -----
+    Values beyond double precision become inf or NaN without a numpy warning: the
+    callers refuse non-finite decision values with a ValueError.
     """
-    if sp.issparse(X) or sp.issparse(SV):
-        dots = X @ SV.T
-        dots = dots.toarray() if sp.issparse(dots) else np.asarray(dots)
-    else:
-        dots = X @ SV.T
-    if kernel == "linear":
-        return dots
-    if kernel == "rbf":
-        if X_norms is None:
-            X_norms = squared_norms(X)
-        if SV_norms is None:
-            SV_norms = squared_norms(SV)
-        dots *= -2.0
-        dots += X_norms[:, None]
-        dots += SV_norms[None, :]
-        np.maximum(dots, 0.0, out=dots)
-        dots *= -gamma
-        return np.exp(dots, out=dots)
-    dots *= gamma
-    dots += coef0
-    if kernel == "poly":
-        return dots ** degree
-    if kernel == "sigmoid":
+    if kernel not in ("linear", "poly", "rbf", "sigmoid"):
+        raise ValueError(f"unknown kernel {kernel!r}")
+    dots = X @ SV.T
+    if sp.issparse(dots):
+        dots = dots.toarray()
+    dots = np.asarray(dots, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        if kernel == "linear":
+            return dots
+        if kernel == "rbf":
+            return _rbf(dots, X, SV, gamma, X_norms, SV_norms, X_outside)
+        dots *= gamma
+        dots += coef0
+        if kernel == "poly":
+            return dots ** degree
         return np.tanh(dots, out=dots)
-    raise ValueError(f"unknown kernel {kernel!r}")
+
+
+def _rbf(dots, X, SV, gamma, X_norms, SV_norms, X_outside):
+    """exp(-gamma |x - sv|^2) from the dot products (overwritten)."""
+    if X_norms is None:
+        X_norms = squared_norms(X)
+    if SV_norms is None:
+        SV_norms = squared_norms(SV)
+    dots *= -2.0
+    dots += X_norms[:, None]
+    dots += SV_norms[None, :]
+    np.maximum(dots, 0.0, out=dots)
+    suspect = _imprecise_distances(dots, X, SV, gamma, X_norms, SV_norms)
+    dots *= -gamma
+    np.exp(dots, out=dots)
+    if suspect is not None:
+        rows, cols = suspect
+        exact = _exact_squared_distances(X, SV, rows, cols, X_outside)
+        dots[rows, cols] = np.exp(-gamma * exact)
+    return dots
+
+
+def _imprecise_distances(d2, X, SV, gamma, X_norms, SV_norms):
+    """(rows, cols) of the entries of d2 (from the norms' expansion) whose rounding may
+    move gamma d2 by more than RBF_EXPONENT_TOLERANCE while exp(-gamma d2) is not 0;
+    None when there are none. The expansion's error is at most about (terms + 4) eps
+    (|x|^2 + |sv|^2), terms being the products summed per entry."""
+    if d2.size == 0:
+        return None
+    terms = min(X.shape[1], _max_row_nnz(X) + _max_row_nnz(SV)) + 4
+    scale = gamma * terms * np.finfo(np.float64).eps
+    if scale * (X_norms.max() + SV_norms.max()) <= RBF_EXPONENT_TOLERANCE:
+        return None  # the usual case: no entry can be off by that much
+    error = scale * (X_norms[:, None] + SV_norms[None, :])
+    suspect = (error > RBF_EXPONENT_TOLERANCE) & (gamma * d2 - error < EXP_UNDERFLOW)
+    rows, cols = np.nonzero(suspect)
+    return (rows, cols) if len(rows) else None
+
+
+def _max_row_nnz(A):
+    if not sp.issparse(A):
+        return A.shape[1]
+    return int(np.diff(A.indptr).max()) if A.shape[0] else 0
+
+
+def _exact_squared_distances(X, SV, rows, cols, X_outside):
+    """sum_f (X[r, f] - SV[c, f])^2 (plus what X holds outside these columns) for each
+    pair (rows[k], cols[k]), in chunks of at most BLOCK_BYTES of differences."""
+    out = np.empty(len(rows))
+    width = max(1, X.shape[1])
+    step = max(1, BLOCK_BYTES // (8 * width))
+    for start in range(0, len(rows), step):
+        part = slice(start, start + step)
+        left, right = X[rows[part]], SV[cols[part]]
+        if sp.issparse(left) and sp.issparse(right):
+            diff = (left - right).tocsr()
+            squares = diff.multiply(diff)
+            out[part] = np.asarray(squares.sum(axis=1)).ravel()
+        else:
+            left = left.toarray() if sp.issparse(left) else left
+            right = right.toarray() if sp.issparse(right) else right
+            diff = left - right
+            out[part] = np.einsum("ij,ij->i", diff, diff)
+    if X_outside is not None:
+        out += X_outside[rows]
+    return out
 
 
 def iter_row_blocks(n_rows, n_cols):
@@ -87,7 +247,7 @@ def iter_row_blocks(n_rows, n_cols):
 
 
 def for_each_kernel_block(visit, X, SV, kernel, gamma, degree, coef0, X_norms=None,
-                          SV_norms=None, rows=None):
+                          rows=None):
     """Call visit(block, K(X[block], SV)) over slices of rows whose kernel block stays
     within BLOCK_BYTES (with `rows`, of the rows X[rows], taken a block at a time).
 
@@ -103,30 +263,35 @@ def for_each_kernel_block(visit, X, SV, kernel, gamma, degree, coef0, X_norms=No
         valid during the call only.
     X : ndarray or csr_matrix
         The rows; for kernel="precomputed", their kernel values with every training row.
-    SV : ndarray or csr_matrix, or for kernel="precomputed" an index array
-        The support vectors (as `prediction_layout` holds them), or the columns of X
-        that belong to them.
-    kernel, gamma, degree, coef0, X_norms, SV_norms
-        As for `kernel_block`; SV_norms is computed once here when needed.
+    SV : SupportRows, or for kernel="precomputed" an index array
+        The support vectors, or the columns of X that belong to them.
+    kernel, gamma, degree, coef0
+        As for `kernel_block`.
+    X_norms : ndarray, optional
+        Squared norms of the rows of X (all of X, whatever `rows` says), for the RBF
+        kernel; computed a block at a time when not given.
     rows : array of int, optional
-        Row indices into X (default: all rows, in order); X_norms then follows them.
+        Row indices into X (default: all rows, in order).
     """
-    n_sv = len(SV) if kernel == "precomputed" else SV.shape[0]
+    n_sv = len(SV) if kernel == "precomputed" else SV.n_sv
     n_rows = X.shape[0] if rows is None else len(rows)
-    if kernel == "rbf" and SV_norms is None:
-        SV_norms = squared_norms(SV)
     # a sparse-sparse product first builds a sparse result (12 bytes an entry, and
     # text rows share common words, so it fills in) before it becomes dense: blocks
     # two thirds as tall keep the two within the budget (these are the blocks that were
     # a third of a 32 MB budget: 6,793 TF-IDF reviews against 4,286 support vectors,
     # peak 151 MB -> 55 MB, time 1.08 s -> 1.38 s)
-    sparse_product = kernel != "precomputed" and sp.issparse(X) and sp.issparse(SV)
+    sparse_product = (kernel != "precomputed" and sp.issparse(X)
+                      and sp.issparse(SV.rows))
     for block in iter_row_blocks(n_rows, 3 * n_sv // 2 if sparse_product else n_sv):
-        X_block = X[block] if rows is None else X[rows[block]]
+        taken = block if rows is None else rows[block]
+        X_block = X[taken]
         if kernel == "precomputed":
             visit(block, X_block[:, SV])
-        else:
-            visit(block, kernel_block(dense_block(X_block, SV), SV, kernel, gamma, degree,
-                                      coef0,
-                                      X_norms=None if X_norms is None else X_norms[block],
-                                      SV_norms=SV_norms))
+            continue
+        norms = None
+        if kernel == "rbf":
+            norms = squared_norms(X_block) if X_norms is None else X_norms[taken]
+        matched, outside = SV.match(X_block)
+        visit(block, kernel_block(dense_block(matched, SV.rows), SV.rows, kernel, gamma,
+                                  degree, coef0, X_norms=norms, SV_norms=SV.norms,
+                                  X_outside=outside))

@@ -11,7 +11,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-from libsmo._core.arrays import all_finite, csr_is_canonical, squared_norms
+from libsmo._core.arrays import all_finite, compressed_is_canonical, squared_norms
 from libsmo._param_validation import Seed
 from libsmo._random import LibsvmRandom
 
@@ -47,9 +47,10 @@ def check_data(X, name="X", *, allow_empty=False):
             raise ValueError(f"{name} must be 2-D, got a sparse array with {X.ndim} dims")
         if X.dtype.kind not in "biuf":
             raise TypeError(f"{name} must hold real numbers, got dtype {X.dtype}")
-        # CSR's arrays are checked before anything reads them: scipy does not check
-        # them when it builds a matrix from arrays
-        canonical = X.format == "csr" and _csr_is_canonical(X, name)
+        # the arrays of every format are checked before anything reads them: scipy
+        # checks neither arrays it is given nor arrays edited in place, and its
+        # conversions would read and write outside their buffers
+        canonical = _check_sparse_arrays(X, name)
         if (canonical and X.dtype == np.float64 and X.indices.dtype == np.int32
                 and X.indptr.dtype == np.int32 and X.data.flags.c_contiguous
                 and X.indices.flags.c_contiguous and X.indptr.flags.c_contiguous):
@@ -62,7 +63,11 @@ def check_data(X, name="X", *, allow_empty=False):
                                   copy=False)
         else:
             converted = X.format != "csr"
-            X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+            try:
+                X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+            except (TypeError, ValueError, IndexError, OverflowError) as exc:
+                raise ValueError(f"{name} is not a valid {X.format.upper()} matrix: "
+                                 f"{exc}") from None
             if converted:
                 _csr_is_canonical(X, name)  # the structure of what another format became
             if X.nnz and (np.abs(X.indptr[-1]) > np.iinfo(np.int32).max
@@ -106,12 +111,85 @@ def check_data(X, name="X", *, allow_empty=False):
 
 
 def _csr_is_canonical(X, name):
-    """`_kernel.csr_is_canonical`, naming the parameter when X's arrays do not describe
-    a CSR matrix of its shape."""
+    """`compressed_is_canonical` of a CSR matrix, naming the parameter when its arrays
+    do not describe a CSR matrix of its shape."""
     try:
-        return csr_is_canonical(X)
+        return compressed_is_canonical(X.indptr, X.indices, len(X.data), X.shape[0],
+                                       X.shape[1])
     except ValueError as exc:
         raise ValueError(f"{name} is not a valid CSR matrix: {exc}") from None
+
+
+def _check_sparse_arrays(X, name):
+    """Check the arrays of a scipy sparse matrix of any format against its shape,
+    before scipy converts it (its C++ conversions trust them: an index edited in place
+    is a write outside a buffer).
+
+    Returns
+    -------
+    bool
+        Whether X is CSR with strictly increasing column indices in every row.
+
+    Raises
+    ------
+    ValueError
+        The arrays do not describe a matrix of X's shape; the message names `name`
+        and the format.
+    """
+    n_rows, n_cols = X.shape
+    fmt = X.format
+
+    def fail(reason):
+        raise ValueError(f"{name} is not a valid {fmt.upper()} matrix: {reason}")
+
+    data = np.asarray(X.data) if fmt != "dok" else None
+    try:
+        if fmt == "csr":
+            return bool(compressed_is_canonical(X.indptr, X.indices, len(data), n_rows,
+                                                n_cols))
+        if fmt == "csc":
+            compressed_is_canonical(X.indptr, X.indices, len(data), n_cols, n_rows,
+                                    "column")
+        elif fmt == "bsr":
+            block_rows, block_cols = X.blocksize
+            if (data.ndim != 3 or data.shape[1:] != (block_rows, block_cols)
+                    or n_rows % block_rows or n_cols % block_cols):
+                fail(f"blocks of shape {data.shape[1:]} for blocksize {X.blocksize} "
+                     f"and shape {X.shape}")
+            compressed_is_canonical(X.indptr, X.indices, data.shape[0],
+                                    n_rows // block_rows, n_cols // block_cols, "block row")
+        elif fmt == "coo":
+            _check_coordinates(X.row, X.col, data, n_rows, n_cols, fail)
+        elif fmt == "dia":
+            offsets = np.asarray(X.offsets)
+            if (data.ndim != 2 or offsets.ndim != 1 or offsets.dtype.kind not in "iu"
+                    or len(offsets) != data.shape[0]):
+                fail(f"{len(offsets)} offsets for diagonals of shape {data.shape}")
+        elif fmt == "lil":
+            rows, values = X.rows, X.data
+            if len(rows) != n_rows or len(values) != n_rows:
+                fail(f"{len(rows)} index lists and {len(values)} value lists for "
+                     f"{n_rows} rows")
+            for i in range(n_rows):
+                if len(rows[i]) != len(values[i]):
+                    fail(f"row {i} has {len(rows[i])} indices and {len(values[i])} "
+                         "values")
+    except ValueError as exc:
+        if str(exc).startswith(f"{name} is not a valid"):
+            raise
+        fail(str(exc))
+    return False
+
+
+def _check_coordinates(row, col, data, n_rows, n_cols, fail):
+    """COO's arrays: one row and one column index per value, inside the shape."""
+    row, col = np.asarray(row), np.asarray(col)
+    for what, index, size in (("row", row, n_rows), ("column", col, n_cols)):
+        if index.ndim != 1 or index.dtype.kind not in "iu" or index.shape != data.shape:
+            fail(f"{index.shape} {what} indices of dtype {index.dtype} for "
+                 f"{data.shape} values")
+        if len(index) and (index.min() < 0 or index.max() >= size):
+            fail(f"a {what} index is outside [0, {size})")
 
 
 # Squared row norms above this make sums of two of them overflow in the kernels.
@@ -140,8 +218,12 @@ def check_norms(X, name="X"):
     return sq
 
 
-def check_labels(y, n_samples, name="y"):
-    """Validate a label vector of length n_samples; returns it as a 1-D ndarray."""
+def check_labels(y, n_samples, name="y", *, classes=True):
+    """Validate a label vector of length n_samples; returns it as a 1-D ndarray.
+
+    With classes=True (class labels) integers that no float64 holds exactly are refused;
+    regression targets (classes=False) are real numbers, rounded as any float is.
+    """
     y = np.asarray(y)
     if y.ndim == 2 and 1 in y.shape:
         y = y.ravel()
@@ -164,29 +246,112 @@ def check_labels(y, n_samples, name="y"):
             raise TypeError(f"{name} mixes strings and numbers (or missing values): "
                             f"{name}[{where}] = {y[where]!r}")
         else:
+            if classes:
+                _check_exact_labels(y, name)
             y = y.astype(np.float64)
     if y.dtype.kind == "c":
         raise TypeError(f"{name} must hold real labels, got complex dtype {y.dtype}")
+    if classes and y.dtype.kind in "iu":
+        _check_exact_labels(y, name)
     if y.dtype.kind == "f" and not all_finite(np.ascontiguousarray(y, dtype=np.float64)):
         raise ValueError(f"{name} holds NaN or infinity (first at index "
                          f"{int(np.argwhere(~np.isfinite(y))[0, 0])})")
     return y
 
 
+# A sparse precomputed kernel is made dense only when its stored values are at least
+# this share of the dense matrix (or the dense matrix is small): a kernel matrix lists
+# every value (LIBSVM's precomputed files do, zeros included), so a sparse one that is
+# mostly empty is a mistake, and its shape alone (a file's row count, say) must not
+# decide an allocation of many gigabytes.
+PRECOMPUTED_MIN_STORED = 0.25
+PRECOMPUTED_FREE_BYTES = 16 * 2**20
+
+
+# Integers beyond this may have no float64 of their own (2**53 + 1 has not).
+EXACT_INTEGER_LIMIT = 2**53
+
+
+def _check_exact_labels(y, name):
+    """Integer labels must be float64 numbers exactly: model files, svm-predict's output
+    and the probability outputs carry labels as doubles, and two labels that round to
+    one double would merge two classes (2**70 and 2**70 + 1)."""
+    if y.size == 0:
+        return
+    if y.dtype == object:
+        big = [v for v in y if isinstance(v, numbers.Integral)
+               and not -EXACT_INTEGER_LIMIT <= v <= EXACT_INTEGER_LIMIT]
+    elif y.min() >= -EXACT_INTEGER_LIMIT and y.max() <= EXACT_INTEGER_LIMIT:
+        return
+    else:
+        big = [int(v) for v in np.unique(y) if abs(int(v)) > EXACT_INTEGER_LIMIT]
+    for value in big:
+        try:
+            exact = float(value) == value
+        except OverflowError:
+            exact = False
+        if not exact:
+            raise ValueError(f"{name} holds the label {int(value)}, which a float64 cannot "
+                             "hold exactly (integers beyond 2**53 are rounded, and two "
+                             "labels could become one class); map the labels to smaller "
+                             "integers or to strings")
+
+
 def check_precomputed(X, name="X", n_train=None):
-    """A precomputed kernel must be dense: n x n for training, n x n_train for predicting."""
+    """A precomputed kernel: n x n for training, n x n_train (or wider) for predicting.
+
+    Parameters
+    ----------
+    X : array-like or scipy sparse matrix
+        Sparse input is made dense (only its first n_train columns when predicting),
+        provided it stores at least a quarter of the values it stands for or is small.
+    name : str
+    n_train : int or None
+        None for training; else the number of training rows.
+
+    Returns
+    -------
+    ndarray
+        C-contiguous float64.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Not a kernel matrix of the shape needed, or a sparse matrix too empty to be one.
+    """
+    shape = getattr(X, "shape", None)
     if sp.issparse(X):
+        if X.ndim != 2:
+            raise ValueError(f"{name} must be 2-D, got a sparse array with {X.ndim} dims")
+        _check_shape_precomputed(X.shape, name, n_train)
+        X = check_data(X, name, allow_empty=n_train is not None)
+        if n_train is not None and X.shape[1] > n_train:
+            X = X[:, :n_train]
+        dense_bytes = 8 * X.shape[0] * X.shape[1]
+        if (dense_bytes > PRECOMPUTED_FREE_BYTES
+                and X.nnz < PRECOMPUTED_MIN_STORED * X.shape[0] * X.shape[1]):
+            raise ValueError(
+                f"{name} is a sparse {X.shape[0]} x {X.shape[1]} precomputed kernel that "
+                f"stores only {X.nnz} values: a kernel matrix needs every K(x_i, x_j) "
+                "(LIBSVM's precomputed files list them all, zeros included), and a dense "
+                f"copy would take {dense_bytes / 2**30:.3g} GiB")
         X = X.toarray()
+    elif shape is not None and len(shape) == 2:
+        _check_shape_precomputed(shape, name, n_train)
     X = check_data(X, name, allow_empty=n_train is not None)
-    if n_train is None and X.shape[0] != X.shape[1]:
+    _check_shape_precomputed(X.shape, name, n_train)
+    return X
+
+
+def _check_shape_precomputed(shape, name, n_train):
+    if n_train is None and shape[0] != shape[1]:
         raise ValueError(
             f"kernel='precomputed' needs {name} to be the square Gram matrix K(x_i, x_j) "
-            f"of the training rows; got shape {X.shape}")
-    if n_train is not None and X.shape[1] < n_train:
+            f"of the training rows; got shape {tuple(shape)}")
+    if n_train is not None and shape[1] < n_train:
         raise ValueError(
             f"kernel='precomputed' needs {name} with one column per training row "
-            f"(at least {n_train}); got shape {X.shape}")
-    return X
+            f"(at least {n_train}); got shape {tuple(shape)}")
 
 
 def check_sample_weight(sample_weight, n_samples):

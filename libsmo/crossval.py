@@ -107,7 +107,7 @@ def check_problem(X, y, sample_weight, train_params):
         if svm_type != "one_class":
             raise ValueError(f"y is required for svm_type={svm_type!r}")
     else:
-        y = v.check_labels(y, n)
+        y = v.check_labels(y, n, classes=svm_type not in REGRESSION_TYPES)
         if svm_type in REGRESSION_TYPES:
             if y.dtype.kind not in "biuf":
                 raise TypeError(f"y must hold real targets for {svm_type}, got dtype "

@@ -20,7 +20,7 @@ import logging
 import math
 import time
 import warnings
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
 import numpy as np
 
@@ -28,11 +28,21 @@ from libsmo._core.arrays import all_finite
 from libsmo._core.kernel import Kernel
 from libsmo._core.qmatrix import QMatrix, SVRQMatrix
 from libsmo._core.solvers import solve, solve_linear
-from libsmo._prediction import for_each_kernel_block
+from libsmo._core.stopping import SolverStopped
+from libsmo._prediction import SupportRows, for_each_kernel_block
 from libsmo.exceptions import sklearn_compatible_warning
 from libsmo.problem import take_rows
 
 logger = logging.getLogger("libsmo")
+
+
+def cache_megabytes(cache_size, n_rows):
+    """The kernel cache one problem of n_rows cached rows is given: cache_size MB, but
+    no more than the whole float32 matrix of n_rows x n_rows with LIBSVM's bookkeeping
+    of 20 bytes a row (a cache_size of 1e12 must not mean an unbounded budget, and a
+    budget beyond 2**63 bytes would not even fit the cache's counters)."""
+    whole = (4.0 * n_rows * n_rows + 20.0 * n_rows) / 2**20
+    return min(float(cache_size), whole)
 
 
 class Executor:
@@ -110,10 +120,11 @@ class Executor:
             kernel = Kernel(self.X, self.kernel.kernel, self.kernel.gamma,
                             self.kernel.degree, self.kernel.coef0, rows=problem.rows,
                             n_threads=self.solver.n_threads)
+            cache = cache_megabytes(self.solver.cache_size, len(problem.rows))
             if problem.regression:
-                Q = SVRQMatrix(kernel, self.solver.cache_size)
+                Q = SVRQMatrix(kernel, cache)
             else:
-                Q = QMatrix(kernel, problem.signs, self.solver.cache_size)
+                Q = QMatrix(kernel, problem.signs, cache)
             if not all_finite(Q.diagonal()):
                 self._overflow()
             solution = solve(Q, problem.linear_term, problem.signs, problem.upper_bound,
@@ -133,6 +144,9 @@ class Executor:
 
     def _checked(self, solution):
         """Check and report one solver result."""
+        if self.stop_flag is not None and self.stop_flag[0]:
+            # a sibling failed or Ctrl-C came: this result will not be used
+            raise SolverStopped("stopped with the other problems of the fit")
         if not (solution.finite and math.isfinite(solution.rho)):
             self._overflow()
         if self.solver.verbose:
@@ -157,8 +171,9 @@ class Executor:
 
         With n_threads > 1 the items run on a pool of threads (the solver releases the
         GIL), each on an executor with one kernel thread and an equal share of the
-        cache, so the fit stays within cache_size. Ctrl-C or an error in any item stops
-        the others through a shared flag the solvers poll.
+        cache, so the fit stays within cache_size. Ctrl-C, or an error in any item,
+        stops the others at once through a shared flag the solvers poll, and is what
+        this raises.
         """
         workers = min(self.solver.n_threads, n_items)
         if workers <= 1:
@@ -169,6 +184,13 @@ class Executor:
         futures = []
         try:
             futures.extend(pool.submit(fit, p, shared) for p in range(n_items))
+            wait(futures, return_when=FIRST_EXCEPTION)
+            failed = [f.exception() for f in futures
+                      if f.done() and not f.cancelled() and f.exception() is not None]
+            if failed:
+                # the error that set the others stopping, not what stopping raised
+                raise next((e for e in failed if not isinstance(e, SolverStopped)),
+                           failed[0])
             return [f.result() for f in futures]
         except BaseException:
             # Ctrl-C reaches this thread only: tell the solvers, drop what has not begun
@@ -189,7 +211,8 @@ class Executor:
         if len(sv_rows) == 0 or len(rows) == 0:
             return out
         k = self.kernel
-        SV = sv_rows if k.kernel == "precomputed" else take_rows(self.X, sv_rows)
+        SV = (sv_rows if k.kernel == "precomputed"
+              else SupportRows(take_rows(self.X, sv_rows)))
 
         def visit(block, K):
             out[block] += K @ coef

@@ -89,11 +89,24 @@ def solve_nu_svc(executor, rows, signs, weights, nu, n_positive):
     solution = executor.solve(BinaryProblem(rows=rows, signs=signs,
                                             linear_term=np.zeros(len(rows)),
                                             upper_bound=weights, start=start, nu=True))
-    r = solution.r
+    r = np.float64(solution.r)  # numpy's division: r * r may underflow to 0
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore", under="ignore"):
+        coef = signs * (solution.alpha / r) if r > 0 else None
+        scaled = r > 0 and np.isfinite(coef).all() and np.isfinite(
+            [solution.rho / r, solution.objective / (r * r), 1 / r]).all()
+    if not scaled:
+        # LIBSVM divides by r = 0 all the same and writes inf and NaN coefficients;
+        # scikit-learn then refuses the model ("dual coefficients ... not finite")
+        raise ValueError(
+            f"nu-SVC found no classifier for this data (r = {r:g}): at its optimum every "
+            "example's margin is the same, so the coefficients cannot be scaled to "
+            "C-SVC's form (the kernel is constant on these examples, e.g. gamma too "
+            "small or a saturated sigmoid, or nu is too small); change gamma, "
+            "the kernel or nu, or use C-SVC")
     if executor.solver.verbose:
         logger.info("C = %f", 1 / r)
-    fit = _fit(solution, signs * (solution.alpha / r), rho=solution.rho / r,
-               objective=solution.objective / (r * r))
+    fit = _fit(solution, coef, rho=float(solution.rho / r),
+               objective=float(solution.objective / (r * r)))
     log_summary(executor, fit, weights / r)
     return fit
 

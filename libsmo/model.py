@@ -10,8 +10,8 @@ import scipy.sparse as sp
 
 from libsmo import _one_vs_one as ovo
 from libsmo import probability as _probability
-from libsmo._prediction import (DENSE_SV_BYTES, for_each_kernel_block, prediction_layout,
-                                squared_norms)
+from libsmo._model_checks import check_model_fields
+from libsmo._prediction import DENSE_SV_BYTES, SupportRows, for_each_kernel_block
 from libsmo._validation import check_data, check_norms, check_precomputed
 
 from libsmo.names import CLASSIFICATION_TYPES
@@ -75,28 +75,36 @@ class Model:
     def __init__(self, *, svm_type, kernel, gamma, degree, coef0, classes, n_support,
                  support_vectors, support, sv_coef, rho, n_features, probA=None,
                  probB=None, prob_density_marks=None, n_iter=(), objective=(), status=()):
-        self.svm_type = svm_type
-        self.kernel = kernel
-        self.gamma = float(gamma)
-        self.degree = int(degree)
-        self.coef0 = float(coef0)
-        self.classes = np.asarray(classes)
-        self.n_support = np.asarray(n_support, dtype=np.int64)
-        self.support_vectors = support_vectors
-        self.support = None if support is None else np.asarray(support, dtype=np.int64)
-        self.sv_coef = np.atleast_2d(np.asarray(sv_coef, dtype=np.float64))
-        self.rho = np.atleast_1d(np.asarray(rho, dtype=np.float64))
-        self.n_features = int(n_features)
-        self.probA = None if probA is None else np.atleast_1d(np.asarray(probA, float))
-        self.probB = None if probB is None else np.atleast_1d(np.asarray(probB, float))
-        self.prob_density_marks = (None if prob_density_marks is None else
-                                   np.atleast_1d(np.asarray(prob_density_marks, float)))
-        self.n_iter = list(n_iter)
-        self.objective = list(objective)
-        self.status = list(status)
-        self._sv_norms = None
-        self._sv_layout = None
-        self._weights = None
+        fields = check_model_fields(dict(
+            svm_type=svm_type, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
+            classes=classes, n_support=n_support, support_vectors=support_vectors,
+            support=support, sv_coef=sv_coef, rho=rho, n_features=n_features, probA=probA,
+            probB=probB, prob_density_marks=prob_density_marks, n_iter=n_iter,
+            objective=objective, status=status))
+        self.__dict__.update(fields)
+        self._forget_derived()
+
+    def __setattr__(self, name, value):
+        # a field assigned after construction (the estimators renumber `support`) is
+        # checked again, with the others, before the model next predicts
+        object.__setattr__(self, name, value)
+        if name in Model._FIELDS:
+            self._forget_derived()
+            object.__setattr__(self, "_checked", False)
+
+    def _forget_derived(self):
+        """Drop what prediction derived from the fields (layouts, norms, weights)."""
+        object.__setattr__(self, "_checked", True)
+        object.__setattr__(self, "_sv_layout", None)
+        object.__setattr__(self, "_weights", None)
+
+    def _ensure_checked(self):
+        """Check the fields again if one was assigned since they were last checked."""
+        if not self._checked:
+            fields = check_model_fields({name: getattr(self, name)
+                                         for name in Model._FIELDS})
+            self.__dict__.update(fields)
+            self._forget_derived()
 
     _FIELDS = ("svm_type", "kernel", "gamma", "degree", "coef0", "classes", "n_support",
                "support_vectors", "support", "sv_coef", "rho", "n_features", "probA",
@@ -152,6 +160,7 @@ class Model:
         # kept because Model.save is public API; a function-level import, so that
         # importing libsmo.model never imports libsmo.io.
         from libsmo.io.model_file import save_model
+        self._ensure_checked()
         save_model(self, path, libsvm_precision=libsvm_precision)
 
     def with_class_order(self, order):
@@ -174,6 +183,7 @@ class Model:
         Model
             Equal predictions, decision values up to the pairs' signs and order.
         """
+        self._ensure_checked()
         if self.svm_type not in CLASSIFICATION_TYPES:
             raise ValueError(f"with_class_order applies to classifiers, not {self.svm_type}")
         k = self.n_classes
@@ -223,19 +233,14 @@ class Model:
         trailing zero features) or more: features the model never saw add nothing to a
         dot product but do count in |x - sv|^2, exactly as in LIBSVM's svm-predict.
         """
+        self._ensure_checked()
         if self.kernel == "precomputed":
             return check_precomputed(X, "X", n_train=self.n_features), None
         X = check_data(X, "X", allow_empty=True)
         norms = check_norms(X, "X")
-        if X.shape[1] != self.n_features:
-            if not sp.issparse(X):
-                raise ValueError(f"X has {X.shape[1]} features, but this model was "
-                                 f"trained with {self.n_features}")
-            if X.shape[1] < self.n_features:
-                X = sp.csr_matrix((X.data, X.indices, X.indptr),
-                                  shape=(X.shape[0], self.n_features))
-            else:
-                X = X[:, :self.n_features]
+        if X.shape[1] != self.n_features and not sp.issparse(X):
+            raise ValueError(f"X has {X.shape[1]} features, but this model was "
+                             f"trained with {self.n_features}")
         return X, norms
 
     def _each_kernel_block(self, X, norms, visit):
@@ -243,12 +248,10 @@ class Model:
         if self.kernel == "precomputed":
             for_each_kernel_block(visit, X, self.support, "precomputed", 0.0, 0, 0.0)
             return
-        if self._sv_norms is None:
-            self._sv_layout = prediction_layout(self.support_vectors)
-            self._sv_norms = squared_norms(self.support_vectors)
+        if self._sv_layout is None:
+            self._sv_layout = SupportRows(self.support_vectors)
         for_each_kernel_block(visit, X, self._sv_layout, self.kernel, self.gamma,
-                              self.degree, self.coef0, X_norms=norms,
-                              SV_norms=self._sv_norms)
+                              self.degree, self.coef0, X_norms=norms)
 
     def linear_weights(self):
         """The primal weights of a linear-kernel model: one row per pair of classes (in
@@ -258,6 +261,7 @@ class Model:
         -------
         ndarray of shape (n_pairs, n_features)
         """
+        self._ensure_checked()
         if self.kernel != "linear":
             raise ValueError(f"primal weights exist for the linear kernel, not {self.kernel!r}")
         if self._weights is None:
@@ -289,23 +293,35 @@ class Model:
         X, norms = self._check_rows(X)
         k = self.n_classes
         n_pairs = ovo.n_pairs(k) if self.svm_type in CLASSIFICATION_TYPES else 1
-        if (self.kernel == "linear" and n_pairs * self.n_features * 8 <= DENSE_SV_BYTES
-                and self.n_sv > PRIMAL_MIN_SV_PER_PAIR * n_pairs):
-            # one product with the primal weights instead of one per support vector
-            out = np.asarray(X @ self.linear_weights().T) - self.rho
-            return _finite_decisions(out[:, 0] if n_pairs == 1 else out)
-        out = np.empty((X.shape[0], n_pairs))
-        if self.svm_type not in CLASSIFICATION_TYPES:
-            def visit(rows, K):
-                out[rows, 0] = K @ self.sv_coef[0] - self.rho[0]
-        else:
-            pairs = ovo.pair_coefficients(self.sv_coef, self.n_support)
+        # overflow shows as inf or NaN, which _finite_decisions refuses with a message
+        with np.errstate(over="ignore", invalid="ignore"):
+            if (self.kernel == "linear" and n_pairs * self.n_features * 8 <= DENSE_SV_BYTES
+                    and self.n_sv > PRIMAL_MIN_SV_PER_PAIR * n_pairs):
+                # one product with the primal weights instead of one per support vector
+                out = np.asarray(self._with_width(X) @ self.linear_weights().T) - self.rho
+                return _finite_decisions(out[:, 0] if n_pairs == 1 else out)
+            out = np.empty((X.shape[0], n_pairs))
+            if self.svm_type not in CLASSIFICATION_TYPES:
+                def visit(rows, K):
+                    out[rows, 0] = K @ self.sv_coef[0] - self.rho[0]
+            else:
+                pairs = ovo.pair_coefficients(self.sv_coef, self.n_support)
 
-            def visit(rows, K):
-                for pair, (si, ci, sj, cj) in enumerate(pairs):
-                    out[rows, pair] = K[:, si] @ ci + K[:, sj] @ cj - self.rho[pair]
-        self._each_kernel_block(X, norms, visit)
+                def visit(rows, K):
+                    for pair, (si, ci, sj, cj) in enumerate(pairs):
+                        out[rows, pair] = K[:, si] @ ci + K[:, sj] @ cj - self.rho[pair]
+            self._each_kernel_block(X, norms, visit)
         return _finite_decisions(out[:, 0] if n_pairs == 1 else out)
+
+    def _with_width(self, X):
+        """Sparse rows cut or padded to the model's n_features columns (the features
+        beyond add nothing to a dot product)."""
+        if not sp.issparse(X) or X.shape[1] == self.n_features:
+            return X
+        if X.shape[1] < self.n_features:
+            return sp.csr_matrix((X.data, X.indices, X.indptr),
+                                 shape=(X.shape[0], self.n_features))
+        return X[:, :self.n_features]
 
     def predict(self, X):
         """Predicted labels (classification: one-vs-one votes, ties to the lower class

@@ -13,7 +13,6 @@ gamma=None stays None here (LIBSVM's 1 / n_features): `KernelParams.for_data` re
 it once the data's width is known.
 """
 import dataclasses
-import os
 from dataclasses import dataclass
 from typing import Callable, Optional
 
@@ -39,7 +38,7 @@ SOLVER_CONSTRAINTS = {
     "time_limit": pv.OrNone(pv.Positive()),
     "callback": pv.OrNone(pv.IsCallable()),
     "callback_every": pv.Positive(integer=True),
-    "n_threads": pv.OrNone(pv.Positive(integer=True)),
+    "n_threads": pv.Threads(),
     "linear_solver": pv.OneOf(LINEAR_SOLVERS),
     "verbose": pv.Truthy(),
 }
@@ -130,7 +129,7 @@ class SolverParams:
     callback : callable or None
     callback_every : int > 0
     n_threads : int > 0
-        None given here means every core.
+        Clamped to the cores this process may use; None given here means all of them.
     linear_solver : {"auto", "primal", "kernel"}
     verbose : bool
     """
@@ -148,8 +147,6 @@ class SolverParams:
 
     def __post_init__(self):
         _check_fields(self, SOLVER_CONSTRAINTS)
-        if self.n_threads is None:
-            object.__setattr__(self, "n_threads", os.cpu_count() or 1)
 
     def step_cap(self, n_variables):
         """max_iter, or LIBSVM's safety cap max(10^7, 100 n) for n variables: a

@@ -24,6 +24,7 @@ import scipy.sparse as sp
 
 from libsmo import _validation as v
 from libsmo._core.arrays import csr_to_dense
+from libsmo._prediction import COMPACT_WIDTH_FACTOR
 from libsmo.names import REGRESSION_TYPES
 
 # Sparse rows that are mostly non-zeros are trained on as dense rows when the dense
@@ -151,8 +152,16 @@ class FormulationResult:
 
 def solver_layout(X):
     """X as the solver should read it: CSR with at least half its entries non-zero,
-    and small enough, becomes dense."""
-    if (sp.issparse(X) and X.shape[0] * X.shape[1] * 8 <= DENSE_COPY_BYTES
+    and small enough, becomes dense; CSR whose width is many times its stored values
+    keeps only the columns it uses (the solver's buffers are as wide as its rows: one
+    index of 2**31 - 1 asked for 16 GB), which changes no dot product or norm."""
+    if not sp.issparse(X):
+        return X
+    if X.shape[1] > COMPACT_WIDTH_FACTOR * (X.nnz + X.shape[0]):
+        columns = np.unique(X.indices)
+        X = sp.csr_matrix((X.data, np.searchsorted(columns, X.indices).astype(np.int32),
+                           X.indptr), shape=(X.shape[0], len(columns)))
+    if (X.shape[0] * X.shape[1] * 8 <= DENSE_COPY_BYTES
             and X.nnz >= 0.5 * X.shape[0] * X.shape[1]):
         return csr_to_dense(X)
     return X
@@ -205,7 +214,7 @@ def training_set(X, y, sample_weight, svm_type, kernel):
     elif y is None:
         raise ValueError(f"y is required for svm_type={svm_type!r}")
     else:
-        y = v.check_labels(y, n)
+        y = v.check_labels(y, n, classes=svm_type not in REGRESSION_TYPES)
     if svm_type in REGRESSION_TYPES:
         if y.dtype.kind not in "biuf":
             raise TypeError(f"y must hold real targets for {svm_type}, got dtype {y.dtype}")

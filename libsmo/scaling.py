@@ -58,6 +58,46 @@ def _scale(values, vmin, vmax, lower, upper):
     return np.where(values == vmin, lower, np.where(values == vmax, upper, scaled))
 
 
+def column_ranges(X):
+    """Each column's minimum and maximum over the rows of X, a missing (zero) sparse
+    entry counting as 0, for the columns that hold anything but zeros.
+
+    Returns
+    -------
+    columns : ndarray of int64
+        Increasing 0-based columns (every column for dense X).
+    low, high : ndarray of float64
+        Their minima and maxima.
+
+    Notes
+    -----
+    Sparse X costs O(nnz log nnz) whatever its width: only the columns with stored
+    entries are visited.
+    """
+    n_rows = X.shape[0]
+    if not sp.issparse(X):
+        columns = np.arange(X.shape[1], dtype=np.int64)
+        if n_rows == 0:
+            return columns, np.zeros(X.shape[1]), np.zeros(X.shape[1])
+        return columns, X.min(axis=0), X.max(axis=0)
+    order = np.argsort(X.indices, kind="stable")
+    sorted_columns = X.indices[order]
+    values = X.data[order]
+    starts = np.flatnonzero(np.concatenate([[True], sorted_columns[1:] != sorted_columns[:-1]])) \
+        if len(order) else np.zeros(0, dtype=np.int64)
+    columns = sorted_columns[starts].astype(np.int64)
+    if len(columns) == 0:
+        return columns, np.zeros(0), np.zeros(0)
+    low = np.minimum.reduceat(values, starts)
+    high = np.maximum.reduceat(values, starts)
+    # a column stored in fewer rows than there are has zeros in the others
+    stored = np.diff(np.concatenate([starts, [len(order)]]))
+    partial = stored < n_rows
+    low[partial] = np.minimum(low[partial], 0.0)
+    high[partial] = np.maximum(high[partial], 0.0)
+    return columns, low, high
+
+
 class Scaler:
     """Scale features (and optionally the target) to a range, as svm-scale.
 
@@ -70,12 +110,25 @@ class Scaler:
 
     Attributes
     ----------
-    feature_min_, feature_max_ : ndarray of shape (n_features,)
-        Per column (column j is LIBSVM's index j + 1); a feature with min == max is not
-        scaled (it becomes 0). From a range file, features it does not list have 0, 0.
+    feature_index_ : ndarray of int64
+        The 0-based columns that have a range (column j is LIBSVM's index j + 1),
+        increasing: from `fit`, every column of dense data and the columns of sparse
+        data that hold a non-zero; from a range file, the features it lists.
+    feature_min_, feature_max_ : ndarray of float64
+        The minimum and maximum of each of those columns. A feature with min == max,
+        or not listed, is not scaled (it becomes 0). Ranges are kept per listed
+        feature, never per column up to the largest index: a range file naming index
+        2**31 - 1 costs one entry, not 16 GB.
+    n_features_in_ : int
+        Columns of the fitted data (the largest index of a range file).
     y_min_, y_max_ : float or None
         The range of y when fitted with y_range.
     """
+
+    # A dense result may be this many times the bytes of the dense input (plus 64 MB)
+    # before transform asks for sparse input instead: ranges whose largest index is far
+    # beyond X's columns would widen every dense row to that index.
+    DENSE_GROWTH = 4
 
     def __init__(self, lower=-1.0, upper=1.0, y_range=None):
         self.lower = lower
@@ -90,12 +143,7 @@ class Scaler:
         X = _check_X(X)
         if X.shape[0] == 0:
             raise ValueError("cannot fit a Scaler on data with no rows")
-        if sp.issparse(X):
-            self.feature_min_ = np.asarray(X.min(axis=0).toarray(), dtype=float).ravel()
-            self.feature_max_ = np.asarray(X.max(axis=0).toarray(), dtype=float).ravel()
-        else:
-            self.feature_min_ = X.min(axis=0) if X.shape[1] else np.zeros(0)
-            self.feature_max_ = X.max(axis=0) if X.shape[1] else np.zeros(0)
+        self.feature_index_, self.feature_min_, self.feature_max_ = column_ranges(X)
         self.lower, self.upper = lower, upper
         self.y_min_ = self.y_max_ = None
         if self.y_range is not None:
@@ -122,8 +170,16 @@ class Scaler:
         return y
 
     def _check_fitted(self):
-        if not hasattr(self, "feature_min_"):
+        if not hasattr(self, "feature_index_"):
             raise ValueError("this Scaler is not fitted: call fit or Scaler.load_range")
+
+    def _scaled_columns(self):
+        """(columns, min, max) of the features that are scaled (min != max)."""
+        index = np.asarray(self.feature_index_, dtype=np.int64)
+        fmin = np.asarray(self.feature_min_, dtype=np.float64)
+        fmax = np.asarray(self.feature_max_, dtype=np.float64)
+        varies = fmin != fmax
+        return index[varies], fmin[varies], fmax[varies]
 
     # ------------------------------------------------------------- transforming
     def transform(self, X, y=None):
@@ -134,29 +190,38 @@ class Scaler:
         X_scaled, or (X_scaled, y_scaled) when y is given
             CSR for sparse X, else a dense array; as many columns as X or as the
             fitted ranges, whichever is more. y is scaled only with y_range.
+
+        Raises
+        ------
+        ValueError
+            X is dense and the ranges reach so far beyond its columns that the dense
+            result would be many times its size (pass X as a sparse matrix).
         """
         self._check_fitted()
         X = _check_X(X)
         lower, upper = float(self.lower), float(self.upper)
-        fmin = np.asarray(self.feature_min_, dtype=np.float64)
-        fmax = np.asarray(self.feature_max_, dtype=np.float64)
-        n, width = X.shape[0], max(X.shape[1], len(fmin))
-        known = np.zeros(width, dtype=bool)
-        known[:len(fmin)] = fmin != fmax
-        vmin = np.zeros(width)
-        vmax = np.zeros(width)
-        vmin[:len(fmin)], vmax[:len(fmin)] = fmin, fmax
-        self._warn_unscaled(X, known)
+        columns, vmin, vmax = self._scaled_columns()
+        n = X.shape[0]
+        width = max(X.shape[1], int(self.n_features_in_),
+                    int(self.feature_index_[-1]) + 1 if len(self.feature_index_) else 0)
+        self._warn_unscaled(X, columns)
         if sp.issparse(X):
-            out, before = self._transform_sparse(X, width, known, vmin, vmax, lower,
-                                                 upper), X.nnz
-            after = out.nnz
+            out = self._transform_sparse(X, width, columns, vmin, vmax, lower, upper)
+            before, after = X.nnz, out.nnz
         else:
-            padded = np.zeros((n, width))
-            padded[:, :X.shape[1]] = X
+            if (width > X.shape[1] and 8 * n * width
+                    > self.DENSE_GROWTH * X.nbytes + 64 * 2**20):
+                raise ValueError(
+                    f"the ranges reach feature index {width}, but X has {X.shape[1]} "
+                    f"columns: a dense result would take {8 * n * width / 2**30:.3g} GiB; "
+                    "pass X as a scipy sparse matrix")
             out = np.zeros((n, width))
-            cols = np.flatnonzero(known)
-            out[:, cols] = _scale(padded[:, cols], vmin[cols], vmax[cols], lower, upper)
+            inside = columns < X.shape[1]
+            cols = columns[inside]
+            out[:, cols] = _scale(X[:, cols], vmin[inside], vmax[inside], lower, upper)
+            outside = columns[~inside]  # features X does not have: their zeros, scaled
+            out[:, outside] = _scale(np.zeros(len(outside)), vmin[~inside],
+                                     vmax[~inside], lower, upper)
             before, after = np.count_nonzero(X), np.count_nonzero(out)
         if after > before:
             warnings.warn(f"original #nonzeros {before}\n       > new      #nonzeros "
@@ -182,16 +247,12 @@ class Scaler:
         return np.where(y == self.y_min_, y_lower,
                         np.where(y == self.y_max_, y_upper, scaled))
 
-    def _warn_unscaled(self, X, known):
+    def _warn_unscaled(self, X, scaled):
         """svm-scale -r warns of features that vary in the data but have no range."""
         if X.shape[1] == 0 or X.shape[0] == 0:
             return
-        if sp.issparse(X):
-            xmin = np.asarray(X.min(axis=0).toarray()).ravel()
-            xmax = np.asarray(X.max(axis=0).toarray()).ravel()
-        else:
-            xmin, xmax = X.min(axis=0), X.max(axis=0)
-        varying = np.flatnonzero((xmin != xmax) & ~known[:X.shape[1]])
+        columns, xmin, xmax = column_ranges(X)
+        varying = columns[(xmin != xmax) & ~np.isin(columns, scaled)]
         for j in varying[:20]:
             warnings.warn(f"feature index {j + 1} varies in the data but has no scaling "
                           "range (it was constant or absent when fitted). The feature is "
@@ -201,28 +262,32 @@ class Scaler:
                           "range, scaled to 0.", ScalingWarning, stacklevel=3)
 
     @staticmethod
-    def _transform_sparse(X, width, known, vmin, vmax, lower, upper):
+    def _transform_sparse(X, width, columns, vmin, vmax, lower, upper):
+        """CSR in, CSR out, in O(nnz + rows x features whose zero maps to non-zero)."""
         n = X.shape[0]
         rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(X.indptr))
         cols = X.indices.astype(np.int64)
-        keep = known[cols]
-        rows, cols = rows[keep], cols[keep]
-        values = _scale(X.data[keep], vmin[cols], vmax[cols], lower, upper)
+        slot = np.searchsorted(columns, cols)
+        keep = np.zeros(len(cols), dtype=bool)
+        if len(columns):
+            keep = columns[np.minimum(slot, len(columns) - 1)] == cols
+        rows, cols, slot = rows[keep], cols[keep], slot[keep]
+        values = _scale(X.data[keep], vmin[slot], vmax[slot], lower, upper)
         nonzero = values != 0
         parts_r, parts_c, parts_v = [rows[nonzero]], [cols[nonzero]], [values[nonzero]]
         # the zero entries of X: where the zero of a feature maps to a non-zero value,
         # every row that does not store that feature gains it (svm-scale's output(i, 0))
-        zero_image = _scale(np.zeros(width), vmin, vmax, lower, upper)
-        filled = np.flatnonzero(known & (zero_image != 0))
+        zero_image = _scale(np.zeros(len(columns)), vmin, vmax, lower, upper)
+        filled = np.flatnonzero(zero_image != 0)  # positions in `columns`
         if len(filled):
-            slot = np.full(width, -1, dtype=np.int64)
-            slot[filled] = np.arange(len(filled))
+            rank = np.full(len(columns), -1, dtype=np.int64)
+            rank[filled] = np.arange(len(filled))
             stored = np.zeros(n * len(filled), dtype=bool)
-            in_filled = slot[cols] >= 0
-            stored[rows[in_filled] * len(filled) + slot[cols[in_filled]]] = True
+            in_filled = rank[slot] >= 0
+            stored[rows[in_filled] * len(filled) + rank[slot[in_filled]]] = True
             free = np.flatnonzero(~stored)
             parts_r.append(free // len(filled))
-            parts_c.append(filled[free % len(filled)])
+            parts_c.append(columns[filled][free % len(filled)])
             parts_v.append(zero_image[filled][free % len(filled)])
         out = sp.csr_matrix((np.concatenate(parts_v),
                              (np.concatenate(parts_r), np.concatenate(parts_c))),
@@ -238,7 +303,7 @@ class Scaler:
         if self.y_range is not None and self.y_min_ is not None:
             y_scaling = (self.y_range[0], self.y_range[1], self.y_min_, self.y_max_)
         write_range_file(path, self.lower, self.upper, self.feature_min_,
-                         self.feature_max_, y_scaling)
+                         self.feature_max_, y_scaling, index=self.feature_index_ + 1)
 
     @classmethod
     def load_range(cls, path):
@@ -251,12 +316,10 @@ class Scaler:
         _limits(scaler.lower, scaler.upper, "x")
         if y is not None:
             _limits(y[0], y[1], "y")
-        size = int(ranges.index.max()) if len(ranges.index) else 0
-        scaler.feature_min_ = np.zeros(size)
-        scaler.feature_max_ = np.zeros(size)
-        scaler.feature_min_[ranges.index - 1] = ranges.feature_min
-        scaler.feature_max_[ranges.index - 1] = ranges.feature_max
+        scaler.feature_index_ = ranges.index - 1
+        scaler.feature_min_ = ranges.feature_min
+        scaler.feature_max_ = ranges.feature_max
         scaler.y_min_ = None if y is None else y[2]
         scaler.y_max_ = None if y is None else y[3]
-        scaler.n_features_in_ = size
+        scaler.n_features_in_ = int(ranges.index.max()) if len(ranges.index) else 0
         return scaler

@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "libsmo"
 LEVELS = [
     ("foundation", ["names", "exceptions", "_random", "_param_validation", "_core"]),
     ("validation", ["_validation", "params", "_one_vs_one"]),
-    ("model", ["_prediction", "probability", "model"]),
+    ("model", ["_prediction", "probability", "_model_checks", "model"]),
     ("problem", ["problem", "execution", "formulations", "classification", "train",
                  "crossval"]),
     ("io", ["io", "formats", "scaling"]),

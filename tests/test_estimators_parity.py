@@ -193,8 +193,6 @@ def test_every_parameter_has_a_constraint():
         assert set(Est._parameter_constraints) == set(Est().get_params())
 
 
-@pytest.mark.xfail(raises=ZeroDivisionError, strict=True,
-                   reason="issue 17 fixes nu-SVC's division by r = 0 (formulations.py)")
 def test_nu_svc_with_a_constant_sigmoid_kernel_is_a_clear_error():
     """scikit-learn: "The dual coefficients or intercepts are not finite"; svm-train
     writes a model whose rho is NaN. Never a ZeroDivisionError."""

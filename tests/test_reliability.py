@@ -207,6 +207,13 @@ def neutral_env():
     return dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
 
 
+def default_sigint():
+    """In a child before it runs: SIGINT's default disposition, which Python turns into
+    KeyboardInterrupt (an ignored SIGINT, inherited from a background job of a
+    non-interactive shell, would stay ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_sigint_during_estimator_fit_leaves_the_previous_model(tmp_path):
     """A script that fits and saves, interrupted with SIGINT during the fit: it ends
     with KeyboardInterrupt within a second, and the model file it would have replaced
@@ -214,7 +221,8 @@ def test_sigint_during_estimator_fit_leaves_the_previous_model(tmp_path):
     target = tmp_path / "model.txt"
     target.write_bytes(b"the previous model\n")
     script = textwrap.dedent(f"""
-        import sys, time
+        import signal, sys, time
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         sys.path.insert(0, {str(Path(__file__).parent)!r})
         import libsmo
         from conftest import load_dataset
@@ -231,7 +239,7 @@ def test_sigint_during_estimator_fit_leaves_the_previous_model(tmp_path):
     data_file("a9a")  # decompressed (or failed/skipped) here, not in the child
     child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True, cwd=tempfile.gettempdir(),
-                             env=neutral_env())
+                             env=neutral_env(), preexec_fn=default_sigint)
     try:
         assert child.stdout.readline().strip() == "fitting", child.stderr.read()
         time.sleep(0.7)
@@ -253,7 +261,8 @@ def test_sigint_stops_libsmo_train_without_a_model_file(tmp_path):
     data = data_file("a9a")
     child = subprocess.Popen(["libsmo-train", "-e", "1e-12", "-g", "0.05", str(data),
                               "a9a.model"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True, cwd=tmp_path, env=neutral_env())
+                             text=True, cwd=tmp_path, env=neutral_env(),
+                             preexec_fn=default_sigint)
     try:
         time.sleep(3.0)   # start-up and reading a9a take about a second
         assert child.poll() is None, child.communicate()

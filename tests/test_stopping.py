@@ -2,19 +2,16 @@
 both solvers ask after every step.
 
 Through `check(n_iter)` (what the nogil `due` answers after n_iter steps): the step cap
-stops exactly at max_iter; the clock, the time limit and another thread's stop flag are
-read only every POLL_EVERY = 32 steps; a callback is called with the solver's progress
-when one of those reads finds it due, no more often than every callback_every steps,
-stops the run when it returns False (not None), and what it raises comes out of check().
-No assertion depends on how fast this machine is: a time limit of 0 has passed at the
-first clock read, whenever that is.
+stops exactly at max_iter; after every step a coarse clock is read, so the time limit
+and another thread's stop flag stop at the next step; a callback is called with the
+solver's progress every callback_every steps, stops the run when it returns False (not
+None), and what it raises comes out of check(). No assertion depends on how fast this
+machine is: a time limit of 0 has passed at the first clock read, whenever that is.
 """
 import numpy as np
 import pytest
 
 from libsmo._core.stopping import StopConditions
-
-POLL_EVERY = 32
 
 
 def conditions(max_iter=None, callback=None, callback_every=1000, time_limit=None,
@@ -36,17 +33,15 @@ def test_max_iter_stops_exactly_at_the_cap(max_iter):
     assert stop.check(max_iter + 1) == "max_iter"
 
 
-def test_a_time_limit_of_zero_stops_at_the_first_clock_read():
+def test_a_time_limit_of_zero_stops_at_the_first_step():
     stop = conditions(time_limit=0.0)
-    # between clock reads nothing looks at the time
-    assert [stop.check(n) for n in range(1, POLL_EVERY)] == [None] * (POLL_EVERY - 1)
-    assert stop.check(POLL_EVERY) == "time_limit"
-    assert stop.check(3 * POLL_EVERY) == "time_limit"
+    assert stop.check(1) == "time_limit"
+    assert stop.check(2) == "time_limit"
 
 
 def test_a_distant_time_limit_does_not_stop():
     stop = conditions(time_limit=1e9)
-    assert all(stop.check(n) is None for n in range(0, 20 * POLL_EVERY))
+    assert all(stop.check(n) is None for n in range(0, 1000))
 
 
 def test_the_step_cap_is_checked_before_the_clock():
@@ -55,17 +50,14 @@ def test_the_step_cap_is_checked_before_the_clock():
     assert stop.check(32) == "time_limit"
 
 
-def test_the_stop_flag_stops_at_the_next_clock_read():
+def test_the_stop_flag_stops_at_the_next_step():
     flag = np.zeros(1, dtype=np.int8)
     stop = conditions(stop_flag=flag)
-    assert all(stop.check(n) is None for n in range(1, 5 * POLL_EVERY))
+    assert all(stop.check(n) is None for n in range(1, 160))
     flag[0] = 1
-    # another thread's flag is read with the clock, every 32 steps
-    between = range(5 * POLL_EVERY + 1, 6 * POLL_EVERY)
-    assert [stop.check(n) for n in between] == [None] * 31
-    assert stop.check(6 * POLL_EVERY) == "stopped"
+    assert stop.check(160) == "stopped"
     flag[0] = 0
-    assert stop.check(7 * POLL_EVERY) is None
+    assert stop.check(161) is None
 
 
 def test_the_stop_flag_after_the_cap_and_the_time_limit():
@@ -76,15 +68,9 @@ def test_the_stop_flag_after_the_cap_and_the_time_limit():
 
 
 def due_steps(callback_every, n_steps):
-    """The steps at which a callback is due: at a clock read (every 32 steps), once at
-    least callback_every steps have passed since the last call (the first call after
-    callback_every steps)."""
-    steps, next_call = [], callback_every
-    for n in range(1, n_steps + 1):
-        if n % POLL_EVERY == 0 and n >= next_call:
-            steps.append(n)
-            next_call = n + callback_every
-    return steps
+    """The steps at which a callback is due: every callback_every steps (the clock, and
+    with it the callback's turn, is looked at after every step)."""
+    return list(range(callback_every, n_steps + 1, callback_every))
 
 
 class Recorder:
@@ -119,26 +105,26 @@ def test_the_callback_is_called_no_more_often_than_callback_every(callback_every
     assert recorder.calls == due_steps(callback_every, 3000)
     assert len(recorder.calls) == len(set(recorder.calls)) > 0
     gaps = np.diff([0] + recorder.calls)
-    assert gaps.min() >= callback_every and np.all(np.array(recorder.calls) % 32 == 0)
+    assert np.all(gaps == callback_every)
     # each call gets the solver's progress at that step
     assert recorder.seen == [{"n_iter": n} for n in recorder.calls]
 
 
-def test_callback_every_below_one_is_every_clock_read():
+def test_callback_every_below_one_is_every_step():
     recorder = Recorder()
     stop = conditions(callback=recorder, callback_every=0, progress=recorder.progress)
     recorder.run(stop, 200)
-    assert recorder.calls == [32, 64, 96, 128, 160, 192]
+    assert recorder.calls == list(range(1, 201))
 
 
 def test_a_callback_returning_false_stops_when_it_is_due():
     recorder = Recorder(answer=False)
     stop = conditions(callback=recorder, callback_every=100, progress=recorder.progress)
-    statuses = recorder.run(stop, 127)
-    assert statuses == [None] * 127 and recorder.calls == []
-    recorder.n = 128
-    assert stop.check(128) == "stopped"
-    assert recorder.calls == [128]
+    statuses = recorder.run(stop, 99)
+    assert statuses == [None] * 99 and recorder.calls == []
+    recorder.n = 100
+    assert stop.check(100) == "stopped"
+    assert recorder.calls == [100]
 
 
 @pytest.mark.parametrize("answer", [None, True])
@@ -159,11 +145,11 @@ def test_an_exception_in_the_callback_comes_out_of_check():
 
     recorder = Recorder()
     stop = conditions(callback=callback, callback_every=50, progress=recorder.progress)
-    assert recorder.run(stop, 63) == [None] * 63
-    recorder.n = 64
+    assert recorder.run(stop, 49) == [None] * 49
+    recorder.n = 50
     with pytest.raises(CallbackError) as caught:
-        stop.check(64)
-    assert caught.value.args == (64,)
+        stop.check(50)
+    assert caught.value.args == (50,)
 
 
 def test_keyboard_interrupt_from_the_callback_comes_out_too():

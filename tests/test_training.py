@@ -86,7 +86,7 @@ def test_quiet_by_default(heart_scale, caplog):
 
 @pytest.mark.skipif(threading.current_thread() is not threading.main_thread(),
                     reason="signals reach the main thread only")
-def test_ctrl_c_interrupts_within_a_second_and_frees_the_cache():
+def test_ctrl_c_interrupts_within_a_second_and_frees_the_cache(keyboard_interrupt):
     """SIGINT during a long fit raises KeyboardInterrupt promptly; repeated interrupted
     fits do not keep their kernel caches."""
     X, y = load_dataset("a9a")  # about 5 s to the optimum at tol=1e-12
@@ -111,6 +111,15 @@ def test_ctrl_c_interrupts_within_a_second_and_frees_the_cache():
     gc.collect()
     # each fit fills tens of MB of cache in 0.7 s; four leaked caches would show
     assert rss_bytes() - before < 60 * 2**20
+
+
+@pytest.fixture
+def keyboard_interrupt():
+    """Python's own SIGINT handler for the test (not whatever disposition the test run
+    inherited: a background job of a non-interactive shell ignores SIGINT)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
 
 
 def test_time_limit_stops_with_a_usable_model():
@@ -153,7 +162,7 @@ def test_parallel_pairs_give_the_same_model():
 
 @pytest.mark.skipif(threading.current_thread() is not threading.main_thread(),
                     reason="signals reach the main thread only")
-def test_ctrl_c_stops_parallel_pairs():
+def test_ctrl_c_stops_parallel_pairs(keyboard_interrupt):
     X, y = load_dataset("letter.scale")  # seconds of work: the signal comes first
     timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
     start = time.monotonic()

@@ -4,8 +4,9 @@ that validation and the kernel's data layout need, each one pass over the stored
 without numpy temporaries (a ufunc call costs microseconds per array on a small fit).
 
 - `squared_norms`: |x|^2 of every row, summed feature by feature as LIBSVM sums them;
-- `csr_is_canonical`: whether CSR arrays describe a matrix of their shape, and whether
-  every row's column indices rise strictly (the layout the row accessor reads);
+- `compressed_is_canonical` / `csr_is_canonical`: whether CSR (CSC, BSR) arrays
+  describe a matrix of their shape, and whether every row's column indices rise
+  strictly (the layout the row accessor reads);
 - `all_finite`: no NaN or infinity in a float64 array;
 - `csr_to_dense`: a CSR matrix as a C-contiguous float64 array.
 """
@@ -80,6 +81,69 @@ cdef Py_ssize_t _scan_csr_rows(const long long[::1] indptr, const csr_index[::1]
     return -1
 
 
+def compressed_is_canonical(indptr, indices, long long n_values, long long n_major,
+                            long long n_minor, str line="row"):
+    """Whether compressed sparse arrays (CSR: major = rows; CSC: major = columns; BSR:
+    block rows) describe a matrix of n_major x n_minor, and whether every major line's
+    minor indices rise strictly (sorted, no duplicates).
+
+    Parameters
+    ----------
+    indptr, indices : 1-D integer arrays
+    n_values : int
+        Entries (or blocks) stored: the length the data must have.
+    n_major, n_minor : int
+    line : str
+        What a major line is called in messages ("row", "column", "block row").
+
+    Returns
+    -------
+    bool
+        Whether the indices rise strictly within every line.
+
+    Raises
+    ------
+    ValueError
+        The arrays do not describe such a matrix: index pointers that do not rise from
+        0 to the number of stored values, or a minor index outside [0, n_minor). scipy
+        does not check these when it builds a matrix from arrays or when one is edited
+        in place, and its conversions and products (like the kernel) would read or
+        write outside their buffers.
+    """
+    for what, arr in (("index pointers", indptr), ("indices", indices)):
+        arr = np.asarray(arr)
+        if arr.ndim != 1 or arr.dtype.kind not in "iu":
+            raise ValueError(f"{what} must be a 1-D integer array, got {arr.dtype} of "
+                             f"shape {arr.shape}")
+    # (unsigned values beyond 2**63 wrap to negative int64 here, which the scan refuses)
+    cdef const long long[::1] ptr = np.ascontiguousarray(indptr, dtype=np.int64)
+    cdef long long n_stored = len(indices)
+    cdef Py_ssize_t bad_line
+    cdef bint canonical
+    cdef const int[::1] indices32
+    cdef const long long[::1] indices64
+    if ptr.shape[0] != n_major + 1:
+        raise ValueError(f"{ptr.shape[0]} index pointers for {n_major} {line}s")
+    if n_major >= 0 and (ptr[0] != 0 or ptr[n_major] != n_stored):
+        raise ValueError(f"index pointers run from {ptr[0]} to {ptr[n_major]} over "
+                         f"{n_major} {line}s for {n_stored} stored values")
+    if n_values != n_stored:
+        raise ValueError(f"{n_stored} indices for {n_values} stored values")
+    if np.asarray(indices).dtype == np.int32:
+        indices32 = np.ascontiguousarray(indices)
+        with nogil:
+            bad_line = _scan_csr_rows(ptr, indices32, n_minor, &canonical)
+    else:
+        indices64 = np.ascontiguousarray(indices, dtype=np.int64)
+        with nogil:
+            bad_line = _scan_csr_rows(ptr, indices64, n_minor, &canonical)
+    if bad_line >= 0:
+        minor = {"row": "column", "column": "row"}.get(line, "block column")
+        raise ValueError(f"{line} {bad_line} has index pointers that decrease or pass the "
+                         f"stored values, or a {minor} index outside [0, {n_minor})")
+    return canonical
+
+
 def csr_is_canonical(X):
     """Whether a CSR matrix's rows hold strictly increasing column indices (sorted, no
     duplicates): the layout the sparse rows are read in, where a row scattered into a
@@ -97,34 +161,11 @@ def csr_is_canonical(X):
     Raises
     ------
     ValueError
-        The arrays do not describe a CSR matrix of X's shape: index pointers that do not
-        rise from 0 to the number of stored values, or a column index outside
-        [0, n_columns) (scipy does not check these when it builds a matrix from arrays,
-        and the kernel would read or write outside its buffers).
+        The arrays do not describe a CSR matrix of X's shape (see
+        `compressed_is_canonical`).
     """
-    cdef const long long[::1] indptr = np.asarray(X.indptr, dtype=np.int64)
-    cdef long long n_columns = X.shape[1], n_stored = len(X.indices)
-    cdef Py_ssize_t bad_row
-    cdef bint canonical
-    cdef const int[::1] indices32
-    cdef const long long[::1] indices64
-    if (indptr.shape[0] != X.shape[0] + 1 or indptr[0] != 0
-            or indptr[indptr.shape[0] - 1] != n_stored or len(X.data) != n_stored):
-        raise ValueError(f"index pointers run from {indptr[0]} to "
-                         f"{indptr[indptr.shape[0] - 1]} over {indptr.shape[0] - 1} rows "
-                         f"for {n_stored} stored values")
-    if X.indices.dtype == np.int32:
-        indices32 = np.ascontiguousarray(X.indices)
-        with nogil:
-            bad_row = _scan_csr_rows(indptr, indices32, n_columns, &canonical)
-    else:
-        indices64 = np.ascontiguousarray(X.indices, dtype=np.int64)
-        with nogil:
-            bad_row = _scan_csr_rows(indptr, indices64, n_columns, &canonical)
-    if bad_row >= 0:
-        raise ValueError(f"row {bad_row} has index pointers that decrease or pass the "
-                         f"stored values, or a column index outside [0, {n_columns})")
-    return canonical
+    return compressed_is_canonical(X.indptr, X.indices, len(X.data), X.shape[0],
+                                   X.shape[1])
 
 
 def all_finite(values):

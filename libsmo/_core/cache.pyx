@@ -26,7 +26,10 @@ cdef class RowCache:
     """
 
     def __cinit__(self, int n_rows, double size_bytes):
-        cdef long long entries = <long long>(size_bytes / sizeof(float))
+        cdef long long entries
+        if not size_bytes < 1e18:  # also NaN: the conversion below would be undefined
+            size_bytes = 1e18
+        entries = <long long>(size_bytes / sizeof(float))
         self.n_rows = n_rows
         # the bookkeeping per row counts against the budget, as in LIBSVM
         entries -= <long long>(n_rows * (sizeof(float*) + 3 * sizeof(int)) / sizeof(float))

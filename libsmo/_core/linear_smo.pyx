@@ -69,6 +69,7 @@ cdef class LinearSolver:
     cdef int j_low
     cdef StopConditions poller
     cdef int stop
+    cdef long long row_work     # about the entries one examination reads: its clock share
 
     def __init__(self, X, rows, p, y, C, alpha, double tol, max_iter, callback,
                  long long callback_every, time_limit, stop_flag):
@@ -77,6 +78,7 @@ cdef class LinearSolver:
         self.l = len(rows)
         self.d = X.shape[1]
         self.rows = Rows(X, rows, copy_dense=False)
+        self.row_work = 1 + (X.nnz // max(1, X.shape[0]) if hasattr(X, "nnz") else self.d)
         self.p = np.array(p, dtype=np.float64)
         self.y = np.array(y, dtype=np.float64)
         self.C = np.array(C, dtype=np.float64)
@@ -246,6 +248,14 @@ cdef class LinearSolver:
             return True
         return False
 
+    cdef inline bint _due_after_examination(self) noexcept nogil:
+        """After an examination, stepped or not: a pass over the data without a step
+        is O(nnz), so the clock is read once enough of those have accumulated."""
+        if self.poller.due_after(self.n_iter, self.row_work):
+            self.stop = self.poller.stop
+            return True
+        return False
+
     cdef void _run(self) noexcept nogil:
         cdef bint examine_all = True
         cdef int k, changed, inner
@@ -258,8 +268,8 @@ cdef class LinearSolver:
                 for k in range(self.l):
                     if self.examine_example(self.visit[k]):
                         changed += 1
-                        if self._due():
-                            return
+                    if self._due_after_examination():
+                        return
             else:
                 # Keerthi's inner loop: the worst pair of the free set until it is
                 # optimal within tol

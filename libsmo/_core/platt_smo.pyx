@@ -77,7 +77,8 @@ cdef class PlattSolver(Solver):
         return 0
 
     cdef void optimize(self) noexcept nogil:
-        """Platt's outer loop, alternating passes over all and over non-bound examples."""
+        """Platt's outer loop, alternating passes over all and over non-bound examples.
+        Returns with `stop` set (an operation that failed set it itself)."""
         cdef bint examine_all = True
         cdef int k, changed, r
         cdef long long last_shrink = 0
@@ -90,17 +91,17 @@ cdef class PlattSolver(Solver):
                 if examine_all or self.status[k] == FREE:
                     r = self.examine_example(k)
                     if r < 0:
-                        self.stop = NO_MEMORY
                         return
                     if r > 0:
                         changed += 1
-                        if due(self):
-                            return
+                    # after every example, stepped or not: an examination that finds no
+                    # partner scans every variable, and a pass of those is O(l^2)
+                    if due(self):
+                        return
                 k += 1
             if self.shrinking and self.n_iter - last_shrink >= shrink_every:
                 last_shrink = self.n_iter
                 if self.do_shrinking() < 0:
-                    self.stop = NO_MEMORY
                     return
                 self._thresholds()
             if examine_all:
@@ -110,7 +111,6 @@ cdef class PlattSolver(Solver):
                         self.stop = OPTIMAL
                         return
                     if self._unshrink_all() < 0:
-                        self.stop = NO_MEMORY
                         return
                     if self._thresholds() <= self.eps:
                         self.stop = OPTIMAL
@@ -128,9 +128,9 @@ cdef class PlattSolver(Solver):
                     examine_all = True
             elif changed == 0:
                 examine_all = True
-            # a pass can take time without a step: the clock, Ctrl-C and the callback
+            # a pass can take time without a step: due() reads the clock, Ctrl-C and the callback
             # are checked after every pass too
-            if self.poller.due_now(self.n_iter):
+            if self.poller.due(self.n_iter):
                 self.stop = self.poller.stop
                 return
 

@@ -4,7 +4,7 @@
 from libc.math cimport INFINITY
 from libsmo._core.pair_step cimport LOWER_BOUND, UPPER_BOUND, bound_status, in_low, in_up
 from libsmo._core.qmatrix cimport QMatrix
-from libsmo._core.stopping cimport StopConditions
+from libsmo._core.stopping cimport NO_MEMORY, StopConditions
 
 
 cdef class Solver:
@@ -37,6 +37,9 @@ cdef class Solver:
     cdef int j_low[2]
     cdef StopConditions poller
     cdef int stop
+    # whether G (and G_bar) hold every variable's value: false while the gradient is
+    # initialised or reconstructed, and after an interruption there
+    cdef bint gradient_whole
 
     cdef void _swap(self, int i, int j) noexcept nogil
     cdef int _init_gradient(self) noexcept nogil
@@ -99,3 +102,18 @@ cdef inline bint due(Solver s) noexcept nogil:
         s.stop = s.poller.stop
         return True
     return False
+
+
+cdef inline bint interrupted(Solver s) noexcept nogil:
+    """Between steps (a row of the gradient): whether Ctrl-C or the stop flag ends the
+    run now; s.stop says which."""
+    if s.poller.interrupted():
+        s.stop = s.poller.stop
+        return True
+    return False
+
+
+cdef inline int out_of_memory(Solver s) noexcept nogil:
+    """Record that a Q row could not be allocated; returns -1 for the caller to pass on."""
+    s.stop = NO_MEMORY
+    return -1

@@ -30,8 +30,11 @@ stopping, the gradient of the shrunk ones is rebuilt from G_bar and optimality i
 on the whole problem.
 
 The loop runs without the GIL; `libsmo._core.stopping.StopConditions` decides when it
-must stop (step cap, time limit, stop flag, Ctrl-C, callback). The result is a
-`libsmo._core.solution.Solution`.
+must stop (step cap, time limit, stop flag, Ctrl-C, callback), after every step and
+after every row of the gradient's initialisation and reconstruction (a one-class start
+of 12,500 non-zero alphas over 25,000 rows is minutes of rows). Every operation that
+can fail returns -1 and records why in `stop` (NO_MEMORY, or the poller's reason). The
+result is a `libsmo._core.solution.Solution`.
 """
 import numpy as np
 cimport cython
@@ -42,6 +45,7 @@ from libsmo._core.pair_step cimport (FREE, LOWER_BOUND, UPPER_BOUND, bound_statu
 from libsmo._core.qmatrix cimport QMatrix
 from libsmo._core.stopping cimport StopConditions, RUNNING, OPTIMAL, EXCEPTION, NO_MEMORY
 from libsmo._core.solution import make_solution
+from libsmo._core.stopping import SolverStopped
 
 
 cdef extern from "inner_loops.h" nogil:
@@ -113,17 +117,21 @@ cdef class Solver:
     cdef int _init_gradient(self) noexcept nogil:
         cdef int i, l = self.l
         cdef float* Qi
+        self.gradient_whole = False
         for i in range(l):
             self.G[i] = self.p[i]
             self.G_bar[i] = 0.0
         for i in range(l):
             if self.status[i] != LOWER_BOUND:
+                if interrupted(self):
+                    return -1
                 Qi = self.Q.get_row(i, l)
                 if Qi == NULL:
-                    return -1
+                    return out_of_memory(self)
                 smo_add_scaled_row(l, &self.G[0], self.alpha[i], Qi)
                 if self.status[i] == UPPER_BOUND:
                     smo_add_scaled_row(l, &self.G_bar[0], self.C[i], Qi)
+        self.gradient_whole = True
         return 0
 
     cdef int _reconstruct_gradient(self) noexcept nogil:
@@ -133,6 +141,7 @@ cdef class Solver:
         cdef double g
         if active == l:
             return 0
+        self.gradient_whole = False
         for j in range(active, l):
             self.G[j] = self.G_bar[j] + self.p[j]
         for j in range(active):
@@ -141,9 +150,11 @@ cdef class Solver:
         # pick the cheaper order of the two loops, as LIBSVM does
         if <double>n_free * l > 2.0 * active * (l - active):
             for i in range(active, l):
+                if interrupted(self):
+                    return -1
                 Qi = self.Q.get_row(i, active)
                 if Qi == NULL:
-                    return -1
+                    return out_of_memory(self)
                 g = 0.0
                 for j in range(active):
                     if self.status[j] == FREE:
@@ -152,11 +163,14 @@ cdef class Solver:
         else:
             for i in range(active):
                 if self.status[i] == FREE:
+                    if interrupted(self):
+                        return -1
                     Qi = self.Q.get_row(i, l)
                     if Qi == NULL:
-                        return -1
+                        return out_of_memory(self)
                     smo_add_scaled_row(l - active, &self.G[active], self.alpha[i],
                                        &Qi[active])
+        self.gradient_whole = True
         return 0
 
     # ---- the two-variable step ------------------------------------------------------
@@ -174,7 +188,7 @@ cdef class Solver:
         cdef double dai, daj
         cdef bint i_was_upper, j_was_upper
         if Qi == NULL:
-            return -1
+            return out_of_memory(self)
         solve_pair(self.G[i], self.G[j], self.y[i], self.y[j], self.QD[i], self.QD[j],
                    Qi[j], Ci, Cj, &ai, &aj)
         dai = ai - old_ai
@@ -183,7 +197,7 @@ cdef class Solver:
             return 0
         Qj = self.Q.get_row(j, active)
         if Qj == NULL:
-            return -1
+            return out_of_memory(self)
         # Qi is still valid: the cache always keeps the two most recent rows
         self.alpha[i] = ai
         self.alpha[j] = aj
@@ -205,7 +219,7 @@ cdef class Solver:
         cdef int l = self.l
         cdef float* Qi = self.Q.get_row(i, l)
         if Qi == NULL:
-            return -1
+            return out_of_memory(self)
         smo_add_scaled_row(l, &self.G_bar[0], coef, Qi)
         return 0
 
@@ -214,7 +228,7 @@ cdef class Solver:
     cdef int select_second_order(self, int* out_i, int* out_j) noexcept nogil:
         """Worst violator i and its second-order partner j (within i's sign group for
         the nu variant). Returns 1 when optimal (m - M < eps in every group), 0 with a
-        pair, -1 when memory ran out. The loops are inner_loops.h's."""
+        pair, -1 when memory ran out (`stop` says so). The loops are inner_loops.h's."""
         cdef int g, j = -1, j_g, active = self.active_size
         cdef int n_groups = 2 if self.nu else 1
         cdef int i_g[2]
@@ -238,7 +252,7 @@ cdef class Solver:
                 continue
             Qi = self.Q.get_row(i_g[g], active)
             if Qi == NULL:
-                return -1
+                return out_of_memory(self)
             j_g = smo_partner(active, G, y, &self.pen_low[g, 0], &self.QD[0], Qi,
                               self.QD[i_g[g]], y[i_g[g]], v_max[g], &low[g], &obj_g)
             if j_g != -1 and (obj_g < obj_min or (obj_g == obj_min and j_g > j)):
@@ -336,7 +350,8 @@ cdef class Solver:
     # ---- main loops -----------------------------------------------------------------
 
     cdef void optimize(self) noexcept nogil:
-        """The main loop: LIBSVM's, the worst violator and its second-order partner."""
+        """The main loop: LIBSVM's, the worst violator and its second-order partner.
+        Returns with `stop` set (an operation that failed set it itself)."""
         cdef int i = -1, j = -1, r
         cdef int counter = self.l if self.l < 1000 else 1000
         while True:
@@ -344,51 +359,53 @@ cdef class Solver:
             if counter == 0:
                 counter = self.l if self.l < 1000 else 1000
                 if self.shrinking and self.do_shrinking() < 0:
-                    self.stop = NO_MEMORY
                     return
             r = self.select_second_order(&i, &j)
             if r < 0:
-                self.stop = NO_MEMORY
                 return
             if r == 1:
                 # optimal on the active set: check the whole problem
                 if self._unshrink_all() < 0:
-                    self.stop = NO_MEMORY
                     return
                 r = self.select_second_order(&i, &j)
                 if r < 0:
-                    self.stop = NO_MEMORY
                     return
                 if r == 1:
                     self.stop = OPTIMAL
                     return
                 counter = 1  # shrink at the next step
             if self.take_step(i, j, False) < 0:
-                self.stop = NO_MEMORY
                 return
             if due(self):
                 return
 
     def run(self):
-        """Optimise; returns the `Solution` (see `solve`)."""
+        """Optimise; returns the `Solution` (see `solve`).
+
+        Raises
+        ------
+        KeyboardInterrupt, or what the callback raised
+        MemoryError
+            A Q row could not be allocated.
+        SolverStopped
+            The stop flag ended the run while the gradient was incomplete.
+        """
         try:
             with nogil:
-                if self._init_gradient() < 0:
-                    self.stop = NO_MEMORY
-                else:
+                if self._init_gradient() == 0:
                     self.optimize()
+                if (self.stop != EXCEPTION and self.stop != NO_MEMORY
+                        and self.active_size < self.l):
+                    # the solution's gradient covers every variable
+                    self._unshrink_all()
         finally:
             self.poller.release()
         if self.stop == EXCEPTION:
             raise self.poller.pending_exc
         if self.stop == NO_MEMORY:
             raise MemoryError("libsmo: cannot allocate memory for the kernel cache")
-        if self.active_size < self.l:
-            with nogil:
-                if self._unshrink_all() < 0:
-                    self.stop = NO_MEMORY
-            if self.stop == NO_MEMORY:
-                raise MemoryError("libsmo: cannot allocate memory for the kernel cache")
+        if not self.gradient_whole:
+            raise SolverStopped("stopped by another thread before the gradient was whole")
         # the caller's order: variable k of the solver is the caller's active_set[k]
         cdef int k, t
         arrays = [np.empty(self.l) for _ in range(5)]

@@ -25,7 +25,10 @@ cdef class StopConditions:
     cdef object progress
     cdef readonly object pending_exc
     cdef int stop
+    cdef long long work
 
     cdef bint due(self, long long n_iter) noexcept nogil
-    cdef bint due_now(self, long long n_iter) noexcept nogil
+    cdef bint due_after(self, long long n_iter, long long work) noexcept nogil
+    cdef bint interrupted(self) noexcept nogil
+    cdef bint _check_signals(self) noexcept with gil
     cdef bint _poll(self, long long n_iter) noexcept with gil

@@ -1,27 +1,52 @@
 # cython: language_level=3
-"""When a solver must stop before the optimum, asked every few steps without the GIL.
+"""When a solver must stop before the optimum, asked without the GIL, by time rather
+than by step count.
 
 The solvers run their loops without the GIL and ask `StopConditions.due(n_iter)` after
-each step. It answers from plain C state (the step cap, then every POLL_EVERY steps the
-clock, the time limit and another thread's stop flag) and takes the GIL only to poll:
-at most every POLL_SECONDS, or when a user callback is due, to deliver Ctrl-C and run
-the callback.
+each step (the linear solver `due_after(n_iter, work)` after each example it examines,
+with the work that took). It answers from plain C state: the step cap, then a coarse
+monotonic clock (a few nanoseconds: the kernel's timestamp, no hardware counter), the
+time limit and another thread's stop flag; it takes the GIL only to poll, at most every
+POLL_SECONDS or when a user callback is due, to deliver Ctrl-C and run the callback.
+The phases between steps (the gradient's initialisation and reconstruction, Platt's
+scans) ask `interrupted()` after each row: Ctrl-C and the stop flag end them too.
 """
 from cpython.exc cimport PyErr_CheckSignals
 from libc.math cimport INFINITY
-from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+
+cdef extern from *:
+    """
+    #include <time.h>
+    /* CLOCK_MONOTONIC_COARSE (Linux) reads the kernel's last tick: millisecond
+       resolution at a fraction of the cost of a precise clock, read after every step */
+    static double smo_coarse_seconds(void) {
+        struct timespec ts;
+    #ifdef CLOCK_MONOTONIC_COARSE
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    #else
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+    #endif
+        return ts.tv_sec + 1e-9 * ts.tv_nsec;
+    }
+    """
+    double smo_coarse_seconds() nogil
 
 cdef double POLL_SECONDS = 0.05
-cdef int POLL_EVERY = 32  # steps between clock reads
+# due_after reads the clock once this much work (entries touched) has accumulated
+cdef long long CLOCK_WORK = 1 << 15
 
 STATUS_NAMES = {OPTIMAL: "optimal", MAX_ITER: "max_iter", STOPPED: "stopped",
                 TIME_LIMIT: "time_limit"}
 
 
+class SolverStopped(RuntimeError):
+    """Another thread's stop flag ended a solver while its gradient was incomplete (in
+    its initialisation or reconstruction): there is no usable solution to return. The
+    thread that set the flag raises the error that made it do so."""
+
+
 cdef inline double now() noexcept nogil:
-    cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return ts.tv_sec + 1e-9 * ts.tv_nsec
+    return smo_coarse_seconds()
 
 
 cdef class StopConditions:
@@ -36,7 +61,8 @@ cdef class StopConditions:
         the solver (status "stopped").
     callback_every : int
     time_limit : float or None
-        Seconds from now after which the solver stops (status "time_limit").
+        Seconds from now after which the solver stops (status "time_limit"), read from
+        a clock of a few milliseconds' resolution.
     stop_flag : int8 array of shape (1,) or None
         Another thread sets stop_flag[0] = 1 to stop the solver (status "stopped").
     progress : callable
@@ -60,6 +86,7 @@ cdef class StopConditions:
         self.progress = progress
         self.pending_exc = None
         self.stop = RUNNING
+        self.work = 0
         self.last_poll = now()
 
     def release(self):
@@ -67,17 +94,19 @@ cdef class StopConditions:
         self.progress = None
 
     cdef bint due(self, long long n_iter) noexcept nogil:
-        """True when the solver must stop now; `stop` then says why."""
+        """True when the solver must stop now, after a step; `stop` then says why."""
+        return self.due_after(n_iter, CLOCK_WORK)
+
+    cdef bint due_after(self, long long n_iter, long long work) noexcept nogil:
+        """`due` for a loop whose iterations may be short: the clock is read once
+        CLOCK_WORK units of `work` have accumulated (a step counts as that many)."""
         if self.max_iter >= 0 and n_iter >= self.max_iter:
             self.stop = MAX_ITER
             return True
-        if n_iter % POLL_EVERY != 0:
+        self.work += work
+        if self.work < CLOCK_WORK:
             return False
-        return self.due_now(n_iter)
-
-    cdef bint due_now(self, long long n_iter) noexcept nogil:
-        """The time limit, the stop flag, Ctrl-C and the callback, checked now whatever
-        the step count (for loops that can spend time without taking steps)."""
+        self.work = 0
         cdef double t = now()
         if t >= self.deadline:
             self.stop = TIME_LIMIT
@@ -90,6 +119,29 @@ cdef class StopConditions:
             return self._poll(n_iter)
         if t - self.last_poll >= POLL_SECONDS:
             return self._poll(n_iter)
+        return False
+
+    cdef bint interrupted(self) noexcept nogil:
+        """Between steps (a row of the gradient): True when Ctrl-C or another thread's
+        stop flag must end the run now (`stop` is EXCEPTION or STOPPED). The step cap,
+        the time limit and the callback wait for the next step: the gradient must be
+        whole for the solution to be usable."""
+        cdef double t = now()
+        if self.stop_flag != NULL and self.stop_flag[0]:
+            self.stop = STOPPED
+            return True
+        if t - self.last_poll < POLL_SECONDS:
+            return False
+        return self._check_signals()
+
+    cdef bint _check_signals(self) noexcept with gil:
+        self.last_poll = now()
+        try:
+            PyErr_CheckSignals()
+        except BaseException as exc:
+            self.pending_exc = exc
+            self.stop = EXCEPTION
+            return True
         return False
 
     cdef bint _poll(self, long long n_iter) noexcept with gil:

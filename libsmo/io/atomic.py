@@ -2,6 +2,11 @@
 folder first, then replace the target (os.replace), so that a failure leaves any
 previous file as it was. The data files, the model files, the range files and
 libsmo-predict's output are all written this way.
+
+Atomic replacement is for regular files. A symbolic link is followed, so that its
+target is replaced and the link stays; a device, a FIFO or a socket (/dev/null,
+/dev/stdout, a named pipe) is opened and written in place, as svm-train and svm-predict
+write them: replacing it would put a regular file where the device node was.
 """
 import bz2
 import gzip
@@ -36,7 +41,9 @@ def write_atomically(f, data, compress=False):
     ----------
     f : str, bytes, path-like or binary file object
         A file object is written to directly and not closed. A path keeps the mode of
-        the file it replaces (a new file: 0o666 less the umask).
+        the file it replaces (a new file: 0o666 less the umask); a symbolic link's
+        target is replaced (the link stays); a device, FIFO or socket is written in
+        place.
     data : bytes
     compress : bool
         Compress `data` by the path's suffix (.gz, .bz2, .xz) before writing.
@@ -47,7 +54,8 @@ def write_atomically(f, data, compress=False):
         `f` is neither a path nor a binary file object.
     OSError
         The temporary file cannot be written or renamed; it is removed, and any
-        previous file at the path is left as it was.
+        previous file at the path is left as it was. (A device written in place, such
+        as /dev/full, raises what its write raises.)
     """
     if not isinstance(f, (str, bytes, os.PathLike)):
         if not hasattr(f, "write"):
@@ -65,10 +73,31 @@ def write_atomically(f, data, compress=False):
             data = bz2.compress(data)
         elif path.endswith(".xz"):
             data = lzma.compress(data)
-    folder = os.path.dirname(os.path.abspath(path))
+    # the file a link names (through every link in the chain, even a dangling one)
+    path = os.path.realpath(path)
     try:
-        mode = stat.S_IMODE(os.stat(path).st_mode)
+        mode = os.stat(path).st_mode
     except OSError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        _write_in_place(path, data)
+        return
+    _replace_atomically(path, data, None if mode is None else stat.S_IMODE(mode))
+
+
+def _write_in_place(path, data):
+    """Write to a device, FIFO or socket as it is (no temporary file, no fsync: a
+    character device such as /dev/null cannot sync)."""
+    with open(path, "wb") as out:
+        out.write(data)
+        out.flush()
+
+
+def _replace_atomically(path, data, mode):
+    """A temporary file in path's folder, synced, then renamed over path; mode None for
+    a new file (0o666 less the umask)."""
+    folder = os.path.dirname(path)
+    if mode is None:
         mode = 0o666 & ~_umask()
     fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".",
                                suffix=".tmp")

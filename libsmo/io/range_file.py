@@ -39,7 +39,8 @@ class RangeFile:
     feature_max: np.ndarray
 
 
-def write_range_file(f, lower, upper, feature_min, feature_max, y_scaling=None):
+def write_range_file(f, lower, upper, feature_min, feature_max, y_scaling=None,
+                     index=None):
     """Write svm-scale's range file (``svm-scale -s``).
 
     Parameters
@@ -48,9 +49,12 @@ def write_range_file(f, lower, upper, feature_min, feature_max, y_scaling=None):
     lower, upper : float
         The x scaling limits.
     feature_min, feature_max : array of shape (n_features,)
-        Per feature (column j is index j + 1); features with min == max are left out,
-        as svm-scale leaves them out.
+        Per feature; features with min == max are left out, as svm-scale leaves them
+        out.
     y_scaling : (y_lower, y_upper, y_min, y_max) or None
+    index : array of int, optional
+        The 1-based feature index of each entry, increasing (default: entry j is index
+        j + 1).
     """
     lines = []
     if y_scaling is not None:
@@ -59,8 +63,10 @@ def write_range_file(f, lower, upper, feature_min, feature_max, y_scaling=None):
     lines += ["x", "%.17g %.17g" % (lower, upper)]
     feature_min = np.asarray(feature_min, dtype=np.float64)
     feature_max = np.asarray(feature_max, dtype=np.float64)
+    index = (np.arange(1, len(feature_min) + 1) if index is None
+             else np.asarray(index, dtype=np.int64))
     for j in np.flatnonzero(feature_min != feature_max):
-        lines.append("%d %.17g %.17g" % (j + 1, feature_min[j], feature_max[j]))
+        lines.append("%d %.17g %.17g" % (index[j], feature_min[j], feature_max[j]))
     write_atomically(f, ("\n".join(lines) + "\n").encode("ascii"))
 
 

@@ -182,6 +182,11 @@ def dump_svmlight_file(X, y, f, zero_based=False, comment=None, query_id=None,
         raise TypeError(f"y must hold numbers, got dtype {y.dtype}")
     if y.shape[0] != X.shape[0]:
         raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]} labels")
+    offset = 0 if zero_based else 1
+    if X.nnz and int(X.indices.max()) + offset > INT_MAX:
+        raise ValueError(f"X has a value in column {int(X.indices.max())}: LIBSVM's "
+                         f"format holds indices up to {INT_MAX} (a C int), and "
+                         "load_svmlight_file would refuse the file")
     qid = None
     if query_id is not None:
         qid = np.asarray(query_id)
@@ -197,7 +202,7 @@ def dump_svmlight_file(X, y, f, zero_based=False, comment=None, query_id=None,
         head = b"".join(b"# " + line + b"\n" for line in comment.splitlines())
     body = format_lines(np.ascontiguousarray(y, dtype=np.float64).reshape(-1, 1),
                         X.indptr.astype(np.int64), X.indices.astype(np.int64), X.data,
-                        index_offset=0 if zero_based else 1,
+                        index_offset=offset,
                         lead_format=("g", 17) if libsvm_precision else ("r", 0),
                         value_format=("g", 6) if libsvm_precision else ("r", 0), qid=qid,
                         trailing_blank=libsvm_precision)
