@@ -7,12 +7,20 @@ permutation cut into near-equal runs. Each fold trains `libsmo.train` on the oth
 and predicts its own rows. The folds come from numpy's default_rng(random_state), not
 C's rand(), so they are not LIBSVM's folds: the figures agree with LIBSVM's in
 distribution, not digit for digit.
+
+Each fold is a `FoldTask` run by `run_fold`; with n_jobs > 1 the folds are joblib tasks
+(`libsmo._parallel`), each fit with one thread and a share of the cache, and the
+predictions are the same, bit for bit, as one fold after another.
 """
+import dataclasses
 import numbers
 import warnings
+from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 
+from libsmo import _parallel
 from libsmo import _validation as v
 from libsmo import probability as prob
 from libsmo._one_vs_one import group_classes
@@ -28,7 +36,43 @@ def _subset(X, rows, columns, precomputed):
     return X[rows]
 
 
-def cross_validation(X, y, n_folds, random_state=None, **params):
+@dataclass(frozen=True)
+class FoldTask:
+    """One fold: train on some rows, predict the others.
+
+    Attributes
+    ----------
+    X_train, y_train : training rows and labels (y None for unlabelled one-class)
+    weights : ndarray or None
+        The training rows' sample weights.
+    X_test : rows to predict (for a precomputed kernel, their kernel against the
+        training rows)
+    params : TrainParams
+    by_probability : bool
+        Predict the class of highest probability (LIBSVM's -b 1 cross-validation).
+    """
+    X_train: object
+    y_train: Optional[np.ndarray]
+    weights: Optional[np.ndarray]
+    X_test: object
+    params: TrainParams
+    by_probability: bool
+
+
+def run_fold(task):
+    """The predictions of one `FoldTask`'s test rows.
+
+    Returns
+    -------
+    ndarray
+    """
+    model = fit(task.X_train, task.y_train, task.params, sample_weight=task.weights)
+    if task.by_probability:
+        return model.classes[np.argmax(model.predict_proba(task.X_test), axis=1)]
+    return model.predict(task.X_test)
+
+
+def cross_validation(X, y, n_folds, random_state=None, n_jobs=None, **params):
     """Cross-validate `libsmo.train` with LIBSVM's folds and figures (svm-train -v).
 
     Parameters
@@ -43,7 +87,12 @@ def cross_validation(X, y, n_folds, random_state=None, **params):
         More folds than examples means leave-one-out (with a warning, as LIBSVM).
     random_state : None, int >= 0 or numpy Generator
         Seed of the folds (and of the probability folds inside each training when
-        probability=True). An int gives the same result every run.
+        probability=True: each fold draws its own generator from it). An int gives
+        the same result every run.
+    n_jobs : int or None
+        Folds trained at once as joblib tasks (see `libsmo.train`): local threads by
+        default, or the backend of a ``joblib.parallel_config`` context. The results
+        are the same for every n_jobs.
     **params
         Any parameter of `train` (svm_type, kernel, C, nu, epsilon, gamma, ...).
         sample_weight, if given, is split with the rows. With probability=True a
@@ -99,26 +148,37 @@ def cross_validation(X, y, n_folds, random_state=None, **params):
     else:
         predictions = np.empty(n)
     use_probability = train_params.probability
-    if use_probability:
-        # the probability folds inside each training draw from the same generator
-        train_params = train_params.replace(random_state=rng)
-    for train_rows, test_rows in prob.out_of_fold(folds, n):
-        if len(test_rows) == 0:
-            continue
-        y_train = None if y is None else y[train_rows]
-        if svm_type in CLASSIFICATION_TYPES and len(np.unique(y_train)) == 1:
-            # LIBSVM's one-class-of-data model predicts that class everywhere
-            predictions[test_rows] = y_train[0]
-            continue
-        model = fit(_subset(X, train_rows, train_rows, precomputed), y_train, train_params,
-                    sample_weight=None if sample_weight is None
-                    else sample_weight[train_rows])
-        X_test = _subset(X, test_rows, train_rows, precomputed)
-        if use_probability and svm_type in CLASSIFICATION_TYPES:
-            predictions[test_rows] = model.classes[np.argmax(model.predict_proba(X_test),
-                                                             axis=1)]
-        else:
-            predictions[test_rows] = model.predict(X_test)
+    # each fold's own generator for the probability folds inside its training, drawn
+    # before any fold runs: the same whichever order the folds run in
+    fold_rngs = ([np.random.default_rng(s) for s in rng.integers(2**63, size=n_folds)]
+                 if use_probability else [None] * n_folds)
+    jobs = _parallel.effective_n_jobs(n_jobs)
+    if jobs > 1:
+        train_params = train_params.replace(
+            n_threads=1, n_jobs=1, cache_size=train_params.solver.cache_size / jobs)
+    tested = []
+
+    def tasks():
+        for k, (train_rows, test_rows) in enumerate(prob.out_of_fold(folds, n)):
+            if len(test_rows) == 0:
+                continue
+            y_train = None if y is None else y[train_rows]
+            if svm_type in CLASSIFICATION_TYPES and len(np.unique(y_train)) == 1:
+                # LIBSVM's one-class-of-data model predicts that class everywhere
+                predictions[test_rows] = y_train[0]
+                continue
+            tested.append(test_rows)
+            yield FoldTask(
+                X_train=_subset(X, train_rows, train_rows, precomputed), y_train=y_train,
+                weights=None if sample_weight is None else sample_weight[train_rows],
+                X_test=_subset(X, test_rows, train_rows, precomputed),
+                params=(train_params if fold_rngs[k] is None else
+                        dataclasses.replace(train_params, random_state=fold_rngs[k])),
+                by_probability=use_probability and svm_type in CLASSIFICATION_TYPES)
+
+    results = _parallel.map_tasks(run_fold, tasks(), n_jobs)
+    for test_rows, fold_predictions in zip(tested, results):
+        predictions[test_rows] = fold_predictions
 
     result = {"predictions": predictions, "folds": folds}
     if svm_type in REGRESSION_TYPES:
