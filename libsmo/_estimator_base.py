@@ -15,6 +15,7 @@ import scipy.sparse as sp
 
 from libsmo import _one_vs_one as ovo
 from libsmo import _validation as v
+from libsmo._estimator_warm_start import previous_fit, warm_init
 from libsmo._param_validation import check_positive
 from libsmo._sklearn_compat import (HAVE_SKLEARN, BaseEstimator, ClassifierMixin,
                                     RegressorMixin, check_is_fitted, validate_data)
@@ -94,17 +95,18 @@ class _BaseSVM(BaseEstimator):
             max_iter = check_positive(self.max_iter, "max_iter", integer=True)
         return dict(kernel=self.kernel, degree=self.degree, coef0=self.coef0, tol=self.tol,
                     cache_size=self.cache_size, shrinking=self.shrinking,
-                    max_iter=max_iter, verbose=bool(self.verbose))
+                    max_iter=max_iter, verbose=bool(self.verbose),
+                    n_jobs=getattr(self, "n_jobs", None))
 
     # ---- fit -------------------------------------------------------------------------
 
-    def _fit_model(self, X, y, sample_weight, **params):
+    def _fit_model(self, X, y, sample_weight, init=None, **params):
         self._gamma = self._resolve_gamma(X)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ConvergenceWarning)
             params = TrainParams.from_kwargs(svm_type=self._svm_type, gamma=self._gamma,
                                              **self._train_options(), **params)
-            model = fit(X, y, params, sample_weight=sample_weight)
+            model = fit(X, y, params, sample_weight=sample_weight, init=init)
         self.fit_status_ = int(any(s != "optimal" for s in model.status))
         for w in caught:
             if issubclass(w.category, ConvergenceWarning):
@@ -270,6 +272,7 @@ class _BaseClassifier(ClassifierMixin, _BaseSVM):
         -------
         self
         """
+        previous = previous_fit(self)
         y = _check_targets(self, y)
         X, y = self._validate_X(X, y)
         if HAVE_SKLEARN:
@@ -297,6 +300,7 @@ class _BaseClassifier(ClassifierMixin, _BaseSVM):
         class_weight = (None if self._svm_type == "nu_svc"
                         else dict(enumerate(self.class_weight_)))
         model = self._fit_model(Xr, encoded[rows], weights, class_weight=class_weight,
+                                init=warm_init(previous, len(rows), rows, self.classes_),
                                 **self._formulation_params())
         # the model speaks of the caller's rows (a precomputed kernel's columns at
         # prediction time are the caller's training rows)
@@ -453,7 +457,8 @@ class _BaseOther(_BaseSVM):
 
     def _fit_targets(self, X, y, sample_weight, **params):
         sample_weight = v.check_sample_weight(sample_weight, X.shape[0])
-        model = self._fit_model(X, y, sample_weight, **params)
+        model = self._fit_model(X, y, sample_weight, init=warm_init(
+            previous_fit(self), X.shape[0]), **params)
         self._set_fitted(model)
         return self
 
