@@ -17,14 +17,14 @@ PACKAGE = Path(__file__).resolve().parents[1] / "libsmo"
 # docs/architecture.md's levels: a module imports only modules of its own level or of
 # lower ones. Names are module paths below libsmo (a package stands for its modules).
 LEVELS = [
-    ("foundation", ["names", "exceptions", "_param_validation", "_core"]),
+    ("foundation", ["names", "exceptions", "_param_validation", "_parallel", "_core"]),
     ("validation", ["_validation", "params", "_one_vs_one"]),
     ("model", ["_prediction", "probability", "model"]),
-    ("problem", ["problem", "execution", "formulations", "classification", "train",
-                 "crossval"]),
+    ("problem", ["problem", "warm_start", "execution", "formulations", "classification",
+                 "train", "crossval"]),
     ("io", ["io", "formats", "scaling"]),
-    ("interfaces", ["_sklearn_compat", "_estimator_base", "estimators", "rff", "cli",
-                    "__main__", "__init__"]),
+    ("interfaces", ["_sklearn_compat", "_estimator_warm_start", "_estimator_base",
+                    "estimators", "rff", "cli", "__main__", "__init__", "dask"]),
 ]
 LEVEL_OF = {name: rank for rank, (_, names) in enumerate(LEVELS) for name in names}
 

@@ -1,0 +1,212 @@
+"""One binary C-SVC problem whose rows are split into partitions, solved exactly: the
+pieces of the Cascade SVM (Graf, Cosatto, Bottou, Dourdanovic and Vapnik, NIPS 2004)
+with a global optimality check, which `libsmo.dask` runs where the partitions live.
+Nothing here knows about Dask: every function is a pure function of typed objects.
+
+    partition rows ──problem_rows──> Block (rows, signs, C_i, ids, alpha)
+    Block ──solve_block──> NodeResult ──support──> Block of its support vectors
+    support vectors of two nodes ──concat_blocks──> the next node's Block (warm start)
+    ...up the tree to the root; then, until the whole problem is optimal:
+      every partition: score_rows (v_t = -y_t G_t of its rows against the current
+      support vectors) -> the whole problem's m(a) and M(a) (`optimality`);
+      m - M <= tol: done; else violators + the node's own violating rows + its
+      support vectors ──next_working_set──> solve_block (warm start) again.
+
+Why the answer is the single-machine optimum: a row outside the working set has
+a_t = 0, so its gradient is G_t = y_t f(x_t) - 1 with f the current support vectors'
+sum; the check computes it for every row of every partition, and stops only when
+LIBSVM's rule m(a) - M(a) <= tol holds over all of them, which is the rule a single
+solver over all rows stops by. Rows of the working set are scored with the solver's own
+gradient, so that the check and the solver agree there. Each round either lowers the
+objective (the two rows that make m and M form a violating pair, and both join the next
+working set) or, when the solver took no step, keeps every row of the working set, so
+the working set grows: the loop ends.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from libsmo.cascade_nodes import (Block, RowScores, concat_blocks, next_working_set,
+                                  optimality, score_rows, solve_block, violators)
+
+__all__ = ["CascadeResult", "LocalRunner", "Round", "solve_partitioned"]
+
+
+@dataclass(frozen=True)
+class NodeSummary:
+    """What the driver reads of a solved node (small: no rows)."""
+    scores: RowScores
+    n_rows: int
+    n_support: int
+    objective: float
+    n_iter: int
+    status: str
+    rho: float
+    has_free: bool
+
+
+def node_summary(node):
+    """The `NodeSummary` of a `NodeResult`."""
+    return NodeSummary(scores=node.summary(), n_rows=len(node.block),
+                       n_support=int(np.count_nonzero(node.block.alpha > 0)),
+                       objective=node.objective, n_iter=node.n_iter, status=node.status,
+                       rho=node.rho, has_free=node.has_free)
+
+
+def node_support(node):
+    """The node's support vectors (a Block)."""
+    return node.support()
+
+
+def node_ids(node):
+    """The ids of the node's rows (the working set)."""
+    return node.block.ids
+
+
+def merge_supports(*nodes):
+    """The support vectors of several solved nodes, as the next node's Block."""
+    return concat_blocks(*(node.support() for node in nodes))
+
+
+def scores_of(scored):
+    """The RowScores of a `score_rows` result."""
+    return scored[1]
+
+
+def violators_of(block, scored, above, below):
+    """`violators` of a partition from its `score_rows` result."""
+    return violators(block, scored[0], above, below)
+
+
+class LocalRunner:
+    """Runs the driver's tasks here, one after another (`submit` calls the function,
+    `gather` returns what it is given): the driver without a cluster."""
+
+    def submit(self, function, *args):
+        """function(*args), now."""
+        return function(*args)
+
+    def gather(self, values):
+        """The values themselves."""
+        return values
+
+
+@dataclass(frozen=True)
+class Round:
+    """One round of the global check: the working set solved, then scored.
+
+    Attributes
+    ----------
+    working_set : int
+        Rows solved.
+    n_support : int
+    n_iter : int
+    gap : float
+        m(a) - M(a) over the whole problem after this round's solve.
+    added : int
+        Violators fed back for the next round (0 in the last).
+    """
+    working_set: int
+    n_support: int
+    n_iter: int
+    gap: float
+    added: int
+
+
+@dataclass(frozen=True)
+class CascadeResult:
+    """The solution of one binary problem over all its partitions.
+
+    Attributes
+    ----------
+    support : Block
+        The support vectors with their alpha (rows, signs, ids).
+    rho, objective : float
+        Of the whole problem.
+    n_iter : int
+        SMO steps of every node and round together.
+    status : str
+        "optimal", or how the last solve stopped.
+    leaves : tuple of int
+        Rows of each leaf.
+    rounds : tuple of Round
+    """
+    support: Block
+    rho: float
+    objective: float
+    n_iter: int
+    status: str
+    leaves: tuple
+    rounds: tuple
+
+
+def solve_partitioned(runner, partitions, kernel, solver, *, primal_policy="never",
+                      max_rounds=100):
+    """Solve one binary C-SVC problem whose rows are the `partitions`, exactly.
+
+    The cascade: each partition solved alone (a leaf), the support vectors of two
+    nodes merged and solved from their alphas, up to one root. Then the global check,
+    round after round: every partition scores its rows against the root's support
+    vectors, and the violators join the next working set (see the module's note),
+    until m(a) - M(a) <= solver.tol over every row.
+
+    Parameters
+    ----------
+    runner
+        `submit(function, *args)` and `gather(handles)`: `LocalRunner`, or a Dask
+        client (`libsmo.dask`), whose handles are futures.
+    partitions : list
+        Handles of each partition's `Block` (`problem_rows`).
+    kernel : KernelParams
+        With gamma resolved.
+    solver : SolverParams
+    primal_policy : str
+    max_rounds : int
+        A bound on the rounds of the check (each lowers the objective or grows the
+        working set, so it is reached only by a problem that cannot be solved).
+
+    Returns
+    -------
+    CascadeResult
+    """
+    nodes = [runner.submit(solve_block, p, kernel, solver, primal_policy)
+             for p in partitions]
+    solved = list(nodes)
+    while len(nodes) > 1:
+        merged = [runner.submit(solve_block, runner.submit(merge_supports, a, b), kernel,
+                                solver, primal_policy)
+                  for a, b in zip(nodes[0::2], nodes[1::2])]
+        solved.extend(merged)
+        nodes = merged + nodes[len(nodes) - len(nodes) % 2:]
+    node = nodes[0]
+    cascade = runner.gather([runner.submit(node_summary, n) for n in solved])
+    n_iter = sum(s.n_iter for s in cascade)
+    rounds = []
+    for _ in range(max_rounds):
+        support = runner.submit(node_support, node)
+        ids = runner.submit(node_ids, node)
+        scored = [runner.submit(score_rows, p, support, kernel, ids) for p in partitions]
+        summary, *scores = runner.gather([runner.submit(node_summary, node)]
+                                         + [runner.submit(scores_of, s) for s in scored])
+        if rounds:
+            n_iter += summary.n_iter
+        check = optimality(summary.scores, scores)
+        if check.gap <= solver.tol or summary.status != "optimal":
+            rounds.append(Round(summary.n_rows, summary.n_support, summary.n_iter,
+                                check.gap, 0))
+            break
+        above, below = check.M + solver.tol, check.m - solver.tol
+        outside = [runner.submit(violators_of, p, s, above, below)
+                   for p, s in zip(partitions, scored)]
+        working_set = runner.submit(next_working_set, node, above, below, *outside)
+        added = sum(runner.gather([runner.submit(len, b) for b in outside]))
+        rounds.append(Round(summary.n_rows, summary.n_support, summary.n_iter, check.gap,
+                            added))
+        node = runner.submit(solve_block, working_set, kernel, solver, primal_policy)
+    status = summary.status
+    if status == "optimal" and check.gap > solver.tol:
+        status = "max_iter"
+    return CascadeResult(support=runner.gather(support), rho=(
+        summary.rho if summary.has_free else check.bound_rho),
+        objective=summary.objective, n_iter=n_iter, status=status,
+        leaves=tuple(s.n_rows for s in cascade[:len(partitions)]), rounds=tuple(rounds))

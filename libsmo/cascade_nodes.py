@@ -1,0 +1,337 @@
+"""The nodes of the Cascade SVM over one binary C-SVC problem (see `libsmo.cascade`, which
+drives them): blocks of rows with their variables, a node's solve (warm-started from the
+alphas it is given), the scores v_t = -y_t G_t of a partition's rows against the current
+support vectors, LIBSVM's optimality over the whole problem, and the next working set.
+Every function is a pure function of typed objects, so that it can run wherever the
+rows live.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from libsmo._prediction import for_each_kernel_block, prediction_layout
+from libsmo.execution import Executor
+from libsmo.problem import BinaryProblem, take_rows
+from libsmo.warm_start import make_feasible
+
+__all__ = ["Block", "NodeResult", "Optimality", "RowScores", "concat_blocks",
+           "next_working_set", "optimality", "problem_rows", "score_rows",
+           "solve_block", "violators"]
+
+
+@dataclass(frozen=True)
+class Block:
+    """Rows of one binary problem gathered in one place, with their variables.
+
+    Attributes
+    ----------
+    X : ndarray or csr_matrix
+        The rows (dense float64 or canonical CSR).
+    signs : ndarray of float64
+        y_t in {+1, -1}.
+    upper_bound : ndarray of float64
+        C_t.
+    ids : ndarray of int64
+        Each row's index in the whole training data.
+    alpha : ndarray of float64
+        Current values of the variables (zeros for rows that never took part).
+    """
+    X: object
+    signs: np.ndarray
+    upper_bound: np.ndarray
+    ids: np.ndarray
+    alpha: np.ndarray
+
+    def __len__(self):
+        return len(self.ids)
+
+    def take(self, mask):
+        """The rows where `mask` holds (in order)."""
+        rows = np.flatnonzero(mask)
+        return Block(X=take_rows(self.X, rows), signs=self.signs[rows],
+                     upper_bound=self.upper_bound[rows], ids=self.ids[rows],
+                     alpha=self.alpha[rows])
+
+
+def problem_rows(X, labels, ids, positive, negative, C, weights=None):
+    """The rows of one partition that belong to the binary problem `positive` (+1)
+    against `negative` (-1), with C_t = C * class factor * sample weight.
+
+    Parameters
+    ----------
+    X : ndarray or csr_matrix
+        The partition's rows, validated.
+    labels : ndarray
+        Their class indices.
+    ids : ndarray of int64
+        Their indices in the whole data.
+    positive, negative : int
+        Class indices of the two sides.
+    C : (float, float)
+        C times the class weight, for the positive and the negative class.
+    weights : ndarray or None
+        Sample weights (rows of weight 0 are left out).
+
+    Returns
+    -------
+    Block
+    """
+    mask = (labels == positive) | (labels == negative)
+    if weights is not None:
+        mask &= weights > 0
+    rows = np.flatnonzero(mask)
+    signs = np.where(labels[rows] == positive, 1.0, -1.0)
+    bound = np.where(signs > 0, C[0], C[1])
+    if weights is not None:
+        bound = bound * weights[rows]
+    return Block(X=take_rows(X, rows), signs=signs, upper_bound=bound,
+                 ids=np.asarray(ids, dtype=np.int64)[rows], alpha=np.zeros(len(rows)))
+
+
+def concat_blocks(*blocks):
+    """One Block of the rows of several (support vectors of two nodes, violators)."""
+    blocks = [b for b in blocks if len(b)] or list(blocks[:1])
+    if len(blocks) == 1:
+        return blocks[0]
+    if any(sp.issparse(b.X) for b in blocks):
+        X = sp.vstack([sp.csr_matrix(b.X) for b in blocks], format="csr")
+        X.sort_indices()
+    else:
+        X = np.ascontiguousarray(np.vstack([b.X for b in blocks]))
+    return Block(X=X, signs=np.concatenate([b.signs for b in blocks]),
+                 upper_bound=np.concatenate([b.upper_bound for b in blocks]),
+                 ids=np.concatenate([b.ids for b in blocks]),
+                 alpha=np.concatenate([b.alpha for b in blocks]))
+
+
+@dataclass(frozen=True)
+class NodeResult:
+    """One node of the cascade solved: its rows with their new alpha and scores.
+
+    Attributes
+    ----------
+    block : Block
+        The node's rows, alpha the solution.
+    v : ndarray
+        v_t = -y_t G_t of every row, from the solver's gradient.
+    objective : float
+    n_iter : int
+    status : str
+    rho : float
+        LIBSVM's rho over the node's rows.
+    has_free : bool
+        Whether some variable is strictly inside its bounds (then rho is the mean over
+        those, and the rest of the data cannot change it).
+    """
+    block: Block
+    v: np.ndarray
+    objective: float
+    n_iter: int
+    status: str
+    rho: float
+    has_free: bool
+
+    def support(self):
+        """The rows with alpha > 0, as a Block."""
+        return self.block.take(self.block.alpha > 0)
+
+    def summary(self):
+        """The node's scores in LIBSVM's terms (`RowScores` of all its rows)."""
+        return RowScores.of(self.v, self.block, np.ones(len(self.block), dtype=bool))
+
+
+def solve_block(block, kernel, solver, primal_policy="never"):
+    """Solve the C-SVC dual over a block's rows, started at its alpha (made feasible).
+
+    Parameters
+    ----------
+    block : Block
+    kernel : KernelParams
+        With gamma resolved.
+    solver : SolverParams
+    primal_policy : str
+        `TrainParams.primal_policy`.
+
+    Returns
+    -------
+    NodeResult
+    """
+    executor = Executor(block.X, kernel, solver, primal_policy)
+    n = len(block)
+    if n == 0:
+        return NodeResult(block=block, v=np.zeros(0), objective=0.0, n_iter=0,
+                          status="optimal", rho=0.0, has_free=False)
+    start = make_feasible(block.alpha, block.signs, block.upper_bound)
+    solution = executor.solve(BinaryProblem(rows=np.arange(n), signs=block.signs,
+                                            linear_term=-np.ones(n),
+                                            upper_bound=block.upper_bound,
+                                            start=start if start.any() else None))
+    alpha = np.array(solution.alpha)
+    solved = Block(X=block.X, signs=block.signs, upper_bound=block.upper_bound,
+                   ids=block.ids, alpha=alpha)
+    free = (alpha > 0) & (alpha < block.upper_bound)
+    return NodeResult(block=solved, v=-block.signs * np.asarray(solution.gradient),
+                      objective=solution.objective, n_iter=int(solution.n_iter),
+                      status=solution.status, rho=solution.rho, has_free=bool(free.any()))
+
+
+@dataclass(frozen=True)
+class RowScores:
+    """v_t = -y_t G_t of some rows and LIBSVM's extremes over them.
+
+    Attributes
+    ----------
+    up_max : float
+        max of v over I_up (a_t < C_t for y = +1, a_t > 0 for y = -1); -inf if empty.
+    low_min : float
+        min of v over I_low (a_t < C_t for y = -1, a_t > 0 for y = +1); +inf if empty.
+    rho_upper, rho_lower : float
+        LIBSVM's bounds on rho from the bound variables (calculate_rho's ub and lb,
+        in terms of y G = -v), for a problem without free variables.
+    """
+    up_max: float
+    low_min: float
+    rho_upper: float
+    rho_lower: float
+
+    @classmethod
+    def of(cls, v, block, mask):
+        """The extremes of v over block's rows where `mask` holds."""
+        a, c, y = block.alpha[mask], block.upper_bound[mask], block.signs[mask]
+        v = v[mask]
+        below, above = a < c, a > 0
+        in_up = (below & (y > 0)) | (above & (y < 0))
+        in_low = (below & (y < 0)) | (above & (y > 0))
+        # calculate_rho: yG of an upper-bound +1 or a lower-bound -1 raises lb, of an
+        # upper-bound -1 or a lower-bound +1 lowers ub
+        at_upper, at_lower = ~below, ~above
+        raises = (at_upper & (y > 0)) | (at_lower & (y < 0))
+        lowers = (at_upper & (y < 0)) | (at_lower & (y > 0))
+        return cls(up_max=float(v[in_up].max(initial=-np.inf)),
+                   low_min=float(v[in_low].min(initial=np.inf)),
+                   rho_upper=float((-v[lowers]).min(initial=np.inf)),
+                   rho_lower=float((-v[raises]).max(initial=-np.inf)))
+
+
+def score_rows(block, support, kernel, exclude_ids):
+    """v_t = -y_t G_t of a partition's rows of the problem against the current support
+    vectors, for the rows outside the working set (a_t = 0 there).
+
+    Parameters
+    ----------
+    block : Block
+        The partition's rows of the problem (`problem_rows`).
+    support : Block
+        The current support vectors with their alpha.
+    kernel : KernelParams
+    exclude_ids : ndarray of int64
+        The working set's rows, which the solver scores itself.
+
+    Returns
+    -------
+    v : ndarray
+        Of every row of `block` (NaN on excluded rows).
+    scores : RowScores
+        Over the rows not excluded.
+    """
+    f = np.zeros(len(block))
+    if len(support) and len(block):
+        coef = support.signs * support.alpha
+        SV = prediction_layout(support.X)
+
+        def visit(rows, K):
+            f[rows] = K @ coef
+
+        for_each_kernel_block(visit, block.X, SV, kernel.kernel, kernel.gamma,
+                              kernel.degree, kernel.coef0)
+    # G_t = y_t f_t - 1, so v_t = -y_t G_t = y_t - f_t
+    v = block.signs - f
+    outside = ~np.isin(block.ids, exclude_ids)
+    v[~outside] = np.nan
+    return v, RowScores.of(v, block, outside)
+
+
+@dataclass(frozen=True)
+class Optimality:
+    """LIBSVM's stopping rule over the whole problem.
+
+    Attributes
+    ----------
+    m, M : float
+        max over I_up and min over I_low of v = -y G, over every row.
+    gap : float
+        m - M; optimal when <= tol.
+    bound_rho : float
+        LIBSVM's rho of a problem without free variables: the middle of the bounds
+        every row allows (with free variables, all of them in the working set, rho is
+        the working set's own, `NodeResult.rho`).
+    """
+    m: float
+    M: float
+    gap: float
+    bound_rho: float
+
+
+def optimality(node, partition_scores):
+    """Combine the working set's scores with the partitions' (`score_rows`).
+
+    Parameters
+    ----------
+    node : RowScores
+        The working set's (`NodeResult.summary`).
+    partition_scores : list of RowScores
+
+    Returns
+    -------
+    Optimality
+    """
+    everything = [node] + list(partition_scores)
+    m = max(s.up_max for s in everything)
+    M = min(s.low_min for s in everything)
+    upper = min(s.rho_upper for s in everything)
+    lower = max(s.rho_lower for s in everything)
+    return Optimality(m=m, M=M, gap=m - M, bound_rho=(upper + lower) / 2)
+
+
+def violators(block, v, above, below):
+    """The rows of `block` outside the working set (v not NaN) that violate: in I_up
+    with v > above, or in I_low with v < below (alpha is 0 outside the working set,
+    so I_up is y = +1 and I_low is y = -1).
+
+    Returns
+    -------
+    Block
+    """
+    with np.errstate(invalid="ignore"):
+        mask = ((block.signs > 0) & (v > above)) | ((block.signs < 0) & (v < below))
+    return block.take(mask)
+
+
+def next_working_set(node, above, below, *outside):
+    """The next working set: the node's support vectors, its own rows that violate
+    (scored by the solver), and the violators found outside. When the node's solve
+    took no step, every row of the node stays, so that the working set grows.
+
+    Parameters
+    ----------
+    node : NodeResult
+    above, below : float
+        M + tol and m - tol of the whole problem (see `violators`).
+    *outside : Block
+        Violators from the partitions.
+
+    Returns
+    -------
+    Block
+    """
+    block, v = node.block, node.v
+    if node.n_iter == 0:
+        keep = np.ones(len(block), dtype=bool)
+    else:
+        a, c, y = block.alpha, block.upper_bound, block.signs
+        in_up = ((a < c) & (y > 0)) | ((a > 0) & (y < 0))
+        in_low = ((a < c) & (y < 0)) | ((a > 0) & (y > 0))
+        keep = (a > 0) | (in_up & (v > above)) | (in_low & (v < below))
+    return concat_blocks(block.take(keep), *outside)
+
