@@ -36,9 +36,9 @@ def map_prediction(estimator, X, method, dtype, columns=None):
     """
     import dask
     import dask.array as da
-    import dask.dataframe as dd
     shared = dask.delayed(estimator, pure=True)
-    if isinstance(X, dd.DataFrame):
+    # dask.dataframe (and pyarrow under it) only for a dataframe
+    if type(X).__module__.startswith("dask.dataframe"):
         if columns is not None:
             X = X.to_dask_array(lengths=True)
         else:
