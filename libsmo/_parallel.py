@@ -18,13 +18,8 @@ function of its item.
 """
 import os
 import sys
-import threading
 
 __all__ = ["effective_n_jobs", "map_tasks", "one_thread_per_task"]
-
-_controller = None
-_controller_lock = threading.Lock()
-
 
 def effective_n_jobs(n_jobs):
     """The number of tasks joblib would run at once for `n_jobs`.
@@ -46,25 +41,18 @@ def effective_n_jobs(n_jobs):
     return max(1, int(joblib.effective_n_jobs(n_jobs)))
 
 
-def _thread_controller():
-    """One threadpoolctl controller per process: finding the thread pools of the loaded
-    libraries costs milliseconds, limiting them afterwards microseconds."""
-    global _controller
-    with _controller_lock:
-        if _controller is None:
-            from threadpoolctl import ThreadpoolController
-            _controller = ThreadpoolController()
-        return _controller
-
-
 def one_thread_per_task():
     """A context in which BLAS and OpenMP pools use one thread each.
+
+    threadpoolctl looks for the pools anew each time (under a millisecond): a library
+    loaded since the last look (scipy's own OpenBLAS, say) must be limited too.
 
     Returns
     -------
     context manager
     """
-    return _thread_controller().limit(limits=1)
+    from threadpoolctl import threadpool_limits
+    return threadpool_limits(limits=1)
 
 
 def _run_task(function, item, parent_pid):
