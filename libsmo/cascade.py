@@ -70,12 +70,12 @@ def merge_supports(*nodes):
 
 def scores_of(scored):
     """The RowScores of a `score_rows` result."""
-    return scored[1]
+    return scored.scores
 
 
 def violators_of(block, scored, above, below):
     """`violators` of a partition from its `score_rows` result."""
-    return violators(block, scored[0], above, below)
+    return violators(block, scored.v, above, below)
 
 
 class LocalRunner:
@@ -141,7 +141,7 @@ class CascadeResult:
 
 
 def solve_partitioned(runner, partitions, kernel, solver, *, primal_policy="never",
-                      max_rounds=100):
+                      max_rounds=100, fan_in=2):
     """Solve one binary C-SVC problem whose rows are the `partitions`, exactly.
 
     The cascade: each partition solved alone (a leaf), the support vectors of two
@@ -164,6 +164,9 @@ def solve_partitioned(runner, partitions, kernel, solver, *, primal_policy="neve
     max_rounds : int
         A bound on the rounds of the check (each lowers the objective or grows the
         working set, so it is reached only by a problem that cannot be solved).
+    fan_in : int >= 2
+        Nodes merged into one at each level of the cascade (2: Graf et al.'s binary
+        tree; the number of partitions: every leaf straight into the root).
 
     Returns
     -------
@@ -173,19 +176,22 @@ def solve_partitioned(runner, partitions, kernel, solver, *, primal_policy="neve
              for p in partitions]
     solved = list(nodes)
     while len(nodes) > 1:
-        merged = [runner.submit(solve_block, runner.submit(merge_supports, a, b), kernel,
-                                solver, primal_policy)
-                  for a, b in zip(nodes[0::2], nodes[1::2])]
-        solved.extend(merged)
-        nodes = merged + nodes[len(nodes) - len(nodes) % 2:]
+        groups = [nodes[k:k + fan_in] for k in range(0, len(nodes), fan_in)]
+        merged = [runner.submit(solve_block, runner.submit(merge_supports, *group),
+                                kernel, solver, primal_policy) if len(group) > 1
+                  else group[0] for group in groups]
+        solved.extend(m for m, g in zip(merged, groups) if len(g) > 1)
+        nodes = merged
     node = nodes[0]
     cascade = runner.gather([runner.submit(node_summary, n) for n in solved])
     n_iter = sum(s.n_iter for s in cascade)
     rounds = []
+    scored = [None] * len(partitions)
     for _ in range(max_rounds):
         support = runner.submit(node_support, node)
         ids = runner.submit(node_ids, node)
-        scored = [runner.submit(score_rows, p, support, kernel, ids) for p in partitions]
+        scored = [runner.submit(score_rows, p, support, kernel, ids, previous)
+                  for p, previous in zip(partitions, scored)]
         summary, *scores = runner.gather([runner.submit(node_summary, node)]
                                          + [runner.submit(scores_of, s) for s in scored])
         if rounds:

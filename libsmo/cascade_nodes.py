@@ -6,6 +6,7 @@ Every function is a pure function of typed objects, so that it can run wherever 
 rows live.
 """
 from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 import scipy.sparse as sp
@@ -15,7 +16,7 @@ from libsmo.execution import Executor
 from libsmo.problem import BinaryProblem, take_rows
 from libsmo.warm_start import make_feasible
 
-__all__ = ["Block", "NodeResult", "Optimality", "RowScores", "concat_blocks",
+__all__ = ["Block", "NodeResult", "Optimality", "RowScores", "Scored", "concat_blocks",
            "next_working_set", "optimality", "problem_rows", "score_rows",
            "solve_block", "violators"]
 
@@ -214,9 +215,65 @@ class RowScores:
                    rho_lower=float((-v[raises]).max(initial=-np.inf)))
 
 
-def score_rows(block, support, kernel, exclude_ids):
+@dataclass(frozen=True)
+class Scored:
+    """A partition's rows scored against the current support vectors.
+
+    Attributes
+    ----------
+    v : ndarray
+        v_t = -y_t G_t of every row of the partition's block; NaN inside the working
+        set.
+    scores : RowScores
+        Over the rows outside the working set.
+    f : ndarray or None
+        sum_s y_s a_s K(x_s, x_t) for every row (None when every row was inside the
+        working set and nothing was computed), kept for the next round.
+    support : Block
+        The support vectors f was computed against.
+    """
+    v: np.ndarray
+    scores: RowScores
+    f: Optional[np.ndarray]
+    support: Block
+
+
+def _kernel_sums(X, support_X, coef, kernel):
+    """sum_s coef_s K(x_s, x_t) for every row x_t of X."""
+    f = np.zeros(X.shape[0])
+    if len(coef) and X.shape[0]:
+        def visit(rows, K):
+            f[rows] = K @ coef
+
+        for_each_kernel_block(visit, X, prediction_layout(support_X), kernel.kernel,
+                              kernel.gamma, kernel.degree, kernel.coef0)
+    return f
+
+
+def _changes(old, new):
+    """The support vectors whose coefficient y_s a_s changed from `old` to `new` (rows
+    and the change)."""
+    coef_old, coef_new = old.signs * old.alpha, new.signs * new.alpha
+    position = {i: k for k, i in enumerate(old.ids.tolist())}
+    delta_new = coef_new.copy()
+    kept_old = np.ones(len(old), dtype=bool)
+    for k, i in enumerate(new.ids.tolist()):
+        j = position.get(i)
+        if j is not None:
+            delta_new[k] -= coef_old[j]
+            kept_old[j] = False
+    changed = delta_new != 0
+    rows = concat_blocks(new.take(changed), old.take(kept_old))
+    return rows.X, np.concatenate([delta_new[changed], -coef_old[kept_old]])
+
+
+def score_rows(block, support, kernel, exclude_ids, previous=None):
     """v_t = -y_t G_t of a partition's rows of the problem against the current support
     vectors, for the rows outside the working set (a_t = 0 there).
+
+    The sums f_t = sum_s y_s a_s K(x_s, x_t) of the previous round are updated with
+    the support vectors whose alpha changed since, instead of being computed again
+    (a warm-started round moves part of the alphas only).
 
     Parameters
     ----------
@@ -227,29 +284,25 @@ def score_rows(block, support, kernel, exclude_ids):
     kernel : KernelParams
     exclude_ids : ndarray of int64
         The working set's rows, which the solver scores itself.
+    previous : Scored or None
+        This partition's result of the previous round.
 
     Returns
     -------
-    v : ndarray
-        Of every row of `block` (NaN on excluded rows).
-    scores : RowScores
-        Over the rows not excluded.
+    Scored
     """
-    f = np.zeros(len(block))
-    if len(support) and len(block):
-        coef = support.signs * support.alpha
-        SV = prediction_layout(support.X)
-
-        def visit(rows, K):
-            f[rows] = K @ coef
-
-        for_each_kernel_block(visit, block.X, SV, kernel.kernel, kernel.gamma,
-                              kernel.degree, kernel.coef0)
-    # G_t = y_t f_t - 1, so v_t = -y_t G_t = y_t - f_t
-    v = block.signs - f
     outside = ~np.isin(block.ids, exclude_ids)
+    if previous is not None and previous.f is not None:
+        X_changed, delta = _changes(previous.support, support)
+        f = previous.f + _kernel_sums(block.X, X_changed, delta, kernel)
+    elif outside.any():
+        f = _kernel_sums(block.X, support.X, support.signs * support.alpha, kernel)
+    else:
+        f = None
+    # G_t = y_t f_t - 1, so v_t = -y_t G_t = y_t - f_t
+    v = np.full(len(block), np.nan) if f is None else block.signs - f
     v[~outside] = np.nan
-    return v, RowScores.of(v, block, outside)
+    return Scored(v=v, scores=RowScores.of(v, block, outside), f=f, support=support)
 
 
 @dataclass(frozen=True)
