@@ -29,7 +29,7 @@ _LAZY = {"SVC": "libsmo.estimators", "NuSVC": "libsmo.estimators",
          "load_svmlight_files": "libsmo.io"}
 # submodules that `libsmo.<name>` reaches without importing them first, as it did
 # when this file imported them
-_LAZY_MODULES = ("formats", "io", "scaling")
+_LAZY_MODULES = ("formats", "io", "scaling", "dask")
 
 
 def __getattr__(name):

@@ -21,7 +21,7 @@ LEVELS = [
     ("validation", ["_validation", "params", "_one_vs_one"]),
     ("model", ["_prediction", "probability", "model"]),
     ("problem", ["problem", "warm_start", "execution", "formulations", "classification",
-                 "train", "crossval"]),
+                 "train", "crossval", "cascade_nodes", "cascade"]),
     ("io", ["io", "formats", "scaling"]),
     ("interfaces", ["_sklearn_compat", "_estimator_warm_start", "_estimator_base",
                     "estimators", "rff", "cli", "__main__", "__init__", "dask"]),

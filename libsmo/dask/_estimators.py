@@ -10,8 +10,8 @@ import warnings
 import numpy as np
 
 from libsmo._param_validation import check_positive
-from libsmo.dask import _prediction
-from libsmo.dask import _training as training
+import libsmo.dask._prediction as _prediction
+import libsmo.dask._training as training
 from libsmo.estimators import SVC as _SVC
 from libsmo.exceptions import ConvergenceWarning
 from libsmo.params import TrainParams

@@ -23,7 +23,7 @@ from libsmo import _one_vs_one as ovo
 from libsmo.cascade import solve_partitioned
 from libsmo.cascade_nodes import problem_rows
 from libsmo.classification import PairTask, one_vs_one_result, run_pair_task
-from libsmo.dask import _partitions as parts
+import libsmo.dask._partitions as parts
 from libsmo.model import Model
 from libsmo.problem import BinaryFit, take_rows
 
