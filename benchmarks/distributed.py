@@ -13,8 +13,11 @@ For each case: single-process libsmo and (with --libsvm) libsvm-official, each i
 fresh process; then libsmo.dask.SVC on a LocalCluster of 1 and 2 worker processes of one
 thread (--workers), with the data cut into --partitions partitions and loaded on the
 workers before the clock starts. Printed: fit time, the ratio to single-process libsmo,
-the objective (sum over the binary problems) and its relative difference, nSV, test
-accuracy, peak RSS (the process; for the cluster the largest worker's), the bytes moved
+CPU seconds (for the cluster: every worker's and the client's) and the busiest worker's
+CPU seconds, which is the fit's time on a machine whose cores are free (on a shared
+machine wall time also counts the neighbours' work), and its ratio to single-process
+libsmo's CPU time; the objective (sum over the binary problems) and its relative
+difference, nSV, test accuracy, peak RSS (the process; for the cluster the largest worker's), the bytes moved
 between workers during the fit, and the cascade's rounds. --rows takes the first rows
 only (a quick run); results go to benchmarks/results/distributed.json.
 
@@ -115,9 +118,9 @@ def _single(case, rows, library):
     X, y, Xt, yt, params = load_case(case, rows)
     if library == "libsmo":
         import libsmo
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         model = libsmo.train(X, y, cache_size=200, **params)
-        seconds = time.perf_counter() - start
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
         objective, n_sv = float(sum(model.objective)), model.n_sv
         accuracy = float(np.mean(model.predict(Xt) == yt))
     else:
@@ -131,9 +134,9 @@ def _single(case, rows, library):
             saved = os.dup(1)
             os.dup2(out.fileno(), 1)
             try:
-                start = time.perf_counter()
+                start, cpu = time.perf_counter(), time.process_time()
                 model = svm_train(prob, param)
-                seconds = time.perf_counter() - start
+                seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
             finally:
                 os.dup2(saved, 1)
                 os.close(saved)
@@ -144,7 +147,8 @@ def _single(case, rows, library):
         with contextlib.redirect_stdout(open(os.devnull, "w")):
             labels, _, _ = svm_predict(list(yt), Xt, model, "-q")
         accuracy = float(np.mean(np.array(labels) == yt))
-    return dict(seconds=seconds, objective=objective, n_sv=int(n_sv), accuracy=accuracy,
+    return dict(seconds=seconds, cpu=cpu, busiest_cpu=cpu, objective=objective,
+                n_sv=int(n_sv), accuracy=accuracy,
                 peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 
 
@@ -164,6 +168,11 @@ def _worker_sent(dask_worker):
     return dask_worker.transfer_outgoing_bytes_total
 
 
+def _worker_cpu():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def run_cluster(X, y, Xt, yt, params, workers, partitions, cascade_rows):
     import dask.array as da
     from distributed import Client, LocalCluster, wait
@@ -180,14 +189,17 @@ def run_cluster(X, y, Xt, yt, params, workers, partitions, cascade_rows):
         wait([dX, dy])
         client.run(__import__, "libsmo.dask")   # the workers' imports are not the fit's
         before = sum(client.run(_worker_sent).values())
-        start = time.perf_counter()
+        cpu_before = client.run(_worker_cpu)
+        start, client_cpu = time.perf_counter(), time.process_time()
         clf = libsmo.dask.SVC(cache_size=200, cascade_rows=cascade_rows, **params)
         clf.fit(dX, dy)
-        seconds = time.perf_counter() - start
+        seconds, client_cpu = time.perf_counter() - start, time.process_time() - client_cpu
+        cpu = {w: c - cpu_before[w] for w, c in client.run(_worker_cpu).items()}
         sent = sum(client.run(_worker_sent).values()) - before
         model = clf.to_model()
         rounds = [[r.working_set, r.added] for c in clf.cascades_.values() for r in c.rounds]
-        return dict(seconds=seconds, objective=float(sum(model.objective)),
+        return dict(seconds=seconds, cpu=sum(cpu.values()) + client_cpu,
+                    busiest_cpu=max(cpu.values()), objective=float(sum(model.objective)),
                     n_sv=int(model.n_sv), accuracy=float(np.mean(clf.predict(Xt) == yt)),
                     peak_mb=max(client.run(_worker_peak_mb).values()),
                     sent_mb=sent / 2**20, rounds=rounds)
@@ -202,7 +214,9 @@ def _row(name, result, base):
     ratio = result["seconds"] / base["seconds"]
     rel = (result["objective"] - base["objective"]) / abs(base["objective"])
     sent = f"{result['sent_mb']:.1f}" if "sent_mb" in result else "-"
-    return (f"| {name} | {result['seconds']:.2f} | {ratio:.2f} | {result['objective']:.6f} "
+    return (f"| {name} | {result['seconds']:.2f} | {ratio:.2f} | {result['cpu']:.1f} | "
+            f"{result['busiest_cpu']:.1f} | {result['busiest_cpu'] / base['cpu']:.2f} | "
+            f"{result['objective']:.6f} "
             f"| {rel:.1e} | {result['n_sv']} | {100 * result['accuracy']:.2f} | "
             f"{result['peak_mb']:.0f} | {sent} | {result.get('rounds', '-')} |")
 
@@ -221,11 +235,13 @@ def main(argv=None):
     for case in args.cases.split(","):
         X, y, Xt, yt, params = load_case(case, args.rows)
         print(f"## {case}: {X.shape[0]} rows, {params}", flush=True)
-        lines = ["| run | fit s | ratio to libsmo | objective | rel. diff | nSV | accuracy % "
-                 "| peak MB | moved MB | rounds (working set, added) |",
-                 "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+        lines = ["| run | fit s | ratio to libsmo | CPU s | busiest CPU s | busiest CPU / "
+                 "libsmo CPU | objective | rel. diff | nSV | accuracy % | peak MB | moved MB "
+                 "| rounds (working set, added) |",
+                 "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
         base = run_single(case, args.rows, "libsmo")
         lines.append(_row("libsmo, 1 process", base, base))
+        print(lines[-1], flush=True)
         record = dict(case=case, rows=X.shape[0], params=params, libsmo=base, cluster=[])
         if args.libsvm:
             record["libsvm"] = peer = run_single(case, args.rows, "libsvm")
