@@ -26,8 +26,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from libsmo.cascade_nodes import (Block, RowScores, concat_blocks, next_working_set,
-                                  optimality, score_rows, solve_block, violators)
+from libsmo.cascade_nodes import (Block, RowScores, concat_blocks, keep_ids,
+                                  next_working_set, optimality, score_rows, solve_block,
+                                  working_rows)
 
 __all__ = ["CascadeResult", "LocalRunner", "Round", "solve_partitioned"]
 
@@ -68,14 +69,16 @@ def merge_supports(*nodes):
     return concat_blocks(*(node.support() for node in nodes))
 
 
+def violator_count(block, scored, above, below):
+    """How many of a partition's rows outside the working set violate."""
+    with np.errstate(invalid="ignore"):
+        return int(np.count_nonzero(((block.signs > 0) & (scored.v > above))
+                                    | ((block.signs < 0) & (scored.v < below))))
+
+
 def scores_of(scored):
     """The RowScores of a `score_rows` result."""
     return scored.scores
-
-
-def violators_of(block, scored, above, below):
-    """`violators` of a partition from its `score_rows` result."""
-    return violators(block, scored.v, above, below)
 
 
 class LocalRunner:
@@ -141,7 +144,7 @@ class CascadeResult:
 
 
 def solve_partitioned(runner, partitions, kernel, solver, *, primal_policy="never",
-                      max_rounds=100, fan_in=2):
+                      max_rounds=100, fan_in=2, whole_fraction=0.5):
     """Solve one binary C-SVC problem whose rows are the `partitions`, exactly.
 
     The cascade: each partition solved alone (a leaf), the support vectors of two
@@ -167,6 +170,10 @@ def solve_partitioned(runner, partitions, kernel, solver, *, primal_policy="neve
     fan_in : int >= 2
         Nodes merged into one at each level of the cascade (2: Graf et al.'s binary
         tree; the number of partitions: every leaf straight into the root).
+    whole_fraction : float
+        When the next working set would hold more than this fraction of all rows, it
+        holds them all (the gradients of every row are known by then, so this costs
+        no kernel rows, and it spares a round of the check).
 
     Returns
     -------
@@ -184,6 +191,7 @@ def solve_partitioned(runner, partitions, kernel, solver, *, primal_policy="neve
         nodes = merged
     node = nodes[0]
     cascade = runner.gather([runner.submit(node_summary, n) for n in solved])
+    n_rows = sum(s.n_rows for s in cascade[:len(partitions)])
     n_iter = sum(s.n_iter for s in cascade)
     rounds = []
     scored = [None] * len(partitions)
@@ -202,10 +210,17 @@ def solve_partitioned(runner, partitions, kernel, solver, *, primal_policy="neve
                                 check.gap, 0))
             break
         above, below = check.M + solver.tol, check.m - solver.tol
-        outside = [runner.submit(violators_of, p, s, above, below)
-                   for p, s in zip(partitions, scored)]
-        working_set = runner.submit(next_working_set, node, above, below, *outside)
-        added = sum(runner.gather([runner.submit(len, b) for b in outside]))
+        kept = runner.submit(keep_ids, node, above, below)
+        counts = runner.gather([runner.submit(len, kept)] + [
+            runner.submit(violator_count, p, s, above, below)
+            for p, s in zip(partitions, scored)])
+        # a working set of most rows is made all of them: their gradients are known,
+        # and then the solver's own optimality is the whole problem's (no more round)
+        everything = counts[0] + sum(counts[1:]) > whole_fraction * n_rows
+        pieces = [runner.submit(working_rows, p, s, above, below, kept, everything)
+                  for p, s in zip(partitions, scored)]
+        working_set = runner.submit(next_working_set, *pieces)
+        added = (n_rows - counts[0]) if everything else sum(counts[1:])
         rounds.append(Round(summary.n_rows, summary.n_support, summary.n_iter, check.gap,
                             added))
         node = runner.submit(solve_block, working_set, kernel, solver, primal_policy)

@@ -17,8 +17,8 @@ from libsmo.problem import BinaryProblem, take_rows
 from libsmo.warm_start import make_feasible
 
 __all__ = ["Block", "NodeResult", "Optimality", "RowScores", "Scored", "concat_blocks",
-           "next_working_set", "optimality", "problem_rows", "score_rows",
-           "solve_block", "violators"]
+           "keep_ids", "next_working_set", "optimality", "problem_rows", "score_rows",
+           "solve_block", "working_rows"]
 
 
 @dataclass(frozen=True)
@@ -37,12 +37,19 @@ class Block:
         Each row's index in the whole training data.
     alpha : ndarray of float64
         Current values of the variables (zeros for rows that never took part).
+    gradient, gradient_bar : ndarray of float64 or None
+        G = Q alpha + p and G_bar = sum of C_s Q_s over the variables at their upper
+        bound, over the whole problem's alpha, when known (a working set built from the
+        partitions' scores): the solver then starts from them instead of computing a
+        kernel row per support vector.
     """
     X: object
     signs: np.ndarray
     upper_bound: np.ndarray
     ids: np.ndarray
     alpha: np.ndarray
+    gradient: Optional[np.ndarray] = None
+    gradient_bar: Optional[np.ndarray] = None
 
     def __len__(self):
         return len(self.ids)
@@ -50,9 +57,12 @@ class Block:
     def take(self, mask):
         """The rows where `mask` holds (in order)."""
         rows = np.flatnonzero(mask)
+        known = self.gradient is not None
         return Block(X=take_rows(self.X, rows), signs=self.signs[rows],
                      upper_bound=self.upper_bound[rows], ids=self.ids[rows],
-                     alpha=self.alpha[rows])
+                     alpha=self.alpha[rows],
+                     gradient=self.gradient[rows] if known else None,
+                     gradient_bar=self.gradient_bar[rows] if known else None)
 
 
 def problem_rows(X, labels, ids, positive, negative, C, weights=None):
@@ -100,10 +110,14 @@ def concat_blocks(*blocks):
         X.sort_indices()
     else:
         X = np.ascontiguousarray(np.vstack([b.X for b in blocks]))
+    known = all(b.gradient is not None for b in blocks)
     return Block(X=X, signs=np.concatenate([b.signs for b in blocks]),
                  upper_bound=np.concatenate([b.upper_bound for b in blocks]),
                  ids=np.concatenate([b.ids for b in blocks]),
-                 alpha=np.concatenate([b.alpha for b in blocks]))
+                 alpha=np.concatenate([b.alpha for b in blocks]),
+                 gradient=np.concatenate([b.gradient for b in blocks]) if known else None,
+                 gradient_bar=(np.concatenate([b.gradient_bar for b in blocks]) if known
+                               else None))
 
 
 @dataclass(frozen=True)
@@ -164,10 +178,13 @@ def solve_block(block, kernel, solver, primal_policy="never"):
         return NodeResult(block=block, v=np.zeros(0), objective=0.0, n_iter=0,
                           status="optimal", rho=0.0, has_free=False)
     start = make_feasible(block.alpha, block.signs, block.upper_bound)
-    solution = executor.solve(BinaryProblem(rows=np.arange(n), signs=block.signs,
-                                            linear_term=-np.ones(n),
-                                            upper_bound=block.upper_bound,
-                                            start=start if start.any() else None))
+    # the gradient matches the block's own alpha only: one made feasible is another
+    known = block.gradient is not None and np.array_equal(start, block.alpha)
+    solution = executor.solve(BinaryProblem(
+        rows=np.arange(n), signs=block.signs, linear_term=-np.ones(n),
+        upper_bound=block.upper_bound, start=start if start.any() else None,
+        gradient=block.gradient if known else None,
+        gradient_bar=block.gradient_bar if known else None))
     alpha = np.array(solution.alpha)
     solved = Block(X=block.X, signs=block.signs, upper_bound=block.upper_bound,
                    ids=block.ids, alpha=alpha)
@@ -226,54 +243,64 @@ class Scored:
         set.
     scores : RowScores
         Over the rows outside the working set.
-    f : ndarray or None
-        sum_s y_s a_s K(x_s, x_t) for every row (None when every row was inside the
-        working set and nothing was computed), kept for the next round.
+    sums : ndarray of shape (n, 2) or None
+        For every row, sum_s y_s a_s K(x_s, x_t) and the same over the support vectors
+        at their upper bound with C_s for a_s (from which G and G_bar follow); None
+        when every row was inside the working set and nothing was computed. Kept for
+        the next round.
     support : Block
-        The support vectors f was computed against.
+        The support vectors the sums were computed against.
     """
     v: np.ndarray
     scores: RowScores
-    f: Optional[np.ndarray]
+    sums: Optional[np.ndarray]
     support: Block
 
 
+def _coefficients(support):
+    """(y_s a_s, y_s C_s [a_s at C_s]) of each support vector, as two columns."""
+    at_bound = support.alpha >= support.upper_bound
+    return np.column_stack([support.signs * support.alpha,
+                            np.where(at_bound, support.signs * support.upper_bound, 0.0)])
+
+
 def _kernel_sums(X, support_X, coef, kernel):
-    """sum_s coef_s K(x_s, x_t) for every row x_t of X."""
-    f = np.zeros(X.shape[0])
+    """K(X, support) @ coef: for each row of X, the kernel sums with each column of
+    coef (one kernel block at a time)."""
+    sums = np.zeros((X.shape[0], coef.shape[1]))
     if len(coef) and X.shape[0]:
         def visit(rows, K):
-            f[rows] = K @ coef
+            sums[rows] = K @ coef
 
         for_each_kernel_block(visit, X, prediction_layout(support_X), kernel.kernel,
                               kernel.gamma, kernel.degree, kernel.coef0)
-    return f
+    return sums
 
 
 def _changes(old, new):
-    """The support vectors whose coefficient y_s a_s changed from `old` to `new` (rows
-    and the change)."""
-    coef_old, coef_new = old.signs * old.alpha, new.signs * new.alpha
+    """The support vectors whose coefficients (`_coefficients`) changed from `old` to
+    `new`: their rows and the change."""
+    coef_old, coef_new = _coefficients(old), _coefficients(new)
     position = {i: k for k, i in enumerate(old.ids.tolist())}
     delta_new = coef_new.copy()
-    kept_old = np.ones(len(old), dtype=bool)
+    only_old = np.ones(len(old), dtype=bool)
     for k, i in enumerate(new.ids.tolist()):
         j = position.get(i)
         if j is not None:
             delta_new[k] -= coef_old[j]
-            kept_old[j] = False
-    changed = delta_new != 0
-    rows = concat_blocks(new.take(changed), old.take(kept_old))
-    return rows.X, np.concatenate([delta_new[changed], -coef_old[kept_old]])
+            only_old[j] = False
+    changed = np.any(delta_new != 0, axis=1)
+    rows = concat_blocks(new.take(changed), old.take(only_old))
+    return rows.X, np.vstack([delta_new[changed], -coef_old[only_old]])
 
 
 def score_rows(block, support, kernel, exclude_ids, previous=None):
     """v_t = -y_t G_t of a partition's rows of the problem against the current support
     vectors, for the rows outside the working set (a_t = 0 there).
 
-    The sums f_t = sum_s y_s a_s K(x_s, x_t) of the previous round are updated with
-    the support vectors whose alpha changed since, instead of being computed again
-    (a warm-started round moves part of the alphas only).
+    The kernel sums of the previous round are updated with the support vectors whose
+    coefficients changed since, instead of being computed again (a warm-started round
+    moves part of the alphas only).
 
     Parameters
     ----------
@@ -292,17 +319,17 @@ def score_rows(block, support, kernel, exclude_ids, previous=None):
     Scored
     """
     outside = ~np.isin(block.ids, exclude_ids)
-    if previous is not None and previous.f is not None:
+    if not outside.any():
+        sums = None   # the solver scored every row itself
+    elif previous is not None and previous.sums is not None:
         X_changed, delta = _changes(previous.support, support)
-        f = previous.f + _kernel_sums(block.X, X_changed, delta, kernel)
-    elif outside.any():
-        f = _kernel_sums(block.X, support.X, support.signs * support.alpha, kernel)
+        sums = previous.sums + _kernel_sums(block.X, X_changed, delta, kernel)
     else:
-        f = None
+        sums = _kernel_sums(block.X, support.X, _coefficients(support), kernel)
     # G_t = y_t f_t - 1, so v_t = -y_t G_t = y_t - f_t
-    v = np.full(len(block), np.nan) if f is None else block.signs - f
+    v = np.full(len(block), np.nan) if sums is None else block.signs - sums[:, 0]
     v[~outside] = np.nan
-    return Scored(v=v, scores=RowScores.of(v, block, outside), f=f, support=support)
+    return Scored(v=v, scores=RowScores.of(v, block, outside), sums=sums, support=support)
 
 
 @dataclass(frozen=True)
@@ -347,44 +374,59 @@ def optimality(node, partition_scores):
     return Optimality(m=m, M=M, gap=m - M, bound_rho=(upper + lower) / 2)
 
 
-def violators(block, v, above, below):
-    """The rows of `block` outside the working set (v not NaN) that violate: in I_up
-    with v > above, or in I_low with v < below (alpha is 0 outside the working set,
-    so I_up is y = +1 and I_low is y = -1).
+def keep_ids(node, above, below):
+    """The rows of a solved node that stay in the next working set: its support
+    vectors and its rows that violate by the solver's own scores (in I_up above
+    `above`, in I_low below `below`); every row when the solve took no step, so that
+    the working set grows.
+
+    Returns
+    -------
+    ndarray of int64
+    """
+    block, v = node.block, node.v
+    if node.n_iter == 0:
+        return block.ids
+    a, c, y = block.alpha, block.upper_bound, block.signs
+    in_up = ((a < c) & (y > 0)) | ((a > 0) & (y < 0))
+    in_low = ((a < c) & (y < 0)) | ((a > 0) & (y > 0))
+    return block.ids[(a > 0) | (in_up & (v > above)) | (in_low & (v < below))]
+
+
+def working_rows(block, scored, above, below, kept, everything=False):
+    """A partition's rows of the next working set: those the node keeps (`kept`) and
+    its violators outside the working set (in I_up with v > above or in I_low with
+    v < below; a = 0 there, so I_up is y = +1 and I_low is y = -1), or with
+    `everything` all its rows; with their alpha and, when the partition has its kernel
+    sums, their G and G_bar.
 
     Returns
     -------
     Block
     """
     with np.errstate(invalid="ignore"):
-        mask = ((block.signs > 0) & (v > above)) | ((block.signs < 0) & (v < below))
-    return block.take(mask)
-
-
-def next_working_set(node, above, below, *outside):
-    """The next working set: the node's support vectors, its own rows that violate
-    (scored by the solver), and the violators found outside. When the node's solve
-    took no step, every row of the node stays, so that the working set grows.
-
-    Parameters
-    ----------
-    node : NodeResult
-    above, below : float
-        M + tol and m - tol of the whole problem (see `violators`).
-    *outside : Block
-        Violators from the partitions.
-
-    Returns
-    -------
-    Block
-    """
-    block, v = node.block, node.v
-    if node.n_iter == 0:
-        keep = np.ones(len(block), dtype=bool)
+        outside = ((block.signs > 0) & (scored.v > above)) | (
+            (block.signs < 0) & (scored.v < below))
+    mask = np.ones(len(block), dtype=bool) if everything else (
+        outside | np.isin(block.ids, kept))
+    support = scored.support
+    alpha = np.zeros(len(block))
+    if len(support):
+        order = np.argsort(support.ids)
+        ids = support.ids[order]
+        where = np.minimum(np.searchsorted(ids, block.ids), len(ids) - 1)
+        found = ids[where] == block.ids
+        alpha[found] = support.alpha[order[where[found]]]
+    if scored.sums is None:
+        gradient = gradient_bar = None
     else:
-        a, c, y = block.alpha, block.upper_bound, block.signs
-        in_up = ((a < c) & (y > 0)) | ((a > 0) & (y < 0))
-        in_low = ((a < c) & (y < 0)) | ((a > 0) & (y > 0))
-        keep = (a > 0) | (in_up & (v > above)) | (in_low & (v < below))
-    return concat_blocks(block.take(keep), *outside)
+        gradient = block.signs * scored.sums[:, 0] - 1.0
+        gradient_bar = block.signs * scored.sums[:, 1]
+    whole = Block(X=block.X, signs=block.signs, upper_bound=block.upper_bound,
+                  ids=block.ids, alpha=alpha, gradient=gradient, gradient_bar=gradient_bar)
+    return whole.take(mask)
 
+
+def next_working_set(*pieces):
+    """The next working set from the partitions' `working_rows`."""
+    return concat_blocks(*pieces)

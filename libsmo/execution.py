@@ -124,7 +124,8 @@ class Executor:
                 self._overflow()
             solution = solve(Q, problem.linear_term, problem.signs, problem.upper_bound,
                              problem.start, nu=problem.nu, shrinking=self.solver.shrinking,
-                             selection=self.solver.selection, **options)
+                             selection=self.solver.selection, gradient=problem.gradient,
+                             gradient_bar=problem.gradient_bar, **options)
         return self._checked(solution)
 
     def _solver_options(self, n_variables):

@@ -37,6 +37,8 @@ cdef class Solver:
     cdef int j_low[2]
     cdef StopConditions poller
     cdef int stop
+    # the caller gave G and G_bar with the start (a warm start that knows them)
+    cdef bint gradient_given
 
     cdef void _swap(self, int i, int j) noexcept nogil
     cdef int _init_gradient(self) noexcept nogil
