@@ -9,8 +9,10 @@ Nothing here knows about Dask: every function is a pure function of typed object
     ...up the tree to the root; then, until the whole problem is optimal:
       every partition: score_rows (v_t = -y_t G_t of its rows against the current
       support vectors) -> the whole problem's m(a) and M(a) (`optimality`);
-      m - M <= tol: done; else violators + the node's own violating rows + its
-      support vectors ──next_working_set──> solve_block (warm start) again.
+      m - M <= tol: done; else the node's support vectors and violating rows + the
+      partitions' violators (`working_rows`, with G and G_bar from the partitions'
+      kernel sums, so the solver starts without a kernel row) ──next_working_set──>
+      solve_block (warm start) again; a working set of most rows is made all rows.
 
 Why the answer is the single-machine optimum: a row outside the working set has
 a_t = 0, so its gradient is G_t = y_t f(x_t) - 1 with f the current support vectors'

@@ -11,6 +11,15 @@ from conftest import load_dataset
 from peers import libsvm_predict, libsvm_train
 
 
+@pytest.fixture(scope="module", autouse=True)
+def no_process_pool_left():
+    """joblib's loky backend keeps its worker processes (and two threads) for reuse:
+    shut them down after this module."""
+    yield
+    from joblib.externals.loky import get_reusable_executor
+    get_reusable_executor().shutdown(wait=True)
+
+
 @pytest.fixture(scope="module")
 def letter():
     return load_dataset("letter.scale", n_rows=1500)

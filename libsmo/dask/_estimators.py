@@ -9,9 +9,9 @@ import warnings
 
 import numpy as np
 
-from libsmo._param_validation import check_positive
 import libsmo.dask._prediction as _prediction
 import libsmo.dask._training as training
+from libsmo._param_validation import check_positive
 from libsmo.estimators import SVC as _SVC
 from libsmo.exceptions import ConvergenceWarning
 from libsmo.params import TrainParams

@@ -19,11 +19,11 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+import libsmo.dask._partitions as parts
 from libsmo import _one_vs_one as ovo
 from libsmo.cascade import solve_partitioned
 from libsmo.cascade_nodes import problem_rows
 from libsmo.classification import PairTask, one_vs_one_result, run_pair_task
-import libsmo.dask._partitions as parts
 from libsmo.model import Model
 from libsmo.problem import BinaryFit, take_rows
 
@@ -78,6 +78,7 @@ def _split(values, sizes):
 
 def _pieces(client, X, y, sample_weight):
     """One future of validated `PartitionData` per partition of X."""
+    import dask
     import dask.array as da
     if isinstance(X, da.Array):
         if X.ndim != 2:
@@ -92,7 +93,6 @@ def _pieces(client, X, y, sample_weight):
                 lists.append(list(values.rechunk({0: rows}).to_delayed().ravel()))
             else:
                 lists.append(_split(values, rows))
-        import dask
         tasks = [dask.delayed(parts.validate)(xb, yb, wb, i) for i, (xb, yb, wb) in
                  enumerate(zip(X.to_delayed().ravel(), *lists))]
         return client.compute(tasks)
