@@ -17,7 +17,8 @@ CPU seconds (for the cluster: every worker's and the client's) and the busiest w
 CPU seconds, which is the fit's time on a machine whose cores are free (on a shared
 machine wall time also counts the neighbours' work), and its ratio to single-process
 libsmo's CPU time; the objective (sum over the binary problems) and its relative
-difference, nSV, test accuracy, peak RSS (the process; for the cluster the largest worker's), the bytes moved
+difference, nSV, test accuracy, peak RSS during the fit (the process with its data; for the cluster the
+largest worker's, with its partitions), the bytes moved
 between workers during the fit, and the cascade's rounds. --rows takes the first rows
 only (fmnist300k: an even sample of its rows; a quick run); results go to
 benchmarks/results/distributed.json.
@@ -117,10 +118,35 @@ def load_case(case, rows):
     return X, y, Xt, yt, params
 
 
+# ------------------------------------------------------------------ memory
+
+def reset_peak():
+    """Start this process's peak RSS afresh (Linux: a process forked from one holding
+    the data would otherwise report its parent's peak)."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        pass
+
+
+def peak_mb():
+    """This process's peak RSS since `reset_peak`, in MB."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 # ------------------------------------------------------------------ single process
 
 def _single(case, rows, library):
     X, y, Xt, yt, params = load_case(case, rows)
+    reset_peak()   # the peak of the data as trained and the fit, not of building them
     if library == "libsmo":
         import libsmo
         start, cpu = time.perf_counter(), time.process_time()
@@ -153,8 +179,7 @@ def _single(case, rows, library):
             labels, _, _ = svm_predict(list(yt), Xt, model, "-q")
         accuracy = float(np.mean(np.array(labels) == yt))
     return dict(seconds=seconds, cpu=cpu, busiest_cpu=cpu, objective=objective,
-                n_sv=int(n_sv), accuracy=accuracy,
-                peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+                n_sv=int(n_sv), accuracy=accuracy, peak_mb=peak_mb())
 
 
 def run_single(case, rows, library):
@@ -164,10 +189,6 @@ def run_single(case, rows, library):
 
 
 # ------------------------------------------------------------------ cluster
-
-def _worker_peak_mb():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
 
 def _worker_sent(dask_worker):
     return dask_worker.transfer_outgoing_bytes_total
@@ -193,6 +214,7 @@ def run_cluster(X, y, Xt, yt, params, workers, partitions, cascade_rows):
         dy = client.persist(da.from_array(y, chunks=step))
         wait([dX, dy])
         client.run(__import__, "libsmo.dask")   # the workers' imports are not the fit's
+        client.run(reset_peak)
         before = sum(client.run(_worker_sent).values())
         cpu_before = client.run(_worker_cpu)
         start, client_cpu = time.perf_counter(), time.process_time()
@@ -206,7 +228,7 @@ def run_cluster(X, y, Xt, yt, params, workers, partitions, cascade_rows):
         return dict(seconds=seconds, cpu=sum(cpu.values()) + client_cpu,
                     busiest_cpu=max(cpu.values()), objective=float(sum(model.objective)),
                     n_sv=int(model.n_sv), accuracy=float(np.mean(clf.predict(Xt) == yt)),
-                    peak_mb=max(client.run(_worker_peak_mb).values()),
+                    peak_mb=max(client.run(peak_mb).values()),
                     sent_mb=sent / 2**20, rounds=rounds)
     finally:
         client.close()
