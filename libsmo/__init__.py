@@ -34,7 +34,7 @@ _LAZY = {"train": "libsmo.train", "cross_validation": "libsmo.crossval",
          "load_svmlight_files": "libsmo.io"}
 # submodules that `libsmo.<name>` reaches without importing them first, as it did
 # when this file imported them
-_LAZY_MODULES = ("formats", "io", "scaling", "names")
+_LAZY_MODULES = ("formats", "io", "scaling", "names", "dask")
 
 
 def __getattr__(name):

@@ -18,6 +18,7 @@ from libsmo import _one_vs_one as ovo
 from libsmo._estimator_input import (check_targets, effective_sample_weight, gram_matrix,
                                      n_samples, validate_features)
 from libsmo._estimator_params import validate_parameters
+from libsmo._estimator_warm_start import previous_fit, warm_init
 from libsmo._param_validation import check_positive
 from libsmo._sklearn_compat import BaseEstimator, RegressorMixin, check_is_fitted
 from libsmo.exceptions import ConvergenceWarning
@@ -102,7 +103,8 @@ class _BaseSVM(BaseEstimator):
         return dict(kernel=self._kernel_name(), degree=self.degree, coef0=self.coef0,
                     tol=self.tol, cache_size=self.cache_size, shrinking=self.shrinking,
                     max_iter=None if self.max_iter == -1 else self.max_iter,
-                    verbose=bool(self.verbose))
+                    verbose=bool(self.verbose),
+                    n_jobs=self.n_jobs)
 
     # ---- fit -------------------------------------------------------------------------
 
@@ -114,13 +116,13 @@ class _BaseSVM(BaseEstimator):
         self.shape_fit_ = X.shape if not callable(self.kernel) else (X.shape[0],)
         return X, y
 
-    def _fit_model(self, X, y, sample_weight, **params):
+    def _fit_model(self, X, y, sample_weight, init=None, **params):
         self._gamma = self._resolve_gamma(X)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ConvergenceWarning)
             params = TrainParams.from_kwargs(svm_type=self._svm_type, gamma=self._gamma,
                                              **self._train_options(), **params)
-            model = fit(X, y, params, sample_weight=sample_weight)
+            model = fit(X, y, params, sample_weight=sample_weight, init=init)
         self.fit_status_ = int(any(s != "optimal" for s in model.status))
         for w in caught:
             if issubclass(w.category, ConvergenceWarning):
@@ -334,7 +336,8 @@ class _BaseOther(_BaseSVM):
 
     def _fit_targets(self, X, y, sample_weight, **params):
         sample_weight = effective_sample_weight(sample_weight, X.shape[0])
-        model = self._fit_model(X, y, sample_weight, **params)
+        model = self._fit_model(X, y, sample_weight, init=warm_init(
+            previous_fit(self), X.shape[0]), **params)
         self._set_fitted(model)
         return self
 

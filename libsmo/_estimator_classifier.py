@@ -10,6 +10,7 @@ from libsmo import _one_vs_one as ovo
 from libsmo import _validation as v
 from libsmo._estimator_base import _BaseSVM
 from libsmo._estimator_input import check_targets, effective_sample_weight
+from libsmo._estimator_warm_start import previous_fit, warm_init
 from libsmo._param_validation import check_positive
 from libsmo._sklearn_compat import (HAVE_SKLEARN, ClassifierMixin, NotFittedError,
                                     check_is_fitted)
@@ -44,6 +45,7 @@ class _BaseClassifier(ClassifierMixin, _BaseSVM):
         -------
         self
         """
+        previous = previous_fit(self)
         y = check_targets(self, y)
         X, y = self._start_fit(X, y)
         if HAVE_SKLEARN:
@@ -77,6 +79,7 @@ class _BaseClassifier(ClassifierMixin, _BaseSVM):
         class_weight = (None if self._svm_type == "nu_svc"
                         else dict(enumerate(self.class_weight_)))
         model = self._fit_model(Xr, encoded[rows], weights, class_weight=class_weight,
+                                init=warm_init(previous, len(rows), rows, self.classes_),
                                 **self._formulation_params())
         # the model speaks of the caller's rows (a precomputed kernel's columns at
         # prediction time are the caller's training rows)

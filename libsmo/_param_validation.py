@@ -203,6 +203,19 @@ class Threads(_Constraint):
         return min(check_positive(value, name, integer=True), cores)
 
 
+class Jobs(_Constraint):
+    """joblib's n_jobs: a non-zero int (-1 every core, -2 all but one, ...)."""
+
+    def check(self, value, name):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+            raise TypeError(f"{name} must be an integer, got {value!r} "
+                            f"({type(value).__name__})")
+        if value == 0 or abs(value) > INT_MAX:
+            raise ValueError(f"{name} must be a non-zero integer (-1: every core) of at "
+                             f"most {INT_MAX} in size, got {value!r}")
+        return int(value)
+
+
 class OrNone(_Constraint):
     """None, or what `inner` accepts."""
     __slots__ = ("inner",)

@@ -8,22 +8,33 @@ by the same `train_pair` (LIBSVM's svm_binary_svc_probability). The folds come f
 random source per pair (`probability.pair_generators`: numpy Generators drawn in order
 from the fit's, or LIBSVM's own rand() sequence), so the probabilities do not depend on
 how many pairs run at once.
+
+The pairs run one after another, on n_threads threads of this process
+(`Executor.map_pairs`), or with n_jobs > 1 as joblib tasks (`libsmo._parallel`): each
+pair then is a `PairTask` carrying its own rows, so that it can run in another process
+or on another machine, and gives the same fit bit for bit.
 """
 import dataclasses
 import logging
+import time
 import warnings
+from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 
 from libsmo import _one_vs_one as ovo
+from libsmo import _parallel
 from libsmo import probability as prob
+from libsmo.execution import Executor
 from libsmo.formulations import solve_c_svc, solve_nu_svc
-from libsmo.problem import FormulationResult
+from libsmo.params import KernelParams, SolverParams, TrainParams
+from libsmo.problem import FormulationResult, take_rows
 
 logger = logging.getLogger("libsmo")
 
 
-def train_pair(executor, params, rows_a, rows_b, factors, weights):
+def train_pair(executor, params, rows_a, rows_b, factors, weights, seed=None):
     """One binary problem: the examples rows_a (+1) against rows_b (-1).
 
     Parameters
@@ -36,6 +47,8 @@ def train_pair(executor, params, rows_a, rows_b, factors, weights):
         The two classes' weights (LIBSVM's -wi).
     weights : ndarray
         Sample weights of every training row.
+    seed : ndarray or None
+        A warm start's alpha for rows_a then rows_b (see `libsmo.warm_start`).
 
     Returns
     -------
@@ -48,8 +61,10 @@ def train_pair(executor, params, rows_a, rows_b, factors, weights):
     signs = np.where(np.arange(len(rows)) < n_a, 1.0, -1.0)
     factor = np.where(signs > 0, factors[0], factors[1])
     if params.svm_type == "c_svc":
-        return rows, solve_c_svc(executor, rows, signs, params.C * factor * weights[rows])
-    return rows, solve_nu_svc(executor, rows, signs, factor * weights[rows], params.nu, n_a)
+        return rows, solve_c_svc(executor, rows, signs, params.C * factor * weights[rows],
+                                 seed)
+    return rows, solve_nu_svc(executor, rows, signs, factor * weights[rows], params.nu, n_a,
+                              seed)
 
 
 def pair_probability(executor, params, rows_a, rows_b, factors, weights, rng):
@@ -101,7 +116,7 @@ def _check_nu_feasible(classes, members, weights, nu):
                 "examples): it must be at most 2 * min(n1, n2) / (n1 + n2)")
 
 
-def fit_classification(executor, data, params, rng=None):
+def fit_classification(executor, data, params, rng=None, start=None):
     """One-vs-one C-SVC or nu-SVC; with a Generator `rng`, also each pair's probA, probB.
 
     Parameters
@@ -110,6 +125,8 @@ def fit_classification(executor, data, params, rng=None):
     data : TrainingSet
     params : TrainParams
     rng : numpy Generator or None
+    start : StartingPoint or None
+        A warm start (see `libsmo.warm_start`): each pair starts from its coefficients.
 
     Returns
     -------
@@ -128,6 +145,8 @@ def fit_classification(executor, data, params, rng=None):
     pairs = ovo.pairs(k)
     pair_rngs = ([None] * len(pairs) if rng is None else prob.pair_generators(
         rng, [len(members[a]) + len(members[b]) for a, b in pairs]))
+    seeds = [None if start is None else
+             start.pair_seed(classes, a, b, members[a], members[b]) for a, b in pairs]
 
     def fit(p, pair_executor):
         a, b = pairs[p]
@@ -137,10 +156,15 @@ def fit_classification(executor, data, params, rng=None):
             sigmoid = pair_probability(pair_executor, params, members[a], members[b],
                                        pair_factors, data.weights, pair_rngs[p])
         return sigmoid, train_pair(pair_executor, params, members[a], members[b],
-                                   pair_factors, data.weights)
+                                   pair_factors, data.weights, seeds[p])
 
-    outcomes = executor.map_pairs(fit, len(pairs))
-    result = _one_vs_one_result(classes, members, [o[1] for o in outcomes],
+    n_jobs = _parallel.effective_n_jobs(executor.solver.n_jobs)
+    if n_jobs > 1 and len(pairs) > 1:
+        outcomes = _pairs_as_tasks(executor, params, members, pairs, factors,
+                                   data.weights, seeds, pair_rngs, n_jobs)
+    else:
+        outcomes = executor.map_pairs(fit, len(pairs))
+    result = one_vs_one_result(classes, members, [o[1] for o in outcomes],
                                 len(data.weights))
     if executor.solver.verbose:
         logger.info("Total nSV = %d", len(result.sv_rows))
@@ -150,7 +174,107 @@ def fit_classification(executor, data, params, rng=None):
                                probB=np.array([s[1] for s, _ in outcomes]))
 
 
-def _one_vs_one_result(classes, members, pair_fits, n_rows):
+@dataclass(frozen=True)
+class PairTask:
+    """One one-vs-one pair as a self-contained joblib task.
+
+    Attributes
+    ----------
+    X : ndarray or csr_matrix
+        The pair's rows (class a's, then class b's) in the solver's layout; for a
+        precomputed kernel, the pair's block of the Gram matrix.
+    n_a : int
+        Rows of class a.
+    weights : ndarray
+        The rows' sample weights.
+    factors : (float, float)
+        The two classes' weights on C.
+    seed : ndarray or None
+        Warm start.
+    rng : numpy Generator or None
+        The pair's probability folds.
+    params : TrainParams
+    kernel : KernelParams
+        With gamma resolved.
+    solver : SolverParams
+        One kernel thread and this task's share of the cache.
+    policy_cache_size : float
+        The fit's whole cache, by which the linear kernel's solver is chosen (as when
+        the pairs run one after another).
+    deadline : float or None
+        The end of the fit's time budget (time.time(): comparable across machines).
+    stop_flag : int8 ndarray of shape (1,)
+        Shared with the other pairs when they run on threads (Ctrl-C, an error).
+    """
+    X: object
+    n_a: int
+    weights: np.ndarray
+    factors: tuple
+    seed: Optional[np.ndarray]
+    rng: object
+    params: TrainParams
+    kernel: KernelParams
+    solver: SolverParams
+    policy_cache_size: float
+    deadline: Optional[float]
+    stop_flag: np.ndarray
+
+
+def run_pair_task(task):
+    """Train one `PairTask` (and its probability sigmoid when it has an rng).
+
+    Returns
+    -------
+    sigmoid : (float, float) or None
+    fit : BinaryFit
+        Coefficients of the task's rows, class a's first.
+    """
+    solver = task.solver
+    if task.deadline is not None:
+        solver = dataclasses.replace(solver, time_limit=max(task.deadline - time.time(),
+                                                            1e-9))
+    executor = Executor(task.X, task.kernel, solver, task.params.primal_policy,
+                        policy_cache_size=task.policy_cache_size)
+    executor.stop_flag = task.stop_flag
+    rows_a = np.arange(task.n_a)
+    rows_b = np.arange(task.n_a, task.X.shape[0])
+    sigmoid = None
+    if task.rng is not None:
+        sigmoid = pair_probability(executor, task.params, rows_a, rows_b, task.factors,
+                                   task.weights, task.rng)
+    _, fit = train_pair(executor, task.params, rows_a, rows_b, task.factors,
+                        task.weights, task.seed)
+    return sigmoid, fit
+
+
+def _pairs_as_tasks(executor, params, members, pairs, factors, weights, seeds, rngs,
+                    n_jobs):
+    """The pairs' (sigmoid, (rows, fit)) through `libsmo._parallel.map_tasks`."""
+    solver = dataclasses.replace(executor.solver, n_threads=1,
+                                 cache_size=executor.solver.cache_size / n_jobs)
+    deadline = (None if executor.solver.time_limit is None
+                else time.time() + max(executor.deadline - time.monotonic(), 0.0))
+    stop = np.zeros(1, dtype=np.int8)
+    precomputed = executor.kernel.kernel == "precomputed"
+    tasks = []
+    for p, (a, b) in enumerate(pairs):
+        rows = np.concatenate([members[a], members[b]])
+        X = executor.X[np.ix_(rows, rows)] if precomputed else take_rows(executor.X, rows)
+        tasks.append(PairTask(X=X, n_a=len(members[a]), weights=weights[rows],
+                              factors=(factors[a], factors[b]), seed=seeds[p],
+                              rng=rngs[p], params=params, kernel=executor.kernel,
+                              solver=solver, policy_cache_size=executor.policy_cache_size,
+                              deadline=deadline, stop_flag=stop))
+    try:
+        outcomes = _parallel.map_tasks(run_pair_task, tasks, n_jobs)
+    except BaseException:
+        stop[0] = 1   # pairs still running on threads stop at their next poll
+        raise
+    return [(sigmoid, (np.concatenate([members[a], members[b]]), fit))
+            for (sigmoid, fit), (a, b) in zip(outcomes, pairs)]
+
+
+def one_vs_one_result(classes, members, pair_fits, n_rows):
     """LIBSVM's layout of the pairs' coefficients: support vectors grouped by class, in
     training order within each class; class i's vectors carry pair (i, j) on
     sv_coef row `coef_row(i, j)`."""

@@ -11,15 +11,27 @@ int (the figures then agree with LIBSVM's in distribution), or, with
 `libsmo.LibsvmRandom(seed)`, from C's rand() as svm-train draws them: LIBSVM's own folds,
 and with the solver's same steps LIBSVM's figures digit for digit (svm-train's are those
 of seed 1, which libsmo-train uses by default).
+
+Each fold is a `FoldTask` run by `run_fold`; with n_jobs > 1 the folds are joblib tasks
+(`libsmo._parallel`), each fit with one thread and a share of the cache, and the
+predictions are the same, bit for bit, as one fold after another. With probability=True
+and numpy's random source each fold draws its own generator before any fold runs, so
+that the order they run in does not matter; LIBSVM's rand() (`LibsvmRandom`) is one
+sequence consumed fold after fold, as svm-train consumes it, so those folds run one
+after another whatever n_jobs.
 """
 import numbers
 import warnings
+from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 
+from libsmo import _parallel
 from libsmo import _validation as v
 from libsmo import probability as prob
 from libsmo._one_vs_one import group_classes
+from libsmo._random import LibsvmRandom
 from libsmo.names import CLASSIFICATION_TYPES, REGRESSION_TYPES
 from libsmo.params import TrainParams
 from libsmo.train import fit
@@ -32,7 +44,43 @@ def _subset(X, rows, columns, precomputed):
     return X[rows]
 
 
-def cross_validation(X, y, n_folds, random_state=None, **params):
+@dataclass(frozen=True)
+class FoldTask:
+    """One fold: train on some rows, predict the others.
+
+    Attributes
+    ----------
+    X_train, y_train : training rows and labels (y None for unlabelled one-class)
+    weights : ndarray or None
+        The training rows' sample weights.
+    X_test : rows to predict (for a precomputed kernel, their kernel against the
+        training rows)
+    params : TrainParams
+    by_probability : bool
+        Predict the class of highest probability (LIBSVM's -b 1 cross-validation).
+    """
+    X_train: object
+    y_train: Optional[np.ndarray]
+    weights: Optional[np.ndarray]
+    X_test: object
+    params: TrainParams
+    by_probability: bool
+
+
+def run_fold(task):
+    """The predictions of one `FoldTask`'s test rows.
+
+    Returns
+    -------
+    ndarray
+    """
+    model = fit(task.X_train, task.y_train, task.params, sample_weight=task.weights)
+    if task.by_probability:
+        return model.classes[np.argmax(model.predict_proba(task.X_test), axis=1)]
+    return model.predict(task.X_test)
+
+
+def cross_validation(X, y, n_folds, random_state=None, n_jobs=None, **params):
     """Cross-validate `libsmo.train` with LIBSVM's folds and figures (svm-train -v).
 
     Parameters
@@ -50,6 +98,10 @@ def cross_validation(X, y, n_folds, random_state=None, **params):
         probability=True), drawn in LIBSVM's order: the folds first, then each fold's
         training. An int gives the same result every run; ``LibsvmRandom(1)`` gives
         svm-train's folds; None fresh folds each run.
+    n_jobs : int or None
+        Folds trained at once as joblib tasks (see `libsmo.train`): local threads by
+        default, or the backend of a ``joblib.parallel_config`` context. The results
+        are the same for every n_jobs.
     **params
         Any parameter of `train` (svm_type, kernel, C, nu, epsilon, gamma, ...).
         sample_weight, if given, is split with the rows. With probability=True a
@@ -85,7 +137,8 @@ def cross_validation(X, y, n_folds, random_state=None, **params):
         # the probability folds inside each training draw from the same source, after
         # the folds, as svm-train's rand() does
         train_params = train_params.replace(random_state=rng)
-    predictions = fold_predictions(X, y, folds, train_params, sample_weight)
+    predictions = fold_predictions(X, y, folds, train_params, sample_weight,
+                                   n_jobs=n_jobs)
     result = {"predictions": predictions, "folds": folds}
     result.update(figures(y, predictions, train_params.svm_type))
     return result
@@ -146,7 +199,8 @@ def fold_blocks(X, folds, precomputed):
             for train, test in prob.out_of_fold(folds, X.shape[0])]
 
 
-def fold_predictions(X, y, folds, train_params, sample_weight=None, blocks=None):
+def fold_predictions(X, y, folds, train_params, sample_weight=None, blocks=None,
+                     n_jobs=None):
     """The out-of-fold prediction of every example: each fold trained on the others
     (in LIBSVM's order: the folds before it, then the folds after it).
 
@@ -157,8 +211,13 @@ def fold_predictions(X, y, folds, train_params, sample_weight=None, blocks=None)
         matrix of all the examples (each fold reads its block).
     folds : list of ndarray
     train_params : TrainParams
+        With probability=True its random_state is the source of the probability
+        folds: a numpy Generator (each fold draws its own from it, in fold order) or a
+        `LibsvmRandom` (consumed fold after fold, as svm-train does).
     blocks : list of (X_train, X_test), optional
         `fold_blocks(X, folds, ...)`, made once for many calls.
+    n_jobs : int or None
+        Folds trained at once as joblib tasks; the same predictions for every n_jobs.
 
     Returns
     -------
@@ -172,25 +231,46 @@ def fold_predictions(X, y, folds, train_params, sample_weight=None, blocks=None)
     predictions = (np.empty(n, dtype=y.dtype) if svm_type in CLASSIFICATION_TYPES
                    else np.empty(n))
     use_probability = train_params.probability and svm_type in CLASSIFICATION_TYPES
-    for k, (train_rows, test_rows) in enumerate(prob.out_of_fold(folds, n)):
-        if len(test_rows) == 0:
-            continue
-        y_train = None if y is None else y[train_rows]
-        if svm_type in CLASSIFICATION_TYPES and len(np.unique(y_train)) == 1:
-            # LIBSVM's one-class-of-data model predicts that class everywhere
-            predictions[test_rows] = y_train[0]
-            continue
-        X_train, X_test = (blocks[k] if blocks is not None else
-                           (_subset(X, train_rows, train_rows, precomputed),
-                            _subset(X, test_rows, train_rows, precomputed)))
-        model = fit(X_train, y_train, train_params,
-                    sample_weight=None if sample_weight is None
-                    else sample_weight[train_rows])
-        if use_probability:
-            predictions[test_rows] = model.classes[np.argmax(model.predict_proba(X_test),
-                                                             axis=1)]
+    fold_params = [train_params] * len(folds)
+    if train_params.probability:
+        source = train_params.random_state
+        if isinstance(source, LibsvmRandom):
+            n_jobs = 1    # one sequence, consumed in fold order
         else:
-            predictions[test_rows] = model.predict(X_test)
+            # each fold's own generator, drawn before any fold runs: the same
+            # whichever order the folds run in
+            rng = v.check_random_state(source)
+            fold_params = [train_params.replace(random_state=np.random.default_rng(seed))
+                           for seed in rng.integers(2**63, size=len(folds))]
+    jobs = _parallel.effective_n_jobs(n_jobs)
+    if jobs > 1:
+        fold_params = [p.replace(n_threads=1, n_jobs=1,
+                                 cache_size=p.solver.cache_size / jobs)
+                       for p in fold_params]
+    tested = []
+
+    def tasks():
+        for k, (train_rows, test_rows) in enumerate(prob.out_of_fold(folds, n)):
+            if len(test_rows) == 0:
+                continue
+            y_train = None if y is None else y[train_rows]
+            if svm_type in CLASSIFICATION_TYPES and len(np.unique(y_train)) == 1:
+                # LIBSVM's one-class-of-data model predicts that class everywhere
+                predictions[test_rows] = y_train[0]
+                continue
+            X_train, X_test = (blocks[k] if blocks is not None else
+                               (_subset(X, train_rows, train_rows, precomputed),
+                                _subset(X, test_rows, train_rows, precomputed)))
+            tested.append(test_rows)
+            yield FoldTask(X_train=X_train, y_train=y_train,
+                           weights=None if sample_weight is None
+                           else sample_weight[train_rows],
+                           X_test=X_test, params=fold_params[k],
+                           by_probability=use_probability)
+
+    results = _parallel.map_tasks(run_fold, tasks(), n_jobs)
+    for test_rows, fold_result in zip(tested, results):
+        predictions[test_rows] = fold_result
     return predictions
 
 

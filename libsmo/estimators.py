@@ -10,6 +10,12 @@ be inf. Their parameters are declared in `_parameter_constraints` and checked at
 With scikit-learn installed they are real scikit-learn estimators (clone, Pipeline,
 GridSearchCV, pickle); libsmo itself imports without it. What they share is
 `libsmo._estimator_base` and `libsmo._estimator_classifier`.
+
+Two parameters beyond scikit-learn's SVMs: ``warm_start=True`` starts each fit from the
+previous fit's solution (same rows; see `libsmo.train`'s ``init``): a fit stopped by
+max_iter goes on where it stopped, a fit with a new C starts from the old optimum. And
+``n_jobs`` trains a classifier's one-vs-one pairs as joblib tasks (see `libsmo.train`),
+the same model for every n_jobs.
 """
 import numpy as np
 
@@ -44,7 +50,7 @@ class SVC(_BaseClassifier):
                  shrinking=True, probability=False, tol=1e-3, cache_size=200,
                  class_weight=None, verbose=False, max_iter=-1,
                  decision_function_shape="ovr", break_ties=False, random_state=None,
-                 linear_solver="auto"):
+                 linear_solver="auto", warm_start=False, n_jobs=None):
         self.linear_solver = linear_solver
         self.C = C
         self.kernel = kernel
@@ -58,6 +64,8 @@ class SVC(_BaseClassifier):
         self.class_weight = class_weight
         self.verbose = verbose
         self.max_iter = max_iter
+        self.warm_start = warm_start
+        self.n_jobs = n_jobs
         self.decision_function_shape = decision_function_shape
         self.break_ties = break_ties
         self.random_state = random_state
@@ -78,7 +86,8 @@ class NuSVC(_BaseClassifier):
     def __init__(self, *, nu=0.5, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
                  shrinking=True, probability=False, tol=1e-3, cache_size=200,
                  class_weight=None, verbose=False, max_iter=-1,
-                 decision_function_shape="ovr", break_ties=False, random_state=None):
+                 decision_function_shape="ovr", break_ties=False, random_state=None,
+                 warm_start=False, n_jobs=None):
         self.nu = nu
         self.kernel = kernel
         self.degree = degree
@@ -91,6 +100,8 @@ class NuSVC(_BaseClassifier):
         self.class_weight = class_weight
         self.verbose = verbose
         self.max_iter = max_iter
+        self.warm_start = warm_start
+        self.n_jobs = n_jobs
         self.decision_function_shape = decision_function_shape
         self.break_ties = break_ties
         self.random_state = random_state
@@ -111,7 +122,7 @@ class SVR(_BaseRegressor):
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3,
                  C=1.0, epsilon=0.1, shrinking=True, cache_size=200, verbose=False,
-                 max_iter=-1):
+                 max_iter=-1, warm_start=False, n_jobs=None):
         self.kernel = kernel
         self.degree = degree
         self.gamma = gamma
@@ -123,6 +134,8 @@ class SVR(_BaseRegressor):
         self.cache_size = cache_size
         self.verbose = verbose
         self.max_iter = max_iter
+        self.warm_start = warm_start
+        self.n_jobs = n_jobs
 
     def _formulation_params(self):
         return dict(C=self.C, epsilon=self.epsilon)
@@ -135,7 +148,8 @@ class NuSVR(_BaseRegressor):
     _parameter_constraints = {**p.NU, **p.C, **p.COMMON}
 
     def __init__(self, *, nu=0.5, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
-                 shrinking=True, tol=1e-3, cache_size=200, verbose=False, max_iter=-1):
+                 shrinking=True, tol=1e-3, cache_size=200, verbose=False, max_iter=-1,
+                 warm_start=False, n_jobs=None):
         self.nu = nu
         self.C = C
         self.kernel = kernel
@@ -147,6 +161,8 @@ class NuSVR(_BaseRegressor):
         self.cache_size = cache_size
         self.verbose = verbose
         self.max_iter = max_iter
+        self.warm_start = warm_start
+        self.n_jobs = n_jobs
 
     def _formulation_params(self):
         return dict(C=self.C, nu=self.nu)
@@ -162,7 +178,7 @@ class OneClassSVM(OutlierMixin, _BaseOther):
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3,
                  nu=0.5, shrinking=True, cache_size=200, verbose=False, max_iter=-1,
-                 linear_solver="auto"):
+                 linear_solver="auto", warm_start=False, n_jobs=None):
         self.linear_solver = linear_solver
         self.kernel = kernel
         self.degree = degree
@@ -174,6 +190,8 @@ class OneClassSVM(OutlierMixin, _BaseOther):
         self.cache_size = cache_size
         self.verbose = verbose
         self.max_iter = max_iter
+        self.warm_start = warm_start
+        self.n_jobs = n_jobs
 
     def _formulation_params(self):
         return dict(nu=self.nu, linear_solver=self.linear_solver)

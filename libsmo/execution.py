@@ -57,13 +57,19 @@ class Executor:
     solver : SolverParams
     primal_policy : {"never", "large", "always"}
         `TrainParams.primal_policy`.
+    policy_cache_size : float or None
+        The cache (MB) against which "large" is judged; default `solver.cache_size`.
+        Problems solved at once each get a share of the cache but keep the whole
+        fit's choice of solver, so that they give the same answer as one by one.
     """
 
-    def __init__(self, X, kernel, solver, primal_policy="never"):
+    def __init__(self, X, kernel, solver, primal_policy="never", policy_cache_size=None):
         self.X = X
         self.kernel = kernel
         self.solver = solver
         self.primal_policy = primal_policy
+        self.policy_cache_size = (solver.cache_size if policy_cache_size is None
+                                  else policy_cache_size)
         self.deadline = (None if solver.time_limit is None
                          else time.monotonic() + solver.time_limit)
         self.stop_flag = None
@@ -92,7 +98,7 @@ class Executor:
             return False
         n = problem.n_variables
         return (self.primal_policy == "always"
-                or 4.0 * n * n > 2 * self.solver.cache_size * 2**20)
+                or 4.0 * n * n > 2 * self.policy_cache_size * 2**20)
 
     def solve(self, problem):
         """Solve one binary problem.
@@ -129,7 +135,8 @@ class Executor:
                 self._overflow()
             solution = solve(Q, problem.linear_term, problem.signs, problem.upper_bound,
                              problem.start, nu=problem.nu, shrinking=self.solver.shrinking,
-                             selection=self.solver.selection, **options)
+                             selection=self.solver.selection, gradient=problem.gradient,
+                             gradient_bar=problem.gradient_bar, **options)
         return self._checked(solution)
 
     def _solver_options(self, n_variables):

@@ -15,29 +15,16 @@ terms.
 (LIBSVM's svm_train_one, with its probability models); classification, one problem per
 pair of classes, is `libsmo.classification`. Every `rows` here indexes the training data.
 """
+import dataclasses
 import logging
 
 import numpy as np
 
 from libsmo import probability as prob
 from libsmo.problem import BinaryFit, BinaryProblem, FormulationResult
+from libsmo.warm_start import greedy_fill, make_feasible, regression_seed
 
 logger = logging.getLogger("libsmo")
-
-
-def greedy_fill(total, upper):
-    """Starting point: alpha_k = min(upper_k, what is left of total), in order.
-
-    LIBSVM starts nu-SVC, one-class and nu-SVR this way; it meets sum(alpha) = total
-    whenever sum(upper) >= total.
-    """
-    alpha = np.zeros(len(upper))
-    for k, c in enumerate(upper):
-        if total <= 0:
-            break
-        alpha[k] = min(c, total)
-        total -= alpha[k]
-    return alpha
 
 
 def log_summary(executor, fit, upper_bound):
@@ -57,16 +44,18 @@ def _fit(solution, coef, rho=None, objective=None):
 
 # ------------------------------------------------------------------ the five adapters
 
-def solve_c_svc(executor, rows, signs, upper_bound):
-    """C-SVC on `rows` with labels `signs` (+1/-1) and bounds C_i.
+def solve_c_svc(executor, rows, signs, upper_bound, seed=None):
+    """C-SVC on `rows` with labels `signs` (+1/-1) and bounds C_i, started at zero or
+    (warm start) at `seed` made feasible (see `libsmo.warm_start`).
 
     Returns
     -------
     BinaryFit
     """
+    start = None if seed is None else make_feasible(seed, signs, upper_bound)
     solution = executor.solve(BinaryProblem(rows=rows, signs=signs,
                                             linear_term=-np.ones(len(rows)),
-                                            upper_bound=upper_bound))
+                                            upper_bound=upper_bound, start=start))
     if executor.solver.verbose and np.all(upper_bound == upper_bound[0]):
         logger.info("nu = %f", solution.alpha.sum() / (upper_bound[0] * len(rows)))
     fit = _fit(solution, signs * solution.alpha)
@@ -74,18 +63,22 @@ def solve_c_svc(executor, rows, signs, upper_bound):
     return fit
 
 
-def solve_nu_svc(executor, rows, signs, weights, nu, n_positive):
+def solve_nu_svc(executor, rows, signs, weights, nu, n_positive, seed=None):
     """nu-SVC on `rows` (the first n_positive of them +1): per-variable bounds
-    `weights`, started at sum(a) = nu * sum(weights) / 2 within each class; the answer
-    is scaled by 1/r into C-SVC's terms, as LIBSVM's solve_nu_svc does.
+    `weights`, started at sum(a) = nu * sum(weights) / 2 within each class (LIBSVM's
+    greedy start, or `seed` made feasible); the answer is scaled by 1/r into C-SVC's
+    terms, as LIBSVM's solve_nu_svc does.
 
     Returns
     -------
     BinaryFit
     """
     total = nu * weights.sum() / 2
-    start = np.concatenate([greedy_fill(total, weights[:n_positive]),
-                            greedy_fill(total, weights[n_positive:])])
+    if seed is None:
+        start = np.concatenate([greedy_fill(total, weights[:n_positive]),
+                                greedy_fill(total, weights[n_positive:])])
+    else:
+        start = make_feasible(seed, signs, weights, total=total, nu=True)
     solution = executor.solve(BinaryProblem(rows=rows, signs=signs,
                                             linear_term=np.zeros(len(rows)),
                                             upper_bound=weights, start=start, nu=True))
@@ -111,16 +104,19 @@ def solve_nu_svc(executor, rows, signs, weights, nu, n_positive):
     return fit
 
 
-def solve_one_class(executor, rows, weights, nu):
+def solve_one_class(executor, rows, weights, nu, seed=None):
     """One-class SVM on `rows`, per-example bounds `weights`, started at
-    sum(a) = nu * sum(weights).
+    sum(a) = nu * sum(weights) (LIBSVM's greedy start, or `seed` made feasible).
 
     Returns
     -------
     BinaryFit
     """
     n = len(rows)
-    start = greedy_fill(nu * weights.sum(), weights)
+    if seed is None:
+        start = greedy_fill(nu * weights.sum(), weights)
+    else:
+        start = make_feasible(seed, np.ones(n), weights, total=nu * weights.sum())
     solution = executor.solve(BinaryProblem(rows=rows, signs=np.ones(n),
                                             linear_term=np.zeros(n), upper_bound=weights,
                                             start=start))
@@ -145,8 +141,9 @@ def _regression_fit(executor, solution, n, C, weights):
     return fit
 
 
-def solve_epsilon_svr(executor, rows, targets, C, weights, epsilon):
-    """epsilon-SVR on `rows`: bounds C * weights, tube width epsilon.
+def solve_epsilon_svr(executor, rows, targets, C, weights, epsilon, seed=None):
+    """epsilon-SVR on `rows`: bounds C * weights, tube width epsilon, started at zero
+    or at `seed` (coefficients a - a* per row) made feasible.
 
     Returns
     -------
@@ -155,6 +152,9 @@ def solve_epsilon_svr(executor, rows, targets, C, weights, epsilon):
     """
     problem = _regression_problem(rows, C, weights,
                                   np.concatenate([epsilon - targets, epsilon + targets]))
+    if seed is not None:
+        problem = dataclasses.replace(problem, start=make_feasible(
+            regression_seed(seed, C * weights), problem.signs, problem.upper_bound))
     solution = executor.solve(problem)
     if executor.solver.verbose:
         n = len(rows)
@@ -163,18 +163,26 @@ def solve_epsilon_svr(executor, rows, targets, C, weights, epsilon):
     return _regression_fit(executor, solution, len(rows), C, weights)
 
 
-def solve_nu_svr(executor, rows, targets, C, weights, nu):
+def solve_nu_svr(executor, rows, targets, C, weights, nu, seed=None):
     """nu-SVR on `rows`: bounds C * weights, started at sum = C nu sum(weights) / 2
-    for each sign; the tube width it finds is -r.
+    for each sign (LIBSVM's greedy start, or `seed`, coefficients a - a* per row, made
+    feasible); the tube width it finds is -r.
 
     Returns
     -------
     BinaryFit
     """
     total = C * nu * weights.sum() / 2
-    half = greedy_fill(total, C * weights)
+    if seed is None:
+        half = greedy_fill(total, C * weights)
+        start = np.concatenate([half, half])
+    else:
+        bound = C * weights
+        start = make_feasible(regression_seed(seed, bound, total), np.concatenate(
+            [np.ones(len(rows)), -np.ones(len(rows))]), np.concatenate([bound, bound]),
+            total=total, nu=True)
     problem = _regression_problem(rows, C, weights, np.concatenate([-targets, targets]),
-                                  start=np.concatenate([half, half]), nu=True)
+                                  start=start, nu=True)
     solution = executor.solve(problem)
     if executor.solver.verbose:
         logger.info("epsilon = %f", -solution.r)
@@ -183,11 +191,13 @@ def solve_nu_svr(executor, rows, targets, C, weights, nu):
 
 # --------------------------------------------------- one-class and regression models
 
-def fit_one_class(executor, data, params, rng=None):
+def fit_one_class(executor, data, params, rng=None, start=None):
     """A one-class model's result; with params.probability, also LIBSVM's density marks
-    of the training decision values (no randomness: `rng` is not used)."""
+    of the training decision values (no randomness: `rng` is not used). `start`: a
+    `StartingPoint` (warm start) or None."""
     kept = data.kept
-    fit = solve_one_class(executor, kept, data.weights[kept], params.nu)
+    fit = solve_one_class(executor, kept, data.weights[kept], params.nu,
+                          seed=None if start is None else start.row_seed(kept))
     sv_rows = np.flatnonzero(fit.coef > 0)
     marks = None
     if params.probability:
@@ -196,9 +206,10 @@ def fit_one_class(executor, data, params, rng=None):
     return _single_result(kept, fit, sv_rows, prob_density_marks=marks)
 
 
-def fit_regression(executor, data, params, rng=None):
+def fit_regression(executor, data, params, rng=None, start=None):
     """An epsilon-SVR or nu-SVR model's result; with a Generator `rng`, also LIBSVM's
-    Laplace scale of the 5-fold cross-validated residuals (probA[0])."""
+    Laplace scale of the 5-fold cross-validated residuals (probA[0]). `start`: a
+    `StartingPoint` (warm start) or None."""
     kept = data.kept
     z, weights = data.y[kept], data.weights[kept]
     probA = None
@@ -214,15 +225,17 @@ def fit_regression(executor, data, params, rng=None):
             logger.info("Prob. model for test data: target value = predicted value + z,\n"
                         "z: Laplace distribution e^(-|z|/sigma)/(2sigma),sigma= %g",
                         probA[0])
-    fit = _solve_regression(executor, kept, z, weights, params)
+    fit = _solve_regression(executor, kept, z, weights, params,
+                            seed=None if start is None else start.row_seed(kept))
     sv_rows = np.flatnonzero(fit.coef != 0)
     return _single_result(kept, fit, sv_rows, probA=probA)
 
 
-def _solve_regression(executor, rows, z, weights, params):
+def _solve_regression(executor, rows, z, weights, params, seed=None):
     if params.svm_type == "epsilon_svr":
-        return solve_epsilon_svr(executor, rows, z, params.C, weights, params.epsilon)
-    return solve_nu_svr(executor, rows, z, params.C, weights, params.nu)
+        return solve_epsilon_svr(executor, rows, z, params.C, weights, params.epsilon,
+                                 seed)
+    return solve_nu_svr(executor, rows, z, params.C, weights, params.nu, seed)
 
 
 def _single_result(kept, fit, sv_rows, **probability_fields):

@@ -39,6 +39,7 @@ SOLVER_CONSTRAINTS = {
     "callback": pv.OrNone(pv.IsCallable()),
     "callback_every": pv.Positive(integer=True),
     "n_threads": pv.Threads(),
+    "n_jobs": pv.OrNone(pv.Jobs()),
     "linear_solver": pv.OneOf(LINEAR_SOLVERS),
     "verbose": pv.Truthy(),
 }
@@ -130,6 +131,9 @@ class SolverParams:
     callback_every : int > 0
     n_threads : int > 0
         Clamped to the cores this process may use; None given here means all of them.
+    n_jobs : int or None
+        joblib tasks at once for independent problems (one-vs-one pairs, folds); None
+        is 1 unless a joblib context says otherwise (see `libsmo._parallel`).
     linear_solver : {"auto", "primal", "kernel"}
     verbose : bool
     """
@@ -142,6 +146,7 @@ class SolverParams:
     callback: Optional[Callable] = None
     callback_every: int = 1000
     n_threads: Optional[int] = 1
+    n_jobs: Optional[int] = None
     linear_solver: str = "auto"
     verbose: bool = False
 

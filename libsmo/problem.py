@@ -85,6 +85,10 @@ class BinaryProblem:
         The nu variant's second equality constraint (one per sign of y).
     regression : bool
         Q of the regressions: Q_st = y_s y_t K(x_(s mod l), x_(t mod l)).
+    gradient, gradient_bar : ndarray of float64 or None
+        G = Q start + p and G_bar (the upper-bound variables' C_s Q_s summed) at
+        `start`, when the caller knows them (the cascade's working sets): the kernel
+        solver then does not compute them. Ignored by the primal solver.
     """
     rows: np.ndarray
     signs: np.ndarray
@@ -93,6 +97,8 @@ class BinaryProblem:
     start: Optional[np.ndarray] = None
     nu: bool = False
     regression: bool = False
+    gradient: Optional[np.ndarray] = None
+    gradient_bar: Optional[np.ndarray] = None
 
     @property
     def n_variables(self):

@@ -125,3 +125,36 @@ def kernel_reference(U, V, kernel, gamma, degree, coef0):
     if kernel == "sigmoid":
         return np.tanh(gamma * dots + coef0)
     raise AssertionError(kernel)
+
+
+FASHION_MNIST_DIR = Path(os.environ.get("LIBSMO_FASHION_MNIST",
+                                        "/usr/share/datasets/fashion-mnist"))
+
+
+@functools.lru_cache(maxsize=None)
+def _fashion_mnist(kind):
+    import gzip
+    images = FASHION_MNIST_DIR / f"{kind}-images-idx3-ubyte.gz"
+    labels = FASHION_MNIST_DIR / f"{kind}-labels-idx1-ubyte.gz"
+    for path in (images, labels):
+        if not path.exists():
+            reason = (f"Fashion-MNIST file {path} not found (Debian's dataset-fashion-mnist;"
+                      " set LIBSMO_FASHION_MNIST)")
+            if UNDER_CI:
+                pytest.fail(reason)
+            pytest.skip(reason)
+    with gzip.open(images) as f:
+        raw = np.frombuffer(f.read(), dtype=np.uint8, offset=16)
+    with gzip.open(labels) as f:
+        y = np.frombuffer(f.read(), dtype=np.uint8, offset=8).astype(np.int64)
+    return raw.reshape(len(y), 784), y
+
+
+def load_fashion_mnist(kind="train", n_rows=None):
+    """Fashion-MNIST (Debian's dataset-fashion-mnist): pixels scaled to [0, 1] as float64
+    (n x 784) and labels 0..9; `kind` "train" (60,000) or "t10k" (10,000). Fails under
+    CI and skips elsewhere when the files are missing."""
+    X, y = _fashion_mnist(kind)
+    if n_rows is not None:
+        X, y = X[:n_rows], y[:n_rows]
+    return X.astype(np.float64) / 255.0, y.copy()

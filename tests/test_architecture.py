@@ -17,16 +17,18 @@ PACKAGE = Path(__file__).resolve().parents[1] / "libsmo"
 # docs/architecture.md's levels: a module imports only modules of its own level or of
 # lower ones. Names are module paths below libsmo (a package stands for its modules).
 LEVELS = [
-    ("foundation", ["names", "exceptions", "_random", "_param_validation", "_core"]),
+    ("foundation", ["names", "exceptions", "_random", "_param_validation", "_parallel",
+                    "_core"]),
     ("validation", ["_validation", "params", "_one_vs_one"]),
     ("model", ["_prediction", "probability", "_model_checks", "model"]),
-    ("problem", ["problem", "execution", "formulations", "classification", "train",
-                 "crossval"]),
+    ("problem", ["problem", "warm_start", "execution", "formulations", "classification",
+                 "train", "crossval", "cascade_nodes", "cascade"]),
     ("io", ["io", "formats", "scaling"]),
     ("interfaces", ["_sklearn_compat", "_estimator_params", "_estimator_input",
-                    "_estimator_base", "_estimator_classifier", "estimators", "rff", "grid",
-                    "_cli_common", "_cli_data", "_cli_train", "_cli_predict", "_cli_scale",
-                    "_cli_grid", "cli", "__main__", "__init__"]),
+                    "_estimator_warm_start", "_estimator_base", "_estimator_classifier",
+                    "estimators", "rff", "grid", "_cli_common", "_cli_data", "_cli_train",
+                    "_cli_predict", "_cli_scale", "_cli_grid", "cli", "__main__",
+                    "__init__", "dask"]),
 ]
 LEVEL_OF = {name: rank for rank, (_, names) in enumerate(LEVELS) for name in names}
 

@@ -65,6 +65,7 @@ BAD = [
     ("callback", 3, TypeError), ("callback", "print", TypeError),
     ("callback_every", 0, ValueError), ("callback_every", 2.0, TypeError),
     ("n_threads", 0, ValueError), ("n_threads", 1.5, TypeError),
+    ("n_jobs", 0, ValueError), ("n_jobs", 1.5, TypeError),
     ("linear_solver", "dual", ValueError),
     ("svm_type", "svc", ValueError),
     ("C", 0, ValueError), ("C", -1.0, ValueError), ("C", "1", TypeError),

@@ -40,6 +40,8 @@ cdef class Solver:
     # whether G (and G_bar) hold every variable's value: false while the gradient is
     # initialised or reconstructed, and after an interruption there
     cdef bint gradient_whole
+    # the caller gave G and G_bar with the start (a warm start that knows them)
+    cdef bint gradient_given
 
     cdef void _swap(self, int i, int j) noexcept nogil
     cdef int _init_gradient(self) noexcept nogil

@@ -67,7 +67,8 @@ cdef class Solver:
     subclass `libsmo._core.platt_smo.PlattSolver`. Use `libsmo._core.solvers.solve`."""
 
     def __init__(self, QMatrix Q, p, y, C, alpha, double tol, bint shrinking, max_iter,
-                 callback, long long callback_every, bint nu, time_limit, stop_flag):
+                 callback, long long callback_every, bint nu, time_limit, stop_flag,
+                 gradient=None, gradient_bar=None):
         cdef int i
         self.Q = Q
         self.nu = nu
@@ -82,8 +83,14 @@ cdef class Solver:
         self.C = np.array(C, dtype=np.float64)
         self.alpha = np.array(alpha, dtype=np.float64)
         self.QD = Q.diagonal()
-        self.G = np.empty(self.l)
-        self.G_bar = np.zeros(self.l)
+        # a start whose gradient the caller knows skips its computation (a kernel row
+        # per non-zero alpha): the cascade's rounds (libsmo.cascade)
+        self.gradient_given = gradient is not None
+        self.gradient_whole = self.gradient_given
+        self.G = (np.array(gradient, dtype=np.float64) if self.gradient_given
+                  else np.empty(self.l))
+        self.G_bar = (np.array(gradient_bar, dtype=np.float64) if self.gradient_given
+                      else np.zeros(self.l))
         self.status = np.empty(self.l, dtype=np.int8)
         self.pen_up = np.full((2, self.l), -np.inf)
         self.pen_low = np.full((2, self.l), -np.inf)
@@ -392,7 +399,7 @@ cdef class Solver:
         """
         try:
             with nogil:
-                if self._init_gradient() == 0:
+                if self.gradient_given or self._init_gradient() == 0:
                     self.optimize()
                 if (self.stop != EXCEPTION and self.stop != NO_MEMORY
                         and self.active_size < self.l):

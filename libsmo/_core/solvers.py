@@ -18,7 +18,7 @@ SELECTIONS = ("second_order", "platt")
 
 def solve(Q, p, y, C, alpha=None, *, tol=1e-3, shrinking=True, selection="second_order",
           max_iter=None, callback=None, callback_every=1000, nu=False, time_limit=None,
-          stop_flag=None):
+          stop_flag=None, gradient=None, gradient_bar=None):
     """Minimise 1/2 a'Qa + p'a subject to y'a = y'alpha0 and 0 <= a <= C.
 
     Parameters
@@ -48,6 +48,10 @@ def solve(Q, p, y, C, alpha=None, *, tol=1e-3, shrinking=True, selection="second
     stop_flag : int8 array of shape (1,) or None
         Another thread sets stop_flag[0] = 1 to stop this solver (status "stopped");
         checked every 32 steps.
+    gradient, gradient_bar : array-like of shape (l,), optional
+        G = Q alpha + p and G_bar = sum of C_i Q_i over the variables at their upper
+        bound, at the start `alpha` (both or neither): the solver then skips computing
+        them, one kernel row per non-zero alpha. The caller vouches for them.
 
     Returns
     -------
@@ -63,6 +67,12 @@ def solve(Q, p, y, C, alpha=None, *, tol=1e-3, shrinking=True, selection="second
     if alpha is None:
         alpha = np.zeros(len(p))
     solver_class = PlattSolver if selection == "platt" else Solver
+    if (gradient is None) != (gradient_bar is None):
+        raise ValueError("give both gradient and gradient_bar, or neither")
+    for name, values in (("gradient", gradient), ("gradient_bar", gradient_bar)):
+        if values is not None and np.shape(values) != (len(p),):
+            raise ValueError(f"{name} must have shape ({len(p)},), got {np.shape(values)}")
     solver = solver_class(Q, p, y, C, alpha, tol, shrinking, max_iter, callback,
-                          callback_every, nu, time_limit, stop_flag)
+                          callback_every, nu, time_limit, stop_flag, gradient,
+                          gradient_bar)
     return solver.run()
