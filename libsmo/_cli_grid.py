@@ -38,6 +38,8 @@ grid_options :
 svm_options : additional options for libsmo-train (as for svm-train)
 libsmo only:
 --seed n : srand() seed of the folds (default 1: svm-train's folds)
+--jobs n : gammas cross-validated at once, each on one thread (default 1; -1: every
+    core); the same rates and best cell for every n
 """
 
 
@@ -55,6 +57,7 @@ class GridOptions:
         self.out = f"{self.title}.out"
         self.png = f"{self.title}.png"
         self.resume = None
+        self.jobs = 1
         self.pass_through = []
         self._parse(options)
 
@@ -78,6 +81,14 @@ class GridOptions:
                     self.out = None if value == "null" else value
                 elif option == "-png":
                     self.png = value
+            elif option == "--jobs":
+                if i + 1 >= len(options):
+                    raise ValueError(f"{option} needs a value")
+                i += 1
+                try:
+                    self.jobs = int(options[i])
+                except ValueError:
+                    raise ValueError(f"--jobs needs an integer, got {options[i]!r}") from None
             elif option in ("-c", "-g"):
                 raise ValueError("Use -log2c and -log2g.")
             elif option == "-resume":
@@ -221,7 +232,7 @@ def grid_main(argv):
     from libsmo import grid
     try:
         validator = grid.CrossValidator(problem.X, problem.y, int(options.fold), keywords,
-                                        seed=seed)
+                                        seed=seed, n_jobs=options.jobs)
     except (TypeError, ValueError) as exc:
         raise CommandError(f"ERROR: {exc}") from None
     c_values = None if options.c_range is None else grid.log2_range(*options.c_range)

@@ -7,7 +7,8 @@ Dask cluster, Ray or local processes inside ``with joblib.parallel_config(backen
   when it can matter (n_jobs other than 1, or joblib already loaded by the caller's
   context), so a plain fit never pays for the import.
 - `map_tasks(function, items, n_jobs)`: [function(item) for item in items] as joblib
-  tasks, in order. Each task runs with one BLAS and one OpenMP thread (threadpoolctl),
+  tasks, in order (`imap_tasks`: the same, each result as soon as it and those before
+  it are done). Each task runs with one BLAS and one OpenMP thread (threadpoolctl),
   so n_jobs tasks use n_jobs cores: the caller gives each task one kernel thread and a
   share of the cache.
 
@@ -19,7 +20,7 @@ function of its item.
 import os
 import sys
 
-__all__ = ["effective_n_jobs", "map_tasks", "one_thread_per_task"]
+__all__ = ["effective_n_jobs", "imap_tasks", "map_tasks", "one_thread_per_task"]
 
 def effective_n_jobs(n_jobs):
     """The number of tasks joblib would run at once for `n_jobs`.
@@ -89,10 +90,41 @@ def map_tasks(function, items, n_jobs):
     """
     if effective_n_jobs(n_jobs) <= 1:
         return [function(item) for item in items]
+    return _joblib_run(function, items, n_jobs, "list")
+
+
+def imap_tasks(function, items, n_jobs):
+    """`map_tasks` as a generator: each result in the order of `items`, as soon as it
+    and the ones before it are done (for callers that report progress).
+
+    Parameters
+    ----------
+    function, items, n_jobs
+        As for `map_tasks`.
+
+    Yields
+    ------
+    The results in the order of `items`.
+    """
+    if effective_n_jobs(n_jobs) <= 1:
+        for item in items:
+            yield function(item)
+        return
+    with one_thread_per_task():
+        # a backend that cannot stream (a cluster's, say) returns the whole list
+        yield from _joblib_run(function, items, n_jobs, "generator")
+
+
+def _joblib_run(function, items, n_jobs, return_as):
     import joblib
     parent = os.getpid()
     with one_thread_per_task():
         # prefer="threads": the solvers release the GIL, so local tasks share the data
         # instead of copying it; a joblib context's backend (Dask, Ray, loky) wins
-        return joblib.Parallel(n_jobs=n_jobs, prefer="threads")(
-            joblib.delayed(_run_task)(function, item, parent) for item in items)
+        parallel = joblib.Parallel(n_jobs=n_jobs, prefer="threads")
+        if return_as == "generator" and getattr(parallel._backend,
+                                                "supports_return_generator", False):
+            parallel = joblib.Parallel(n_jobs=n_jobs, prefer="threads",
+                                       return_as="generator")
+        return parallel(joblib.delayed(_run_task)(function, item, parent)
+                        for item in items)

@@ -12,9 +12,10 @@ What the cells share is computed once:
   ones svm-train -v runs.
 
 The cells of one gamma form one task (`GammaColumn`, C ascending); the tasks go through
-one mapping function, the built-in `map` by default. A parallel map (joblib's) can take
-its place without other change, and once the solver takes a starting point, each task
-can start every C from the previous C's solution (alpha seeding): the order is there.
+one mapping function: in order here by default, or with n_jobs > 1 as joblib tasks
+(`libsmo._parallel.imap_tasks`: local threads, or a joblib context's backend such as
+Dask's), each training with one thread and a share of the cache; the cells' rates are
+the same for every n_jobs.
 """
 import dataclasses
 import math
@@ -23,7 +24,9 @@ from typing import Optional, Tuple
 
 import numpy as np
 
+from libsmo import _parallel
 from libsmo._core.kernel import Kernel
+from libsmo._param_validation import Jobs, OrNone
 from libsmo._random import LibsvmRandom
 from libsmo.crossval import (check_problem, figures, fold_blocks, fold_predictions,
                              libsvm_folds)
@@ -129,10 +132,18 @@ class CrossValidator:
         `libsmo.train`'s keywords for everything but C and gamma.
     seed : int
         srand() seed of LIBSVM's folds (svm-train's: 1).
+    n_jobs : int or None
+        Columns (gammas) cross-validated at once as joblib tasks (see `iter_grid`);
+        each task's trainings then use one thread and 1/n_jobs of the cache.
     """
 
-    def __init__(self, X, y, n_folds, params, seed=1):
+    def __init__(self, X, y, n_folds, params, seed=1, n_jobs=None):
         self.params = TrainParams.from_kwargs(**params)
+        self.n_jobs = OrNone(Jobs()).check(n_jobs, "n_jobs")
+        jobs = _parallel.effective_n_jobs(n_jobs)
+        if jobs > 1:
+            self.params = self.params.replace(
+                n_threads=1, cache_size=self.params.solver.cache_size / jobs)
         if self.params.kernel.kernel == "precomputed":
             raise ValueError("a grid over gamma needs the data, not a precomputed kernel")
         self.X, self.y, _ = check_problem(X, y, None, self.params)
@@ -200,7 +211,7 @@ def columns(cells):
             for g, cs in by_gamma.items()]
 
 
-def iter_grid(validator, cells, map_tasks=map):
+def iter_grid(validator, cells, map_tasks=None):
     """The cells' results in the order of `cells`, each as soon as it and all before
     it are known.
 
@@ -209,14 +220,17 @@ def iter_grid(validator, cells, map_tasks=map):
     validator : CrossValidator
     cells : list of (log2c, log2g)
         In svm-grid's job order (see `job_order`).
-    map_tasks : callable
-        ``map_tasks(function, tasks)`` -> an iterable of the results in task order:
-        the built-in map, or a parallel one.
+    map_tasks : callable, optional
+        ``map_tasks(function, tasks)`` -> an iterable of the results in task order;
+        by default the validator's n_jobs decides (`libsmo._parallel.imap_tasks`).
 
     Yields
     ------
     Cell
     """
+    if map_tasks is None:
+        def map_tasks(function, tasks):
+            return _parallel.imap_tasks(function, tasks, validator.n_jobs)
     done = {}
     position = 0
     for result in map_tasks(validator.column, columns(cells)):
@@ -235,7 +249,7 @@ class GridResult:
 
 
 def grid_search(X, y=None, *, log2c=DEFAULT_LOG2C, log2g=DEFAULT_LOG2G, n_folds=5, seed=1,
-                map_tasks=map, **params):
+                n_jobs=None, map_tasks=None, **params):
     """Cross-validate every (C, gamma) of a grid as svm-grid does, in one process.
 
     Parameters
@@ -249,9 +263,13 @@ def grid_search(X, y=None, *, log2c=DEFAULT_LOG2C, log2g=DEFAULT_LOG2G, n_folds=
         svm-grid's -v.
     seed : int
         srand() seed of the folds: 1 gives svm-train's folds.
-    map_tasks : callable
-        How the tasks (one per gamma) run: the built-in map (serially), or a parallel
-        map returning results in order.
+    n_jobs : int or None
+        Tasks (one per gamma) run at once as joblib tasks: None or 1 one after
+        another, -1 every core, or what a ``joblib.parallel_config`` context says. The
+        same cells and best cell for every n_jobs.
+    map_tasks : callable, optional
+        Another way to run the tasks: ``map_tasks(function, tasks)`` returning the
+        results in order (overrides n_jobs).
     **params
         Any other keyword of `libsmo.train` (svm_type, kernel, probability, ...).
 
@@ -268,7 +286,7 @@ def grid_search(X, y=None, *, log2c=DEFAULT_LOG2C, log2g=DEFAULT_LOG2G, n_folds=
         raise ValueError("-log2c and -log2g should not be null simultaneously")
     c_values = None if log2c is None else log2_range(*log2c)
     g_values = None if log2g is None else log2_range(*log2g)
-    validator = CrossValidator(X, y, n_folds, params, seed)
+    validator = CrossValidator(X, y, n_folds, params, seed, n_jobs=n_jobs)
     cells = tuple(iter_grid(validator, job_order(c_values, g_values), map_tasks))
     best = None
     for cell in cells:

@@ -142,6 +142,35 @@ def test_any_mapping_of_the_gamma_tasks_gives_the_same_grid():
     assert threaded == serial
 
 
+@pytest.mark.parametrize("backend", ["threading", "loky"])
+def test_n_jobs_gives_the_same_grid_on_any_joblib_backend(backend):
+    """n_jobs=2: the gammas' tasks as joblib tasks (threads here, or processes, which
+    receive the validator pickled), each training on one thread with half the cache:
+    the same cells, rates and best cell as one after another."""
+    import joblib
+    X, y = load_dataset("heart_scale")
+    serial = grid.grid_search(X, y, log2c=(-1, 3, 2), log2g=(-7, -3, 2))
+    with joblib.parallel_config(backend=backend):
+        parallel = grid.grid_search(X, y, log2c=(-1, 3, 2), log2g=(-7, -3, 2), n_jobs=2)
+    assert parallel == serial
+    with pytest.raises(ValueError, match="n_jobs"):
+        grid.grid_search(X, y, log2c=(-1, 3, 2), log2g=(-7, -3, 2), n_jobs=0)
+
+
+def test_the_command_with_jobs_prints_svm_grids_lines(tmp_path):
+    """libsmo-grid --jobs 2 prints the same lines and file as svm-grid."""
+    path = svm_grid_path()
+    data = data_file("heart_scale")
+    common = ["-gnuplot", "null", "-log2c", "-3,5,2", "-log2g", "-9,-1,2"]
+    theirs = run([path, "-svmtrain", shutil.which("svm-train"), *common, "-out",
+                  "theirs.out", data], tmp_path)
+    ours = run(["libsmo-grid", "--jobs", "2", *common, "-out", "ours.out", data], tmp_path)
+    assert ours.stdout == theirs.stdout
+    assert (tmp_path / "ours.out").read_text() == (tmp_path / "theirs.out").read_text()
+    bad = run(["libsmo-grid", "--jobs", "two", data], tmp_path, ok=False)
+    assert bad.returncode == 1 and "--jobs needs an integer" in bad.stderr
+
+
 def test_the_kernel_matrix_path_and_the_direct_path_agree():
     """Below the cache's budget a gamma's cells train on blocks of one kernel matrix;
     above it each fold computes its rows. Both give the same rates."""
