@@ -20,6 +20,8 @@ function of its item.
 import os
 import sys
 
+from libsmo._param_validation import usable_cores
+
 __all__ = ["effective_n_jobs", "imap_tasks", "map_tasks", "one_thread_per_task"]
 
 def effective_n_jobs(n_jobs):
@@ -35,11 +37,22 @@ def effective_n_jobs(n_jobs):
     Returns
     -------
     int >= 1
+        On this machine's own backends (threads, processes) at most the cores this
+        process may use: more only wait for one another, and each costs a thread or a
+        process (n_jobs=100000 would start that many).
     """
     if n_jobs == 1 or (n_jobs is None and "joblib" not in sys.modules):
         return 1
     import joblib
-    return max(1, int(joblib.effective_n_jobs(n_jobs)))
+    jobs = max(1, int(joblib.effective_n_jobs(n_jobs)))
+    return min(jobs, usable_cores()) if _local_backend() else jobs
+
+
+def _local_backend():
+    """Whether the joblib backend in use runs on this machine (joblib's own threads
+    or processes), rather than a cluster's (Dask, Ray)."""
+    from joblib.parallel import get_active_backend
+    return type(get_active_backend()[0]).__module__.startswith("joblib._parallel_backends")
 
 
 def one_thread_per_task():
@@ -88,9 +101,10 @@ def map_tasks(function, items, n_jobs):
     ------
     What a task raised (joblib re-raises it here and cancels the tasks not yet run).
     """
-    if effective_n_jobs(n_jobs) <= 1:
+    jobs = effective_n_jobs(n_jobs)
+    if jobs <= 1:
         return [function(item) for item in items]
-    return _joblib_run(function, items, n_jobs, "list")
+    return _joblib_run(function, items, jobs if _local_backend() else n_jobs, "list")
 
 
 def imap_tasks(function, items, n_jobs):
@@ -106,13 +120,15 @@ def imap_tasks(function, items, n_jobs):
     ------
     The results in the order of `items`.
     """
-    if effective_n_jobs(n_jobs) <= 1:
+    jobs = effective_n_jobs(n_jobs)
+    if jobs <= 1:
         for item in items:
             yield function(item)
         return
     with one_thread_per_task():
         # a backend that cannot stream (a cluster's, say) returns the whole list
-        yield from _joblib_run(function, items, n_jobs, "generator")
+        yield from _joblib_run(function, items, jobs if _local_backend() else n_jobs,
+                               "generator")
 
 
 def _joblib_run(function, items, n_jobs, return_as):

@@ -112,11 +112,26 @@ def test_one_thread_per_task(backend):
 
 
 def test_effective_n_jobs():
+    from libsmo._param_validation import usable_cores
+    cores = usable_cores()
     assert _parallel.effective_n_jobs(1) == 1
     assert _parallel.effective_n_jobs(None) == 1
-    assert _parallel.effective_n_jobs(3) == 3
+    assert _parallel.effective_n_jobs(3) == min(3, cores)
     with joblib.parallel_config(n_jobs=3):
-        assert _parallel.effective_n_jobs(None) == 3
+        assert _parallel.effective_n_jobs(None) == min(3, cores)
+    # this machine's threads and processes: no more than its cores (100,000 would
+    # start 100,000 threads)
+    assert _parallel.effective_n_jobs(100_000) == cores
+    with joblib.parallel_config(backend="loky"):
+        assert _parallel.effective_n_jobs(2**31 - 1) == cores
+
+
+def test_a_huge_n_jobs_trains_on_the_cores_there_are(letter):
+    X, y = letter
+    X, y = X[:1500], y[:1500]
+    a = libsmo.train(X, y, C=10.0, gamma=1.0, n_jobs=100_000)
+    b = libsmo.train(X, y, C=10.0, gamma=1.0)
+    assert np.array_equal(a.sv_coef, b.sv_coef) and np.array_equal(a.rho, b.rho)
 
 
 def test_an_error_in_one_task_reaches_the_caller(letter):
