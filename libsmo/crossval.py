@@ -33,6 +33,7 @@ from libsmo import probability as prob
 from libsmo._one_vs_one import group_classes
 from libsmo._random import LibsvmRandom
 from libsmo.names import CLASSIFICATION_TYPES, REGRESSION_TYPES
+from libsmo.model import Model
 from libsmo.params import TrainParams
 from libsmo.train import fit
 
@@ -58,6 +59,11 @@ class FoldTask:
     params : TrainParams
     by_probability : bool
         Predict the class of highest probability (LIBSVM's -b 1 cross-validation).
+    init : Model or None
+        A warm start (`libsmo.train`'s init): the same fold's model of a neighbouring
+        parameter.
+    keep_model : bool
+        Return the fold's model with its predictions (for the next warm start).
     """
     X_train: object
     y_train: Optional[np.ndarray]
@@ -65,6 +71,8 @@ class FoldTask:
     X_test: object
     params: TrainParams
     by_probability: bool
+    init: Optional[Model] = None
+    keep_model: bool = False
 
 
 def run_fold(task):
@@ -72,12 +80,15 @@ def run_fold(task):
 
     Returns
     -------
-    ndarray
+    ndarray, or (ndarray, Model) with task.keep_model
     """
-    model = fit(task.X_train, task.y_train, task.params, sample_weight=task.weights)
+    model = fit(task.X_train, task.y_train, task.params, sample_weight=task.weights,
+                init=task.init)
     if task.by_probability:
-        return model.classes[np.argmax(model.predict_proba(task.X_test), axis=1)]
-    return model.predict(task.X_test)
+        predictions = model.classes[np.argmax(model.predict_proba(task.X_test), axis=1)]
+    else:
+        predictions = model.predict(task.X_test)
+    return (predictions, model) if task.keep_model else predictions
 
 
 def cross_validation(X, y, n_folds, random_state=None, n_jobs=None, **params):
@@ -200,7 +211,7 @@ def fold_blocks(X, folds, precomputed):
 
 
 def fold_predictions(X, y, folds, train_params, sample_weight=None, blocks=None,
-                     n_jobs=None):
+                     n_jobs=None, starts=None, keep_models=False):
     """The out-of-fold prediction of every example: each fold trained on the others
     (in LIBSVM's order: the folds before it, then the folds after it).
 
@@ -218,12 +229,19 @@ def fold_predictions(X, y, folds, train_params, sample_weight=None, blocks=None,
         `fold_blocks(X, folds, ...)`, made once for many calls.
     n_jobs : int or None
         Folds trained at once as joblib tasks; the same predictions for every n_jobs.
+    starts : list of (Model or None), optional
+        A warm start per fold: the models `keep_models` returned for a neighbouring
+        parameter (a grid's previous C).
+    keep_models : bool
+        Also return each fold's model (None for a fold that trained nothing).
 
     Returns
     -------
     ndarray of shape (n,)
         Labels (with probability=True, the class of highest probability, as LIBSVM),
         +1 / -1 for one-class, values for regression.
+    list of (Model or None)
+        With keep_models, one per fold.
     """
     svm_type = train_params.svm_type
     precomputed = train_params.kernel.kernel == "precomputed"
@@ -261,17 +279,22 @@ def fold_predictions(X, y, folds, train_params, sample_weight=None, blocks=None,
             X_train, X_test = (blocks[k] if blocks is not None else
                                (_subset(X, train_rows, train_rows, precomputed),
                                 _subset(X, test_rows, train_rows, precomputed)))
-            tested.append(test_rows)
+            tested.append((k, test_rows))
             yield FoldTask(X_train=X_train, y_train=y_train,
                            weights=None if sample_weight is None
                            else sample_weight[train_rows],
                            X_test=X_test, params=fold_params[k],
-                           by_probability=use_probability)
+                           by_probability=use_probability,
+                           init=None if starts is None else starts[k],
+                           keep_model=keep_models)
 
     results = _parallel.map_tasks(run_fold, tasks(), n_jobs)
-    for test_rows, fold_result in zip(tested, results):
+    models = [None] * len(folds)
+    for (k, test_rows), fold_result in zip(tested, results):
+        if keep_models:
+            fold_result, models[k] = fold_result
         predictions[test_rows] = fold_result
-    return predictions
+    return (predictions, models) if keep_models else predictions
 
 
 def figures(y, predictions, svm_type):

@@ -135,10 +135,17 @@ class CrossValidator:
     n_jobs : int or None
         Columns (gammas) cross-validated at once as joblib tasks (see `iter_grid`);
         each task's trainings then use one thread and 1/n_jobs of the cache.
+    warm_start : bool
+        Start each fold's training at a C from the same fold's solution at the
+        previous C of the column, scaled by the ratio of the two C (alpha seeding).
+        The solver stops at the same tolerance from another start, so a rate may
+        differ from svm-train's in its last example where a prediction sits on the
+        margin; off by default, for svm-grid's figures.
     """
 
-    def __init__(self, X, y, n_folds, params, seed=1, n_jobs=None):
+    def __init__(self, X, y, n_folds, params, seed=1, n_jobs=None, warm_start=False):
         self.params = TrainParams.from_kwargs(**params)
+        self.warm_start = bool(warm_start)
         self.n_jobs = OrNone(Jobs()).check(n_jobs, "n_jobs")
         jobs = _parallel.effective_n_jobs(n_jobs)
         if jobs > 1:
@@ -170,6 +177,11 @@ class CrossValidator:
         data = self.X if gram is None else gram
         blocks = fold_blocks(data, self.folds, gram is not None)   # shared along C
         cells = []
+        # warm starts need C-SVC-like bounds that only grow along the column, and no
+        # probability model (its internal folds train pairs of their own)
+        seeding = (self.warm_start and not self.params.probability
+                   and self.params.svm_type in ("c_svc", "epsilon_svr"))
+        starts, previous_C = None, None
         for log2c in sorted(task.log2cs, key=lambda c: -math.inf if c is None else c):
             changes = {} if log2c is None else {"C": 2.0 ** log2c}
             if gram is not None:
@@ -179,7 +191,22 @@ class CrossValidator:
             if self.params.probability:
                 changes["random_state"] = self.after_folds.copy()
             params = self.params.replace(**changes)
-            predictions = fold_predictions(data, self.y, self.folds, params, blocks=blocks)
+            if seeding:
+                if starts is not None:
+                    # alpha seeding (DeCoste and Wagstaff): the previous solution scaled
+                    # by C's ratio, feasible as it is (bounds and y'a = 0 scale with
+                    # it); where most alphas sit at C it is nearly the new optimum
+                    # (a1a, gamma 2^-13, C 2 -> 8: 85 steps instead of 2,028)
+                    ratio = params.C / previous_C
+                    starts = [None if m is None else m.replace(sv_coef=m.sv_coef * ratio)
+                              for m in starts]
+                predictions, starts = fold_predictions(data, self.y, self.folds, params,
+                                                       blocks=blocks, starts=starts,
+                                                       keep_models=True)
+                previous_C = params.C
+            else:
+                predictions = fold_predictions(data, self.y, self.folds, params,
+                                               blocks=blocks)
             cells.append(Cell(log2c, task.log2g, self._rate(predictions)))
         return cells
 
@@ -249,7 +276,7 @@ class GridResult:
 
 
 def grid_search(X, y=None, *, log2c=DEFAULT_LOG2C, log2g=DEFAULT_LOG2G, n_folds=5, seed=1,
-                n_jobs=None, map_tasks=None, **params):
+                n_jobs=None, warm_start=False, map_tasks=None, **params):
     """Cross-validate every (C, gamma) of a grid as svm-grid does, in one process.
 
     Parameters
@@ -267,6 +294,10 @@ def grid_search(X, y=None, *, log2c=DEFAULT_LOG2C, log2g=DEFAULT_LOG2G, n_folds=
         Tasks (one per gamma) run at once as joblib tasks: None or 1 one after
         another, -1 every core, or what a ``joblib.parallel_config`` context says. The
         same cells and best cell for every n_jobs.
+    warm_start : bool
+        Each C of a column starts from the previous C's solutions (see
+        `CrossValidator`): fewer steps, the same rates but where a prediction sits on
+        the margin.
     map_tasks : callable, optional
         Another way to run the tasks: ``map_tasks(function, tasks)`` returning the
         results in order (overrides n_jobs).
@@ -286,7 +317,8 @@ def grid_search(X, y=None, *, log2c=DEFAULT_LOG2C, log2g=DEFAULT_LOG2G, n_folds=
         raise ValueError("-log2c and -log2g should not be null simultaneously")
     c_values = None if log2c is None else log2_range(*log2c)
     g_values = None if log2g is None else log2_range(*log2g)
-    validator = CrossValidator(X, y, n_folds, params, seed, n_jobs=n_jobs)
+    validator = CrossValidator(X, y, n_folds, params, seed, n_jobs=n_jobs,
+                               warm_start=warm_start)
     cells = tuple(iter_grid(validator, job_order(c_values, g_values), map_tasks))
     best = None
     for cell in cells:
