@@ -7,12 +7,13 @@ import os
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import libsmo
-from conftest import REPO, load_dataset, load_fashion_mnist
+from conftest import load_dataset, load_fashion_mnist
 from peers import libsvm_train
 
 distributed = pytest.importorskip("distributed")
@@ -173,7 +174,10 @@ def test_importing_libsmo_does_not_import_dask():
     code = ("import sys, numpy as np, libsmo; libsmo.train(np.eye(4), [0, 1, 0, 1], "
             "n_jobs=2); assert 'dask' not in sys.modules and 'distributed' not in "
             "sys.modules, sorted(m for m in sys.modules if 'dask' in m)")
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+    # the libsmo these tests import (installed, or a built checkout on PYTHONPATH): a
+    # clean checkout holds no compiled extensions
+    package_root = str(Path(libsmo.__file__).resolve().parents[1])
+    env = dict(os.environ, PYTHONPATH=package_root)
     subprocess.run([sys.executable, "-c", code], check=True, env=env, cwd="/")
 
 
