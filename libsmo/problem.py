@@ -28,9 +28,11 @@ from libsmo._prediction import COMPACT_WIDTH_FACTOR
 from libsmo.names import REGRESSION_TYPES
 
 # Sparse rows that are mostly non-zeros are trained on as dense rows when the dense
-# copy is at most this large: a dense dot product is about a third faster than a
-# gather through the index list (letter, 16 features all non-zero: 0.98 s against
-# 1.29 s for the same 178,449 steps). Support vectors stay in the caller's layout.
+# copy is at most this large (and at most half the kernel cache, from which it is
+# taken: memory stays data + cache + O(n)): a dense dot product is about a third faster
+# than a gather through the index list (letter, 16 features all non-zero: 0.98 s
+# against 1.29 s for the same 178,449 steps). Support vectors stay in the caller's
+# layout.
 DENSE_COPY_BYTES = 128 * 2**20
 
 
@@ -57,6 +59,15 @@ class TrainingSet:
     y: np.ndarray
     weights: np.ndarray
     kept: np.ndarray
+
+    @property
+    def solver_copy_bytes(self):
+        """Bytes of X_solver that are a private copy (a dense copy of CSR rows), which
+        the fit takes from its kernel cache; 0 when the solver reads the caller's
+        arrays."""
+        if self.X_solver is self.X or sp.issparse(self.X_solver):
+            return 0
+        return self.X_solver.nbytes
 
     @property
     def n_features(self):
@@ -156,9 +167,10 @@ class FormulationResult:
     prob_density_marks: Optional[np.ndarray] = None
 
 
-def solver_layout(X):
-    """X as the solver should read it: CSR with at least half its entries non-zero,
-    and small enough, becomes dense; CSR whose width is many times its stored values
+def solver_layout(X, dense_copy_bytes=DENSE_COPY_BYTES):
+    """X as the solver should read it: CSR with at least half its entries non-zero
+    becomes dense when that copy takes at most dense_copy_bytes; CSR whose width is many
+    times its stored values
     keeps only the columns it uses (the solver's buffers are as wide as its rows: one
     index of 2**31 - 1 asked for 16 GB), which changes no dot product or norm."""
     if not sp.issparse(X):
@@ -167,7 +179,7 @@ def solver_layout(X):
         columns = np.unique(X.indices)
         X = sp.csr_matrix((X.data, np.searchsorted(columns, X.indices).astype(np.int32),
                            X.indptr), shape=(X.shape[0], len(columns)))
-    if (X.shape[0] * X.shape[1] * 8 <= DENSE_COPY_BYTES
+    if (X.shape[0] * X.shape[1] * 8 <= min(dense_copy_bytes, DENSE_COPY_BYTES)
             and X.nnz >= 0.5 * X.shape[0] * X.shape[1]):
         return csr_to_dense(X)
     return X
@@ -188,7 +200,7 @@ def take_rows(X, rows):
                          shape=(len(rows), X.shape[1]))
 
 
-def training_set(X, y, sample_weight, svm_type, kernel):
+def training_set(X, y, sample_weight, svm_type, kernel, dense_copy_bytes=DENSE_COPY_BYTES):
     """Validate the data of one training and bring it to the solver's layout.
 
     Parameters
@@ -199,6 +211,8 @@ def training_set(X, y, sample_weight, svm_type, kernel):
     sample_weight : array-like or None
     svm_type, kernel : str
         Validated names (see `libsmo.params.TrainParams`).
+    dense_copy_bytes : int
+        The largest dense copy of CSR rows the solver may make (see `solver_layout`).
 
     Returns
     -------
@@ -228,5 +242,5 @@ def training_set(X, y, sample_weight, svm_type, kernel):
     weights = v.check_sample_weight(sample_weight, n)
     if weights is None:
         weights = np.ones(n)
-    return TrainingSet(X=X, X_solver=solver_layout(X), y=y, weights=weights,
+    return TrainingSet(X=X, X_solver=solver_layout(X, dense_copy_bytes), y=y, weights=weights,
                        kept=np.flatnonzero(weights > 0))

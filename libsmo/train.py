@@ -114,7 +114,7 @@ def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0
         objective); return False to stop (status "stopped"). An exception it raises
         ends training and reaches the caller.
     callback_every : int > 0
-        Steps between callback calls (the solver checks at most every 32 steps).
+        Steps between callback calls (checked after every step, at most every 50 ms).
     n_threads : int or None
         Threads; None uses every core. With several classes the one-vs-one pairs are
         trained in parallel, each with one thread and an equal share of the cache;
@@ -195,7 +195,9 @@ def fit(X, y, params, sample_weight=None, init=None):
     -------
     Model
     """
-    data = training_set(X, y, sample_weight, params.svm_type, params.kernel.kernel)
+    # a dense copy of CSR rows comes out of the kernel cache, at most half of it
+    data = training_set(X, y, sample_weight, params.svm_type, params.kernel.kernel,
+                        dense_copy_bytes=params.solver.cache_size * 2**20 / 2)
     start = starting_point(init, len(data.y), params.svm_type)
     kernel = params.kernel.for_data(data.n_features)
     solver = params.solver
@@ -203,7 +205,8 @@ def fit(X, y, params, sample_weight=None, init=None):
         _enable_verbose_output()
         if solver.callback is None:
             solver = dataclasses.replace(solver, callback=_progress_logger)
-    executor = Executor(data.X_solver, kernel, solver, params.primal_policy)
+    executor = Executor(data.X_solver, kernel, solver, params.primal_policy,
+                        reserved_bytes=data.solver_copy_bytes)
     # a Generator (whose fresh entropy costs a system call) only when the probability
     # model needs one
     rng = v.check_random_state(params.random_state) if params.probability else None

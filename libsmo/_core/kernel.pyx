@@ -62,13 +62,16 @@ cdef class Kernel:
     rows : array of int, optional
         The rows of X this kernel works on, in this order (default all). The solver's
         variable k is row rows[k]; CSR data and Gram matrices are not copied, dense
-        rows are (see `Rows`).
+        rows only with copy_dense.
     n_threads : int
         OpenMP threads used for long rows (1 = serial).
+    copy_dense : bool
+        Dense rows: a private copy (feature-major for few features, else row-major) or
+        the caller's array read in place (see `Rows`).
     """
 
     def __init__(self, X, str kernel, double gamma, int degree, double coef0,
-                 rows=None, int n_threads=1):
+                 rows=None, int n_threads=1, bint copy_dense=True):
         if kernel not in KERNEL_TYPES:
             raise ValueError(f"unknown kernel {kernel!r}")
         self.kernel_type = KERNEL_TYPES[kernel]
@@ -76,7 +79,8 @@ cdef class Kernel:
         self.degree = degree
         self.coef0 = coef0
         self.n_threads = max(1, n_threads)
-        self.rows = Rows(X, rows, copy_dense=True, gram=self.kernel_type == PRECOMPUTED)
+        self.rows = Rows(X, rows, copy_dense=copy_dense,
+                         gram=self.kernel_type == PRECOMPUTED)
         self.n_rows = self.rows.n_rows
         self.n_features = self.rows.n_features
 

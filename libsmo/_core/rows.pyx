@@ -15,13 +15,17 @@ Layouts (chosen at construction, see `RowLayout` in rows.pxd):
   is a scatter-gather: x_i scattered once into a dense buffer of n_features, every x_j
   a gather over its own non-zeros, so no two index lists are ever merged (`dot` on a
   single pair merges them instead: no buffer to clear).
-- Dense rows for the kernel are a private copy, so that swaps move the rows themselves
-  and the active rows stay one sequential run: row-major, one dot product per row
-  (four partial sums), or with at most FEATURE_MAJOR_MAX_FEATURES features
-  feature-major, where a row of dot products is built one feature at a time over
-  contiguous blocks of rows (inner_loops.h's smo_dense_dots, vectorised across rows;
-  letter, 16 features: 2.5x faster than a product per row).
-- Dense rows for the linear solver are the caller's array, read in place.
+- Dense rows are read where the caller keeps them (SHARED_DENSE), through `index`: a
+  row of many features is one sequential run wherever it lies, so the kernel loses
+  nothing by not owning them, and training memory stays data + cache + O(n) (a private
+  copy added the data's size again: 1.5 GB for 200,000 x 1,000). With
+  `copy_dense=True`, the kernel gets a private copy instead: with at most
+  FEATURE_MAJOR_MAX_FEATURES features feature-major, where a row of dot products is
+  built one feature at a time over contiguous blocks of rows (inner_loops.h's
+  smo_dense_dots, vectorised across rows; letter, 16 features: 2.5x faster than a
+  product per row), else row-major, swaps moving the rows themselves. The executor asks
+  for the feature-major copy only when it fits in half of the cache budget, and takes
+  it from the cache.
 - A precomputed kernel's Gram matrix is read in place: its "dot products" are the
   kernel values themselves.
 
@@ -49,6 +53,9 @@ cdef int DENSE_BLOCK = 1024
 # rows are long enough for the per-row dot, which reads the data as one sequential run
 # and stays faster once the data leaves the cache (30,000 x 123: 0.21 against 0.31 ns).
 cdef int FEATURE_MAJOR_MAX_FEATURES = 64
+
+# the same, for Python callers choosing whether to ask for a copy
+MAX_FEATURE_MAJOR = FEATURE_MAJOR_MAX_FEATURES
 
 LAYOUT_NAMES = {ROW_MAJOR: "row_major", FEATURE_MAJOR: "feature_major",
                 SHARED_DENSE: "shared_dense", CSR: "csr", GRAM: "gram"}
