@@ -305,11 +305,10 @@ class Model:
                 def visit(rows, K):
                     out[rows, 0] = K @ self.sv_coef[0] - self.rho[0]
             else:
-                pairs = ovo.pair_coefficients(self.sv_coef, self.n_support)
+                pair_decisions = ovo.PairDecisions(self.sv_coef, self.n_support, self.rho)
 
                 def visit(rows, K):
-                    for pair, (si, ci, sj, cj) in enumerate(pairs):
-                        out[rows, pair] = K[:, si] @ ci + K[:, sj] @ cj - self.rho[pair]
+                    pair_decisions(K, out[rows])
             self._each_kernel_block(X, norms, visit)
         return _finite_decisions(out[:, 0] if n_pairs == 1 else out)
 

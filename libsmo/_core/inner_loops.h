@@ -356,4 +356,36 @@ static void smo_rbf_from_dots(int n, double* out, const double* sq, double sq_i,
         out[j] = exp(-gamma * ((sq_i + sq[j]) - 2.0 * out[j]));
 }
 
+/* out_j <- exp(-gamma max(0, sq_i + sq_j - 2 out_j)) for j in [0, n): prediction's RBF
+ * kernel values from a block of dot products. The squared distance is clamped at 0,
+ * where rounding of the expansion can make it slightly negative, so that no kernel
+ * value exceeds 1 (K(x, x) = 1 exactly, as LIBSVM's difference form gives it). */
+SMO_CLONES
+static void smo_rbf_from_dots_clamped(int n, double* out, const double* sq, double sq_i,
+                                      double gamma)
+{
+    int j = 0;
+#ifdef SMO_VECTOR
+    const smo_v4d zero = {0.0, 0.0, 0.0, 0.0};
+    for (; j + 8 <= n; j += 8) {
+        smo_v4d d0 = (sq_i + smo_load4d(sq + j)) - 2.0 * smo_load4d(out + j);
+        smo_v4d d1 = (sq_i + smo_load4d(sq + j + 4)) - 2.0 * smo_load4d(out + j + 4);
+        d0 = smo_blend((smo_v4l)(d0 < zero), zero, d0);
+        d1 = smo_blend((smo_v4l)(d1 < zero), zero, d1);
+        smo_store4d(out + j, smo_exp4(-gamma * d0));
+        smo_store4d(out + j + 4, smo_exp4(-gamma * d1));
+    }
+    for (; j + 4 <= n; j += 4) {
+        smo_v4d d = (sq_i + smo_load4d(sq + j)) - 2.0 * smo_load4d(out + j);
+        d = smo_blend((smo_v4l)(d < zero), zero, d);
+        smo_store4d(out + j, smo_exp4(-gamma * d));
+    }
+#endif
+    for (; j < n; j++) {
+        double d = (sq_i + sq[j]) - 2.0 * out[j];
+        out[j] = exp(-gamma * (d > 0.0 ? d : 0.0));
+    }
+}
+
+
 #endif

@@ -1,0 +1,86 @@
+"""Prediction's fast paths: the fused RBF pass, sparse rows read by feature, and all
+pairs' decision values class by class. Each is checked against the plain formula and
+the model's decisions against libsvm-official's on real data."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import libsmo
+import libsmo._prediction as prediction
+from libsmo import _one_vs_one as ovo
+from libsmo._core.kernel import rbf_block_from_dots, sparse_dots_feature_major
+from conftest import load_dataset
+from peers import libsvm_decision, libsvm_train
+
+
+def test_fused_rbf_pass_matches_the_formula():
+    rng = np.random.default_rng(0)
+    X, SV = rng.normal(size=(37, 9)), rng.normal(size=(203, 9))
+    x_norms, sv_norms = (X * X).sum(1), (SV * SV).sum(1)
+    for gamma in (1e-3, 0.5, 4.0):
+        dots = X @ SV.T
+        expected = np.exp(-gamma * np.maximum(x_norms[:, None] + sv_norms[None, :]
+                                              - 2 * dots, 0.0))
+        rbf_block_from_dots(dots, x_norms, sv_norms, gamma)
+        np.testing.assert_allclose(dots, expected, rtol=1e-14, atol=1e-300)
+    # a row against itself: the clamp keeps K(x, x) at exactly 1
+    dots = X @ X.T
+    rbf_block_from_dots(dots, x_norms, x_norms, 2.0)
+    assert np.all(dots <= 1.0)
+    np.testing.assert_allclose(np.diag(dots), 1.0, rtol=0, atol=1e-13)
+    with pytest.raises(ValueError, match="norms of 36 rows"):
+        rbf_block_from_dots(X @ SV.T, x_norms[:-1], sv_norms, 1.0)
+
+
+def test_sparse_rows_read_by_feature_give_the_dot_products():
+    X, _ = load_dataset("a9a.t", n_rows=700, n_features=123)
+    SV = load_dataset("a9a", n_rows=1100, n_features=123)[0].toarray()
+    SV[:, 5] *= 0.37   # values other than 0/1, so that rounding could show
+    out = np.empty((X.shape[0], SV.shape[0]))
+    sparse_dots_feature_major(X, np.ascontiguousarray(SV.T), out)
+    np.testing.assert_allclose(out, X.toarray() @ SV.T, rtol=1e-14, atol=1e-13)
+    bad = X.copy()
+    bad.indices = bad.indices.copy()
+    bad.indices[3] = 500
+    with pytest.raises(ValueError, match="outside"):
+        sparse_dots_feature_major(sp.csr_matrix((bad.data, bad.indices, bad.indptr),
+                                                shape=(700, 123)),
+                                  np.ascontiguousarray(SV.T), out)
+    with pytest.raises(ValueError, match="do not match"):
+        sparse_dots_feature_major(X, np.ascontiguousarray(SV.T), out[:5])
+
+
+def test_pair_decisions_class_by_class_equal_pair_by_pair():
+    X, y = load_dataset("letter.scale", n_rows=3000)
+    Xt, _ = load_dataset("letter.scale.t", n_rows=500)
+    model = libsmo.train(X, y, C=10, gamma=1.0)
+    assert model.n_classes == 26
+    K = np.empty((Xt.shape[0], model.n_sv))
+
+    def keep(rows, block):
+        K[rows] = block
+    model._each_kernel_block(*model._check_rows(Xt), keep)
+    pairs = ovo.pair_coefficients(model.sv_coef, model.n_support)
+    by_pair = np.column_stack([K[:, si] @ ci + K[:, sj] @ cj - model.rho[p]
+                               for p, (si, ci, sj, cj) in enumerate(pairs)])
+    out = np.empty_like(by_pair)
+    ovo.PairDecisions(model.sv_coef, model.n_support, model.rho)(K, out)
+    np.testing.assert_allclose(out, by_pair, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("name, n_features, C, gamma", [
+    ("letter.scale", 16, 10.0, 1.0),     # dense-ish rows, 26 classes: BLAS product
+    ("a9a", 123, 1.0, 0.05),             # 11% stored: rows read by feature
+    ("w8a", 300, 5.0, 0.05),             # 4% stored
+])
+def test_decisions_equal_libsvm(name, n_features, C, gamma):
+    X, y = load_dataset(name, n_rows=2500, n_features=n_features)
+    Xt, _ = load_dataset(name + ".t", n_rows=1500, n_features=n_features)
+    ours = libsmo.train(X, y, C=C, gamma=gamma)
+    theirs = libsvm_train(X, y, C=C, gamma=gamma)
+    if name != "letter.scale":
+        assert prediction.reads_by_feature(Xt[:100], prediction.SupportRows(ours.support_vectors).rows)
+    # the same optimum to LIBSVM's tolerance: decisions agree to about tol
+    np.testing.assert_allclose(ours.decision_function(Xt), libsvm_decision(theirs, Xt),
+                               rtol=0, atol=2e-3)
+    np.testing.assert_array_equal(ours.predict(Xt), ours.predict(Xt.toarray()))
