@@ -12,6 +12,8 @@ large, so where that rounding could move the exponent by more than 1e-10, the sq
 distance is computed again as svm-predict computes it, sum over features of
 (x_f - sv_f)^2; K(x, x) is 1 at any gamma.
 """
+import contextlib
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -32,6 +34,10 @@ DENSE_SV_BYTES = 64 * 2**20
 # vectors, a9a (11% stored) 11.8 -> 8.3 ms, w8a (4%) 22.5 -> 8.7 ms; letter (all
 # stored) would go 1.6 -> 5.4 ms.
 BY_FEATURE_MAX_DENSITY = 0.2
+# Predictions of at least this many kernel values that read rows by feature run BLAS on
+# one thread, leaving the cores to prediction's own OpenMP loops (a9a's test set on two
+# cores: 1.5 s with both thread pools, 0.64 s so).
+OWN_THREADS_MIN = 2**20
 # Sparse support vectors keep only the columns they use when their width exceeds this
 # many times their stored values: scipy's product transposes them through an index
 # array as long as their width (a model file with one index 2**31 - 1 cost 8 GB).
@@ -185,9 +191,13 @@ def kernel_block(X, SV, kernel, gamma, degree, coef0, X_norms=None, SV_norms=Non
     """
     if kernel not in ("linear", "poly", "rbf", "sigmoid"):
         raise ValueError(f"unknown kernel {kernel!r}")
+    # OpenMP threads for the RBF pass only where no BLAS product came just before
+    # (see rbf_block_from_dots)
+    rbf_threads = 1
     if SV_by_feature is not None and reads_by_feature(X, SV):
         dots = np.empty((X.shape[0], SV.shape[0]))
         sparse_dots_feature_major(X, SV_by_feature, dots)
+        rbf_threads = 0
     else:
         dots = X @ SV.T
     if sp.issparse(dots):
@@ -197,7 +207,7 @@ def kernel_block(X, SV, kernel, gamma, degree, coef0, X_norms=None, SV_norms=Non
         if kernel == "linear":
             return dots
         if kernel == "rbf":
-            return _rbf(dots, X, SV, gamma, X_norms, SV_norms, X_outside)
+            return _rbf(dots, X, SV, gamma, X_norms, SV_norms, X_outside, rbf_threads)
         dots *= gamma
         dots += coef0
         if kernel == "poly":
@@ -205,7 +215,7 @@ def kernel_block(X, SV, kernel, gamma, degree, coef0, X_norms=None, SV_norms=Non
         return np.tanh(dots, out=dots)
 
 
-def _rbf(dots, X, SV, gamma, X_norms, SV_norms, X_outside):
+def _rbf(dots, X, SV, gamma, X_norms, SV_norms, X_outside, threads=1):
     """exp(-gamma |x - sv|^2) from the dot products (overwritten)."""
     if X_norms is None:
         X_norms = squared_norms(X)
@@ -214,7 +224,8 @@ def _rbf(dots, X, SV, gamma, X_norms, SV_norms, X_outside):
     if not _may_be_imprecise(X, SV, gamma, X_norms, SV_norms):
         # the usual case: one fused pass (clamp, scale, four-wide exp) over each row
         rbf_block_from_dots(dots, np.ascontiguousarray(X_norms, dtype=np.float64),
-                            np.ascontiguousarray(SV_norms, dtype=np.float64), gamma)
+                            np.ascontiguousarray(SV_norms, dtype=np.float64), gamma,
+                            threads)
         return dots
     dots *= -2.0
     dots += X_norms[:, None]
@@ -330,18 +341,35 @@ def for_each_kernel_block(visit, X, SV, kernel, gamma, degree, coef0, X_norms=No
     # peak 151 MB -> 55 MB, time 1.08 s -> 1.38 s)
     sparse_product = (kernel != "precomputed" and sp.issparse(X)
                       and sp.issparse(SV.rows))
-    for block in iter_row_blocks(n_rows, 3 * n_sv // 2 if sparse_product else n_sv):
-        taken = block if rows is None else rows[block]
-        X_block = X[taken]
-        if kernel == "precomputed":
-            visit(block, X_block[:, SV])
-            continue
-        norms = None
-        if kernel == "rbf":
-            norms = squared_norms(X_block) if X_norms is None else X_norms[taken]
-        matched, outside = SV.match(X_block)
-        matched = dense_block(matched, SV.rows)
-        by_feature = SV.by_feature() if reads_by_feature(matched, SV.rows) else None
-        visit(block, kernel_block(matched, SV.rows, kernel, gamma, degree, coef0,
-                                  X_norms=norms, SV_norms=SV.norms, X_outside=outside,
-                                  SV_by_feature=by_feature))
+    with _one_blas_thread_if(kernel != "precomputed" and n_rows * n_sv >= OWN_THREADS_MIN
+                             and reads_by_feature(X, SV.rows)):
+        for block in iter_row_blocks(n_rows, 3 * n_sv // 2 if sparse_product else n_sv):
+            _visit_block(visit, block, X, SV, kernel, gamma, degree, coef0, X_norms, rows)
+
+
+def _one_blas_thread_if(condition):
+    """A context in which BLAS runs on one thread (threadpoolctl) when `condition`
+    holds: prediction's own OpenMP loops then have the cores (the decision products
+    between them are small). Otherwise a context that does nothing."""
+    if not condition:
+        return contextlib.nullcontext()
+    from threadpoolctl import threadpool_limits
+    return threadpool_limits(1, user_api="blas")
+
+
+def _visit_block(visit, block, X, SV, kernel, gamma, degree, coef0, X_norms, rows):
+    """visit(block, K(X[block], SV)): one block of `for_each_kernel_block`."""
+    taken = block if rows is None else rows[block]
+    X_block = X[taken]
+    if kernel == "precomputed":
+        visit(block, X_block[:, SV])
+        return
+    norms = None
+    if kernel == "rbf":
+        norms = squared_norms(X_block) if X_norms is None else X_norms[taken]
+    matched, outside = SV.match(X_block)
+    matched = dense_block(matched, SV.rows)
+    by_feature = SV.by_feature() if reads_by_feature(matched, SV.rows) else None
+    visit(block, kernel_block(matched, SV.rows, kernel, gamma, degree, coef0,
+                              X_norms=norms, SV_norms=SV.norms, X_outside=outside,
+                              SV_by_feature=by_feature))

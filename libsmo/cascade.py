@@ -29,8 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from libsmo.cascade_nodes import (Block, RowScores, concat_blocks, keep_ids,
-                                  next_working_set, optimality, score_rows, solve_block,
-                                  working_rows)
+                                  merge_whole, next_working_set, optimality, score_rows,
+                                  solve_block, working_rows)
 
 __all__ = ["CascadeResult", "LocalRunner", "Round", "solve_partitioned"]
 
@@ -183,7 +183,17 @@ def solve_partitioned(runner, partitions, kernel, solver, *, primal_policy="neve
     """
     nodes = [runner.submit(solve_block, p, kernel, solver, primal_policy)
              for p in partitions]
-    solved = list(nodes)
+    leaves = runner.gather([runner.submit(node_summary, n) for n in nodes])
+    n_rows = sum(s.n_rows for s in leaves)
+    solved = []
+    if len(nodes) > 1 and sum(s.n_support for s in leaves) > whole_fraction * n_rows:
+        # Most rows are support vectors: every level of the tree would solve nearly the
+        # whole problem again. Solve it once, started from the leaves' alphas (feasible:
+        # each leaf keeps its own equality constraint), as Hsieh, Si and Dhillon's
+        # divide and conquer does; its own optimality is then the whole problem's.
+        nodes = [runner.submit(solve_block, runner.submit(merge_whole, *nodes), kernel,
+                               solver, primal_policy)]
+        solved.append(nodes[0])
     while len(nodes) > 1:
         groups = [nodes[k:k + fan_in] for k in range(0, len(nodes), fan_in)]
         merged = [runner.submit(solve_block, runner.submit(merge_supports, *group),
@@ -192,18 +202,21 @@ def solve_partitioned(runner, partitions, kernel, solver, *, primal_policy="neve
         solved.extend(m for m, g in zip(merged, groups) if len(g) > 1)
         nodes = merged
     node = nodes[0]
-    cascade = runner.gather([runner.submit(node_summary, n) for n in solved])
-    n_rows = sum(s.n_rows for s in cascade[:len(partitions)])
+    cascade = leaves + runner.gather([runner.submit(node_summary, n) for n in solved])
     n_iter = sum(s.n_iter for s in cascade)
     rounds = []
     scored = [None] * len(partitions)
     for _ in range(max_rounds):
-        support = runner.submit(node_support, node)
-        ids = runner.submit(node_ids, node)
-        scored = [runner.submit(score_rows, p, support, kernel, ids, previous)
-                  for p, previous in zip(partitions, scored)]
-        summary, *scores = runner.gather([runner.submit(node_summary, node)]
-                                         + [runner.submit(scores_of, s) for s in scored])
+        summary = runner.gather(runner.submit(node_summary, node))
+        if summary.n_rows == n_rows:
+            # the working set is every row: no row outside it to score
+            scores, support = [], runner.submit(node_support, node)
+        else:
+            support = runner.submit(node_support, node)
+            ids = runner.submit(node_ids, node)
+            scored = [runner.submit(score_rows, p, support, kernel, ids, previous)
+                      for p, previous in zip(partitions, scored)]
+            scores = runner.gather([runner.submit(scores_of, s) for s in scored])
         if rounds:
             n_iter += summary.n_iter
         check = optimality(summary.scores, scores)

@@ -430,3 +430,9 @@ def working_rows(block, scored, above, below, kept, everything=False):
 def next_working_set(*pieces):
     """The next working set from the partitions' `working_rows`."""
     return concat_blocks(*pieces)
+
+
+def merge_whole(*nodes):
+    """Every row of several solved nodes with their alphas, as one Block (the whole
+    problem started from the leaves' solutions)."""
+    return concat_blocks(*(node.block for node in nodes))

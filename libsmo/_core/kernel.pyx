@@ -194,16 +194,15 @@ cdef class Kernel:
 
 
 def rbf_block_from_dots(double[:, ::1] dots, const double[::1] row_norms,
-                        const double[::1] sv_norms, double gamma):
+                        const double[::1] sv_norms, double gamma, int n_threads=0):
     """Turn a block of dot products into RBF kernel values, in place, in one pass:
     K[i, j] = exp(-gamma max(0, |x_i|^2 + |sv_j|^2 - 2 dots[i, j])).
 
     Prediction's kernel blocks go through here: numpy's chain of ufuncs made six passes
     over the block and its exp costs about 13 ns a value on this machine's numpy, where
     the four-wide exponential of inner_loops.h (`smo_exp4`, about one ulp) and one
-    pass over each row cost about a tenth of that. Rows are shared among OpenMP threads
-    (as many as OpenMP is allowed: threadpoolctl's limits apply) when the block is
-    large enough to pay for them.
+    pass over each row cost about a tenth of that. Rows are shared among `n_threads`
+    OpenMP threads when the block is large enough to pay for them.
 
     Parameters
     ----------
@@ -212,6 +211,12 @@ def rbf_block_from_dots(double[:, ::1] dots, const double[::1] row_norms,
     row_norms : ndarray of shape (n_rows,)
     sv_norms : ndarray of shape (n_sv,)
     gamma : float
+    n_threads : int
+        0: as many as OpenMP is allowed (threadpoolctl's limits apply). The caller
+        passes 1 right after a multithreaded BLAS product: OpenBLAS's threads keep
+        spinning for a while after a call, and OpenMP threads started then compete with
+        them for the cores (a dense Fashion-MNIST prediction: 0.53 s with one thread
+        here, 0.90 s with two).
 
     Returns
     -------
@@ -227,7 +232,7 @@ def rbf_block_from_dots(double[:, ::1] dots, const double[::1] row_norms,
     if n_rows == 0 or n_cols == 0:
         return
     if n_rows * n_cols >= 16 * PARALLEL_MIN_ENTRIES:
-        threads = max(1, smo_openmp_max_threads())
+        threads = n_threads if n_threads > 0 else max(1, smo_openmp_max_threads())
     with nogil:
         for i in prange(n_rows, num_threads=threads, schedule="static"):
             smo_rbf_from_dots_clamped(n_cols, &dots[i, 0], &sv_norms[0], row_norms[i],
