@@ -213,7 +213,7 @@ def run_cluster(X, y, Xt, yt, params, workers, partitions, cascade_rows):
         dX = client.persist(da.from_array(X, chunks=(step, X.shape[1])))
         dy = client.persist(da.from_array(y, chunks=step))
         wait([dX, dy])
-        client.run(__import__, "libsmo.dask")   # the workers' imports are not the fit's
+        client.run(exec, "import libsmo.dask")   # (exec returns None, not the module) the workers' imports are not the fit's
         client.run(reset_peak)
         before = sum(client.run(_worker_sent).values())
         cpu_before = client.run(_worker_cpu)

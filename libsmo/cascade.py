@@ -146,7 +146,8 @@ class CascadeResult:
 
 
 def solve_partitioned(runner, partitions, kernel, solver, *, primal_policy="never",
-                      max_rounds=100, fan_in=2, whole_fraction=0.5):
+                      max_rounds=100, fan_in=2, whole_fraction=0.5,
+                      direct_fraction=0.3):
     """Solve one binary C-SVC problem whose rows are the `partitions`, exactly.
 
     The cascade: each partition solved alone (a leaf), the support vectors of two
@@ -176,6 +177,12 @@ def solve_partitioned(runner, partitions, kernel, solver, *, primal_policy="neve
         When the next working set would hold more than this fraction of all rows, it
         holds them all (the gradients of every row are known by then, so this costs
         no kernel rows, and it spares a round of the check).
+    direct_fraction : float
+        When the leaves' support vectors are more than this fraction of all rows, the
+        whole problem is solved next, from the leaves' alphas, instead of merging up the
+        tree: the root would hold most rows anyway, and the check would then add the
+        rest (a9a, 36% support vectors, one worker: 1.05-1.12x plain libsmo's time
+        through the tree, see the note in benchmarks/distributed.py's results).
 
     Returns
     -------
@@ -186,7 +193,7 @@ def solve_partitioned(runner, partitions, kernel, solver, *, primal_policy="neve
     leaves = runner.gather([runner.submit(node_summary, n) for n in nodes])
     n_rows = sum(s.n_rows for s in leaves)
     solved = []
-    if len(nodes) > 1 and sum(s.n_support for s in leaves) > whole_fraction * n_rows:
+    if len(nodes) > 1 and sum(s.n_support for s in leaves) > direct_fraction * n_rows:
         # Most rows are support vectors: every level of the tree would solve nearly the
         # whole problem again. Solve it once, started from the leaves' alphas (feasible:
         # each leaf keeps its own equality constraint), as Hsieh, Si and Dhillon's
