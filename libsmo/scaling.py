@@ -53,9 +53,19 @@ def _check_X(X):
 def _scale(values, vmin, vmax, lower, upper):
     """svm-scale's output(): min -> lower, max -> upper, else the linear map, in its
     order of operations (bit for bit the same doubles)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         scaled = lower + (upper - lower) * (values - vmin) / (vmax - vmin)
-    return np.where(values == vmin, lower, np.where(values == vmax, upper, scaled))
+    out = np.where(values == vmin, lower, np.where(values == vmax, upper, scaled))
+    if not np.all(np.isfinite(out)):
+        # ranges far apart (a range file's min of 1e308 against a max of 1): the map's
+        # products leave double precision, where svm-scale writes inf or nan
+        first = int(np.argmax(~np.isfinite(out).ravel()))
+        value, low, high = (np.broadcast_to(a, out.shape).ravel()[first]
+                            for a in (values, vmin, vmax))
+        raise ValueError(f"scaling overflows double precision: the value {value!r} with "
+                         f"the range min {low!r}, max {high!r} maps beyond "
+                         f"{np.finfo(np.float64).max!r}")
+    return out
 
 
 def column_ranges(X):

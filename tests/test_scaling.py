@@ -202,3 +202,20 @@ def test_range_file_with_crlf(tmp_path):
     Xs, ys = scaler.transform(np.array([[5.0, 1.0]]), [3.0])
     np.testing.assert_array_equal(Xs, [[0, 0]])
     np.testing.assert_array_equal(ys, [0.5])
+
+
+@pytest.mark.parametrize("dense", [False, True])
+def test_ranges_that_overflow_are_refused(tmp_path, dense):
+    """Found by the fuzz campaign (tests/test_fuzz_campaign.py, range case 380): a
+    range file whose minimum is 1.8e308 and maximum 1 makes svm-scale's map overflow to
+    inf; libsmo refuses with a ValueError and no numpy warning before it."""
+    X = libsmo.load_svmlight_file(str(data_file("heart_scale")))[0][:30]
+    X = X.toarray() if dense else X
+    path = tmp_path / "far.range"
+    path.write_bytes(b"x\n-1 1\n1 -1 1\n2 -1 1\n3 1.7976931348623157e308 1\n")
+    scaler = libsmo.Scaler.load_range(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        warnings.simplefilter("ignore", ScalingWarning)   # features 4.. have no range
+        with pytest.raises(ValueError, match="overflows double precision"):
+            scaler.transform(X)
