@@ -72,48 +72,64 @@ def token_spans(data):
     return spans
 
 
-def mutate(seed_bytes, rng):
-    """1 to 4 random edits of a file: bytes dropped, duplicated, swapped or inserted, a
-    number replaced by an extreme or malformed one, a header word replaced by another,
-    the file cut, a line joined to the next or split, a line repeated many times."""
+EDITS = ["drop", "duplicate", "swap", "insert", "number", "number", "number", "word",
+         "cut", "newline", "repeat_line"]
+
+
+def apply_edits(seed_bytes, n_edits, integer, coin):
+    """`n_edits` random edits of a file: bytes dropped, duplicated, swapped or inserted,
+    a number replaced by an extreme or malformed one, a header word replaced by another,
+    the file cut, a line joined to the next or split, a line repeated many times.
+
+    The choices come from `integer(lo, hi)` (an integer in [lo, hi]) and `coin()`, so
+    that the same edits serve this campaign (a numpy generator) and the hypothesis
+    tests of tests/test_fuzz_formats.py (whose draws shrink a failing case).
+    """
+    def pick(values):
+        return values[integer(0, len(values) - 1)]
     data = bytearray(seed_bytes)
-    for _ in range(int(min(4, rng.geometric(0.6)))):   # mostly one edit, up to four
-        kind = rng.choice(["drop", "duplicate", "swap", "insert", "number", "number",
-                           "number", "word", "cut", "newline", "repeat_line"])
+    for _ in range(n_edits):
+        kind = pick(EDITS)
         size = len(data)
-        at = int(rng.integers(0, size + 1))
-        length = int(rng.integers(1, 13))
+        at = integer(0, size)
+        length = integer(1, 12)
         if kind == "drop":
             del data[at:at + length]
         elif kind == "duplicate":
             data[at:at] = data[at:at + length]
         elif kind == "swap" and size > 1:
-            other = int(rng.integers(0, size))
+            other = integer(0, size - 1)
             a, b = min(at, other), max(at, other)
             if b < size:
                 data[a], data[b] = data[b], data[a]
         elif kind == "insert":
-            data[at:at] = bytes([NOISE[int(rng.integers(0, len(NOISE)))]])
+            data[at:at] = bytes([pick(NOISE)])
         elif kind in ("number", "word"):
             spans = token_spans(data)
             if spans:
-                start, end = spans[int(rng.integers(0, len(spans)))]
-                pool = SPECIAL if kind == "number" else HEADER_WORDS
-                data[start:end] = pool[int(rng.integers(0, len(pool)))]
+                begin, end = pick(spans)
+                data[begin:end] = pick(SPECIAL if kind == "number" else HEADER_WORDS)
         elif kind == "cut":
             del data[at:]
         elif kind == "newline":
             newlines = [i for i, byte in enumerate(data) if byte == 10]
-            if newlines and rng.random() < 0.5:
-                del data[newlines[int(rng.integers(0, len(newlines)))]]
+            if newlines and coin():
+                del data[pick(newlines)]
             else:
                 data[at:at] = b"\n"
         elif kind == "repeat_line":
             lines = bytes(data).split(b"\n")
-            which = int(rng.integers(0, len(lines)))
-            lines[which:which + 1] = [lines[which]] * int(rng.integers(2, 200))
+            which = integer(0, len(lines) - 1)
+            lines[which:which + 1] = [lines[which]] * integer(2, 199)
             data = bytearray(b"\n".join(lines))
     return bytes(data)
+
+
+def mutate(seed_bytes, rng):
+    """A case's file: mostly one edit, up to four (`apply_edits`), drawn from `rng`."""
+    return apply_edits(seed_bytes, int(min(4, rng.geometric(0.6))),
+                       lambda lo, hi: int(rng.integers(lo, hi + 1)),
+                       lambda: bool(rng.random() < 0.5))
 
 
 # ----------------------------------------------------------------------- the cases

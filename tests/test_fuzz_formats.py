@@ -18,6 +18,7 @@ import scipy.sparse as sp
 
 import libsmo
 from conftest import data_file, load_dataset
+from fuzz_campaign_worker import apply_edits
 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
@@ -212,47 +213,15 @@ def ref_load_model(raw):
 
 # ------------------------------------------------------------------------ mutations
 
-SPECIAL = [b"1e999", b"-1e999", b"1e-400", b"nan", b"-nan", b"inf", b"-0", b"-1",
-           b"99999999999999999999", b"2147483648", b"1.7976931348623157e308", b"0x10",
-           b"1e", b".", b"-", b"", b"1_0", b"4.9e-324", b"+2", b"00003", b"1e+308"]
-NOISE = b" \t\r\n:#-+.eE0123456789qid\x00\xff"
-TOKEN = re.compile(rb"[^\s:]+")
 
 
 @st.composite
 def mutated(draw, seed):
-    data = bytearray(seed)
-    for _ in range(draw(st.integers(1, 3))):
-        kind = draw(st.sampled_from(["drop", "duplicate", "swap", "insert", "number",
-                                     "number", "cut", "newline"]))
-        size = len(data)
-        at = draw(st.integers(0, size))
-        length = draw(st.integers(1, 12))
-        if kind == "drop":
-            del data[at:at + length]
-        elif kind == "duplicate":
-            data[at:at] = data[at:at + length]
-        elif kind == "swap" and size > 1:
-            other = draw(st.integers(0, size - 1))
-            a, b = min(at, other), max(at, other)
-            if b < size and a < b:
-                data[a], data[b] = data[b], data[a]
-        elif kind == "insert":
-            data[at:at] = bytes([draw(st.sampled_from(NOISE))])
-        elif kind == "number":
-            tokens = list(TOKEN.finditer(bytes(data)))
-            if tokens:
-                token = tokens[draw(st.integers(0, len(tokens) - 1))]
-                data[token.start():token.end()] = draw(st.sampled_from(SPECIAL))
-        elif kind == "cut":
-            del data[at:]
-        elif kind == "newline":
-            newlines = [m.start() for m in re.finditer(rb"\n", bytes(data))]
-            if newlines and draw(st.booleans()):
-                del data[newlines[draw(st.integers(0, len(newlines) - 1))]]
-            else:
-                data[at:at] = b"\n"
-    return bytes(data)
+    """1 to 3 of the fuzz campaign's edits (tests/fuzz_campaign_worker.py), each choice a
+    hypothesis draw."""
+    return apply_edits(seed, draw(st.integers(1, 3)),
+                       lambda lo, hi: draw(st.integers(lo, hi)),
+                       lambda: draw(st.booleans()))
 
 
 # ------------------------------------------------------------------------- seeds
