@@ -35,6 +35,8 @@ FINITE = re.compile(rb"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?
 INTEGER = re.compile(rb"[+-]?[0-9]+\Z")
 INT_MAX = 2**31 - 1
 INT64_MAX = 2**63 - 1
+# models wider than this many features are predicted on sparse rows only
+WIDE = 100_000
 
 
 class Rejected(Exception):
@@ -203,10 +205,11 @@ def ref_load_model(raw):
         out["n_features"] = max(serials, default=0)
     else:
         width = max((i for f in svs for i, _ in f), default=0)
-        SV = np.zeros((total, width))
-        for r, features in enumerate(svs):
-            for i, v in features:
-                SV[r, i - 1] = v
+        # sparse, as the file: an index of 2**31 - 1 must not cost its width here either
+        rows = [r for r, features in enumerate(svs) for _ in features]
+        columns = [i - 1 for features in svs for i, _ in features]
+        values = [v for features in svs for _, v in features]
+        SV = sp.csr_matrix((values, (rows, columns)), shape=(total, width))
         out["SV"], out["n_features"] = SV, width
     return out
 
@@ -307,7 +310,8 @@ def check_model(raw):
     if model.kernel == "precomputed":
         assert np.array_equal(model.support, expected["support"])
     else:
-        assert np.array_equal(model.support_vectors.toarray(), expected["SV"])
+        ours, theirs = sp.csr_matrix(model.support_vectors), expected["SV"]
+        assert ours.shape == theirs.shape and (ours != theirs).nnz == 0
     assert_predicts_finite_or_refuses(model)
     # what was read is written back and read again unchanged
     out = io.BytesIO()
@@ -321,9 +325,22 @@ def assert_predicts_finite_or_refuses(model):
     """A model that loads predicts finite decision values, labels among its classes
     and probabilities in [0, 1], or refuses with a ValueError that says why."""
     rng = np.random.default_rng(0)
-    X = rng.uniform(-1, 1, size=(4, max(model.n_features, 1)))
-    X[:, ::3] = 0.0
-    for rows in (X, sp.csr_matrix(X)) if model.kernel != "precomputed" else (X,):
+    width = max(model.n_features, 1)
+    if width > WIDE:
+        # a file's index of 2**31 - 1: rows as sparse as the model's, the last column
+        # among their entries (dense rows that wide cannot be built)
+        if model.kernel == "precomputed":
+            return
+        columns = np.r_[np.arange(min(16, width - 1)), width - 1]
+        X = sp.csr_matrix((rng.uniform(-1, 1, size=4 * len(columns)),
+                           np.tile(columns, 4), np.arange(5) * len(columns)),
+                          shape=(4, width))
+        candidates = (X,)
+    else:
+        X = rng.uniform(-1, 1, size=(4, width))
+        X[:, ::3] = 0.0
+        candidates = (X, sp.csr_matrix(X)) if model.kernel != "precomputed" else (X,)
+    for rows in candidates:
         try:
             dec = model.decision_function(rows)
             labels = model.predict(rows)
