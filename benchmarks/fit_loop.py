@@ -2,12 +2,14 @@
 
     python benchmarks/fit_loop.py letter --repeats 5
     perf record -F 5000 python benchmarks/fit_loop.py letter --repeats 3
+    python benchmarks/fit_loop.py a9a --predict --repeats 5 --threads 2
 
 run.py measures each fit in a fresh process, as a user's first fit; this loop loads the
 case's data once (bench_cases.py's loader and split) and fits it again and again with run.py's
 parameters, one thread, which is what a profiler or an A/B comparison of two builds
 wants. It prints the median and minimum seconds, the objective and the SMO steps (which
-must not move when only speed changed).
+must not move when only speed changed). With --predict it fits once and times the
+prediction of the case's test rows instead, again and again (median, minimum, accuracy).
 """
 import argparse
 import statistics
@@ -31,13 +33,26 @@ def main(argv=None):
     parser.add_argument("--repeats", type=run.positive_int, default=5)
     parser.add_argument("--threads", type=run.positive_int, default=1)
     parser.add_argument("--data-dir", type=Path, default=bench_train.DEFAULT_DATA_DIR)
+    parser.add_argument("--predict", action="store_true",
+                        help="fit once, then time the prediction of the test rows")
     args = parser.parse_args(argv)
     case = bench_cases.CASES[args.case]
     job = dict(case=case, library="libsmo", rows=None, data_dir=str(args.data_dir),
                paths=bench_cases.data_paths(case, args.data_dir))
-    X, y, _, _, _ = bench_cases.load_data(job)
+    X, y, Xt, yt, _ = bench_cases.load_data(job)
     fit = bench_fit.prepare("libsmo", case, X, y, args.threads)
     seconds = []
+    if args.predict:
+        with bench_train.blas_threads(args.threads):
+            predict = fit()[0]
+            for _ in range(args.repeats):
+                start = time.perf_counter()
+                predicted = predict(Xt)
+                seconds.append(time.perf_counter() - start)
+        print(f"{args.case}: {args.repeats} predictions of {Xt.shape[0]} rows, median "
+              f"{statistics.median(seconds):.4f} s, min {min(seconds):.4f} s; "
+              f"accuracy {100 * (predicted == yt).mean():.2f}%")
+        return 0
     with bench_train.blas_threads(args.threads):
         for _ in range(args.repeats):
             start = time.perf_counter()

@@ -181,8 +181,8 @@ def kernel_block(X, SV, kernel, gamma, degree, coef0, X_norms=None, SV_norms=Non
         Per row, the squared norm of X's features outside these columns (counted in
         |x - sv|^2 where it is computed feature by feature).
     SV_by_feature : ndarray of shape (n_features, n_SV), optional
-        Dense support vectors stored feature by feature, for sparse rows X that
-        `reads_by_feature`.
+        Dense support vectors stored feature by feature: given (for sparse rows X that
+        `reads_by_feature`), the dot products are read by feature.
 
     Notes
     -----
@@ -194,7 +194,7 @@ def kernel_block(X, SV, kernel, gamma, degree, coef0, X_norms=None, SV_norms=Non
     # OpenMP threads for the RBF pass only where no BLAS product came just before
     # (see rbf_block_from_dots)
     rbf_threads = 1
-    if SV_by_feature is not None and reads_by_feature(X, SV):
+    if SV_by_feature is not None:
         dots = np.empty((X.shape[0], SV.shape[0]))
         sparse_dots_feature_major(X, SV_by_feature, dots)
         rbf_threads = 0

@@ -71,3 +71,15 @@ def test_fit_loop_smoke(tmp_path):
         cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert "housing: 2 fits, median" in proc.stdout and "steps 220" in proc.stdout
+
+
+def test_fit_loop_predict_smoke(tmp_path):
+    """fit_loop.py --predict times repeated predictions of a case's test rows."""
+    data_file("letter.scale")
+    data_file("letter.scale.t")
+    proc = subprocess.run(
+        [sys.executable, str(RUN.parent / "fit_loop.py"), "letter", "--predict",
+         "--repeats", "2"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "letter: 2 predictions of 5000 rows, median" in proc.stdout
+    assert "accuracy 97.64%" in proc.stdout

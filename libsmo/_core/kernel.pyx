@@ -32,27 +32,15 @@ cdef extern from *:
     """
     int smo_openmp_max_threads() nogil
 
-cdef extern from *:
-    """
-    /* out_j += a b_j + c d_j + e f_j + g h_j: four rows' multiples added in one pass */
-    static void smo_axpy4(int n, double* restrict out, double a, const double* restrict b,
-                          double c, const double* restrict d, double e,
-                          const double* restrict f, double g, const double* restrict h)
-    {
-        for (int j = 0; j < n; j++)
-            out[j] += (a * b[j] + c * d[j]) + (e * f[j] + g * h[j]);
-    }
-    """
-    void smo_axpy4(int n, double* out, double a, const double* b, double c,
-                   const double* d, double e, const double* f, double g,
-                   const double* h) nogil
-
 
 cdef extern from "inner_loops.h" nogil:
     void smo_rbf_from_dots(int n, double* out, const double* sq, double sq_i,
                            double gamma)
     void smo_rbf_from_dots_clamped(int n, double* out, const double* sq, double sq_i,
                                    double gamma)
+    void smo_axpy4(int n, double* out, double a, const double* b, double c,
+                   const double* d, double e, const double* f, double g,
+                   const double* h)
 
 cnp.import_array()
 
