@@ -44,14 +44,22 @@ def check_input_file(path):
         raise CommandError(f"can't open input file {path}") from None
 
 
-def _load(path, zero_based):
-    """(X, y) from a LIBSVM data file: CSR, zero-based for a precomputed kernel (column
-    0 holds the serial numbers), else one-based as LIBSVM's features ("auto": unless
-    the file uses index 0)."""
-    from libsmo.io import load_svmlight_file
+def _load(path, zero_based, dense_copy_bytes=0):
+    """(X, y) from a LIBSVM data file: zero-based for a precomputed kernel (column 0
+    holds the serial numbers), else one-based as LIBSVM's features ("auto": unless the
+    file uses index 0).
+
+    X is dense when the solver would read these rows as a dense copy anyway
+    (`libsmo.problem.reads_dense` with dense_copy_bytes) and the file stores no explicit
+    zero (``3:0``, which a support vector's line in the model file keeps); else CSR.
+    Dense rows train to the same model (the kernel sums in LIBSVM's order either way)
+    and spare the command the import of scipy.sparse, which costs more than a small
+    training."""
+    from libsmo.io.svmlight import read_svmlight_rows
+    from libsmo.problem import reads_dense
     check_input_file(path)
     try:
-        return load_svmlight_file(path, zero_based=zero_based)
+        [rows] = read_svmlight_rows(path, zero_based=zero_based)
     except ValueError as exc:
         match = _PARSE_ERROR.match(str(exc))
         if match:
@@ -60,12 +68,25 @@ def _load(path, zero_based):
         raise CommandError(f"Wrong input format ({exc})") from None
     except OSError as exc:
         raise CommandError(f"can't open input file {path} ({exc.strerror or exc})") from None
+    if (dense_copy_bytes and not rows.has_explicit_zeros()
+            and reads_dense(*rows.shape, len(rows.data), dense_copy_bytes)):
+        return rows.to_dense(), rows.y
+    return rows.to_csr(), rows.y
 
 
-def read_problem(path, kernel):
+def read_problem(path, kernel, dense_copy_bytes=0):
     """A training file: features one-based as LIBSVM's, or a precomputed kernel's
     square matrix built as svm-train reads it (K(i, j) = row i's value at column
     serial(j)).
+
+    Parameters
+    ----------
+    path : str
+    kernel : str
+        The kernel's name ("precomputed" reads serial numbers).
+    dense_copy_bytes : int
+        The largest dense copy of sparse rows the training may make (see `_load`); 0
+        keeps the rows CSR.
 
     Returns
     -------
@@ -78,7 +99,7 @@ def read_problem(path, kernel):
     """
     import numpy as np
     if kernel != "precomputed":
-        return Problem(*_load(path, "auto"))
+        return Problem(*_load(path, "auto", dense_copy_bytes))
     X, y = _load(path, True)
     n = X.shape[0]
     first = X.indptr[:-1]

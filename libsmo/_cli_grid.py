@@ -149,7 +149,9 @@ def _training_keywords(options):
         train_options, _ = parse_train_args(list(options.pass_through) + [options.dataset])
     except UsageError as exc:
         raise CommandError(f"svm_options: {exc or 'incomplete options'}") from None
-    problem = read_problem(options.dataset, "rbf")
+    from libsmo.problem import dense_copy_budget
+    problem = read_problem(options.dataset, "rbf",
+                           dense_copy_bytes=dense_copy_budget(train_options["cache_size"]))
     refusal = libsvm_check_parameter(train_options, problem.y)
     if refusal is not None:
         raise CommandError(f"ERROR: {refusal}")

@@ -243,7 +243,9 @@ def train_main(argv):
     verbose = lines_to_stdout(settings["quiet"])
     kernel = (KERNELS[options["kernel_type"]] if 0 <= options["kernel_type"] < len(KERNELS)
               else "rbf")
-    problem = read_problem(settings["input"], kernel)
+    from libsmo.problem import dense_copy_budget
+    problem = read_problem(settings["input"], kernel,
+                           dense_copy_bytes=dense_copy_budget(options["cache_size"]))
     refusal = libsvm_check_parameter(options, problem.y)
     if refusal is not None:
         raise CommandError(f"ERROR: {refusal}")

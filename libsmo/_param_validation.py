@@ -155,7 +155,9 @@ class Seed(_Constraint):
         self.legacy = legacy
 
     def check(self, value, name):
-        if value is None or isinstance(value, (np.random.Generator, LibsvmRandom)):
+        # LibsvmRandom first: the commands' seeds then never import numpy.random
+        if (value is None or isinstance(value, LibsvmRandom)
+                or isinstance(value, np.random.Generator)):
             return value
         if self.legacy and isinstance(value, np.random.RandomState):
             return value

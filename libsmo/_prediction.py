@@ -15,8 +15,8 @@ distance is computed again as svm-predict computes it, sum over features of
 import contextlib
 
 import numpy as np
-import scipy.sparse as sp
 
+from libsmo import _sparse as sp
 from libsmo._core.arrays import squared_norms as kernel_squared_norms
 from libsmo._core.kernel import rbf_block_from_dots, sparse_dots_feature_major
 

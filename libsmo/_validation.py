@@ -9,8 +9,8 @@ are in that layout and never modifying them.
 import numbers
 
 import numpy as np
-import scipy.sparse as sp
 
+from libsmo import _sparse as sp
 from libsmo._core.arrays import all_finite, compressed_is_canonical, squared_norms
 from libsmo._param_validation import Seed
 from libsmo._random import LibsvmRandom

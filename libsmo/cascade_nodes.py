@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
-import scipy.sparse as sp
 
+from libsmo import _sparse as sp
 from libsmo._prediction import SupportRows, for_each_kernel_block
 from libsmo.execution import Executor
 from libsmo.problem import BinaryProblem, take_rows

@@ -23,8 +23,8 @@ import warnings
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
 import numpy as np
-import scipy.sparse as sp
 
+from libsmo import _sparse as sp
 from libsmo._core.arrays import all_finite
 from libsmo._core.kernel import Kernel
 from libsmo._core.qmatrix import QMatrix, SVRQMatrix

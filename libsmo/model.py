@@ -6,8 +6,8 @@ grouped by class in label order, `sv_coef` of shape (n_classes - 1, n_SV), one r
 pair of classes in the order (0,1), (0,2), ..., (1,2), ...
 """
 import numpy as np
-import scipy.sparse as sp
 
+from libsmo import _sparse as sp
 from libsmo import _one_vs_one as ovo
 from libsmo import probability as _probability
 from libsmo._model_checks import check_model_fields

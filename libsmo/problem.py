@@ -16,12 +16,13 @@
 
 All are frozen dataclasses: nothing is changed after it is made.
 """
+import math
 from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
-import scipy.sparse as sp
 
+from libsmo import _sparse as sp
 from libsmo import _validation as v
 from libsmo._core.arrays import csr_to_dense
 from libsmo._prediction import COMPACT_WIDTH_FACTOR
@@ -179,10 +180,25 @@ def solver_layout(X, dense_copy_bytes=DENSE_COPY_BYTES):
         columns = np.unique(X.indices)
         X = sp.csr_matrix((X.data, np.searchsorted(columns, X.indices).astype(np.int32),
                            X.indptr), shape=(X.shape[0], len(columns)))
-    if (X.shape[0] * X.shape[1] * 8 <= min(dense_copy_bytes, DENSE_COPY_BYTES)
-            and X.nnz >= 0.5 * X.shape[0] * X.shape[1]):
+    if reads_dense(X.shape[0], X.shape[1], X.nnz, dense_copy_bytes):
         return csr_to_dense(X)
     return X
+
+
+def dense_copy_budget(cache_size):
+    """The bytes a dense copy of sparse rows may take: it comes out of the kernel cache
+    (cache_size MB), at most half of it; 0 for a cache size that is not a positive
+    number."""
+    return cache_size * 2**19 if cache_size > 0 and math.isfinite(cache_size) else 0
+
+
+def reads_dense(n_rows, n_columns, nnz, dense_copy_bytes=DENSE_COPY_BYTES):
+    """Whether the solver reads sparse rows of this shape as a dense copy: at least half
+    of the entries stored, and the copy within dense_copy_bytes (at most
+    DENSE_COPY_BYTES): dense kernel rows are faster to compute than sparse ones at
+    that density."""
+    return (n_rows * n_columns * 8 <= min(dense_copy_bytes, DENSE_COPY_BYTES)
+            and nnz >= 0.5 * n_rows * n_columns)
 
 
 def take_rows(X, rows):

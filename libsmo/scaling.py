@@ -20,8 +20,8 @@ use lower=0 for non-negative sparse features.
 import warnings
 
 import numpy as np
-import scipy.sparse as sp
 
+from libsmo import _sparse as sp
 from libsmo._validation import check_data
 from libsmo.io import read_range_file, write_range_file
 

@@ -24,7 +24,7 @@ from libsmo.execution import Executor
 from libsmo.formulations import fit_one_class, fit_regression
 from libsmo.model import Model
 from libsmo.params import TrainParams
-from libsmo.problem import take_rows, training_set
+from libsmo.problem import dense_copy_budget, take_rows, training_set
 from libsmo.warm_start import starting_point
 
 __all__ = ["ConvergenceWarning", "FORMULATIONS", "fit", "train"]
@@ -195,9 +195,8 @@ def fit(X, y, params, sample_weight=None, init=None):
     -------
     Model
     """
-    # a dense copy of CSR rows comes out of the kernel cache, at most half of it
     data = training_set(X, y, sample_weight, params.svm_type, params.kernel.kernel,
-                        dense_copy_bytes=params.solver.cache_size * 2**20 / 2)
+                        dense_copy_bytes=dense_copy_budget(params.solver.cache_size))
     start = starting_point(init, len(data.y), params.svm_type)
     kernel = params.kernel.for_data(data.n_features)
     solver = params.solver

@@ -18,7 +18,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "libsmo"
 # lower ones. Names are module paths below libsmo (a package stands for its modules).
 LEVELS = [
     ("foundation", ["names", "exceptions", "_random", "_param_validation", "_parallel",
-                    "_core"]),
+                    "_sparse", "_core"]),
     ("validation", ["_validation", "params", "_one_vs_one"]),
     ("model", ["_prediction", "probability", "_model_checks", "model"]),
     ("problem", ["problem", "warm_start", "execution", "formulations", "classification",

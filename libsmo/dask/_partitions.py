@@ -22,7 +22,7 @@ import scipy.sparse as sp
 
 from libsmo import _validation as v
 from libsmo._core.arrays import csr_to_dense
-from libsmo.problem import DENSE_COPY_BYTES, take_rows
+from libsmo.problem import reads_dense, take_rows
 
 
 @dataclass(frozen=True)
@@ -131,8 +131,5 @@ def rows_by_id(part, ids):
 def densify_rule(infos, n_features):
     """Whether sparse data is trained as dense rows: the rule of
     `libsmo.problem.solver_layout`, applied to the whole data."""
-    n = sum(i.n_rows for i in infos)
-    d = n_features
-    nnz = sum(i.nnz for i in infos)
-    return (all(i.sparse for i in infos) and n * d * 8 <= DENSE_COPY_BYTES
-            and nnz >= 0.5 * n * d)
+    return all(i.sparse for i in infos) and reads_dense(
+        sum(i.n_rows for i in infos), n_features, sum(i.nnz for i in infos))

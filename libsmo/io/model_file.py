@@ -17,8 +17,8 @@ level (only `Model.save` calls `save_model`, from inside the method).
 import math
 
 import numpy as np
-import scipy.sparse as sp
 
+from libsmo import _sparse as sp
 from libsmo.io._svmlight import Parser
 from libsmo.io._text import FLOAT_RE, INT_RE, fail_at_line
 from libsmo.io._writer import format_lines

@@ -9,10 +9,11 @@ back, every number in the shortest text that reads back to the same double.
 Every parse error is a ValueError naming the file and the line.
 """
 import os
+from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
+from libsmo import _sparse as sp
 from libsmo.io._svmlight import Parser
 from libsmo.io._writer import format_lines
 from libsmo.io.atomic import write_atomically
@@ -82,6 +83,66 @@ def load_svmlight_files(files, n_features=None, dtype=np.float64, zero_based="au
     list
         [X1, y1, X2, y2, ...], or [X1, y1, q1, ...] with query_id=True.
     """
+    result = []
+    for rows in read_svmlight_rows(files, n_features, dtype, zero_based):
+        result += [rows.to_csr(), rows.y]
+        if query_id:
+            result.append(rows.qid)
+    return result
+
+
+@dataclass(frozen=True)
+class SvmlightRows:
+    """One file's rows as the parser read them: CSR arrays (indices from 0, in the file's
+    order, explicit zeros kept), labels and query ids.
+
+    Attributes
+    ----------
+    data : ndarray of the requested dtype
+    indices, indptr : ndarray of int32 (int64 past 2**31 - 1 entries or columns)
+    shape : (n_rows, n_features)
+    y : ndarray of float64
+    qid : ndarray of int64
+    """
+    data: np.ndarray
+    indices: np.ndarray
+    indptr: np.ndarray
+    shape: tuple
+    y: np.ndarray
+    qid: np.ndarray
+
+    def to_csr(self):
+        """The rows as a scipy.sparse.csr_matrix sharing these arrays."""
+        return sp.csr_matrix((self.data, self.indices, self.indptr), shape=self.shape)
+
+    def has_explicit_zeros(self):
+        """Whether the file stores a value 0 somewhere (``3:0``), which a dense matrix
+        could not tell from a missing entry."""
+        return bool(len(self.data)) and not np.all(self.data != 0)
+
+    def to_dense(self):
+        """The rows as a C-contiguous dense matrix (missing entries 0)."""
+        X = np.zeros(self.shape, dtype=self.data.dtype)
+        rows = np.repeat(np.arange(self.shape[0]), np.diff(self.indptr))
+        X[rows, self.indices] = self.data
+        return X
+
+
+def read_svmlight_rows(files, n_features=None, dtype=np.float64, zero_based="auto"):
+    """Parse svmlight / LIBSVM files into CSR arrays without building scipy matrices
+    (`load_svmlight_files` builds them from these; the commands may build dense rows
+    instead).
+
+    Parameters
+    ----------
+    files, n_features, dtype, zero_based
+        As in `load_svmlight_files`.
+
+    Returns
+    -------
+    list of SvmlightRows
+        One per file, all with the same number of columns.
+    """
     if isinstance(files, (str, bytes, os.PathLike, int)) or hasattr(files, "read"):
         files = [files]
     if not (zero_based is True or zero_based is False or zero_based == "auto"):
@@ -121,29 +182,51 @@ def load_svmlight_files(files, n_features=None, dtype=np.float64, zero_based="au
             indices -= shift
         if len(data) > INT_MAX:
             index_dtype = np.int64
-        X = sp.csr_matrix((np.asarray(data, dtype=dtype), indices.astype(index_dtype),
-                           indptr.astype(index_dtype)), shape=(len(indptr) - 1, n_features))
-        result += [X, leading[:, 0].copy()]
-        if query_id:
-            result.append(qid)
+        result.append(SvmlightRows(np.asarray(data, dtype=dtype),
+                                   indices.astype(index_dtype), indptr.astype(index_dtype),
+                                   (len(indptr) - 1, n_features), leading[:, 0].copy(), qid))
     return result
 
 
+@dataclass(frozen=True)
+class RowsToWrite:
+    """The entries to write, row by row, as CSR arrays: what the writers read, built
+    without scipy for dense rows."""
+    data: np.ndarray
+    indices: np.ndarray
+    indptr: np.ndarray
+    shape: tuple
+
+    @property
+    def nnz(self):
+        """Entries written."""
+        return len(self.data)
+
+
 def _as_csr_for_writing(X):
-    """CSR with sorted, unique indices and float64 values (X itself is not modified)."""
+    """The entries of X to write: float64 values, sorted unique indices (X itself is
+    not modified). A sparse matrix writes its stored entries (explicit zeros included,
+    duplicates summed); dense rows their values other than 0 (NaN included), as
+    scipy.sparse.csr_matrix would store them.
+
+    Returns
+    -------
+    RowsToWrite
+    """
     if sp.issparse(X):
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D, got {X.ndim} dimensions")
         X = sp.csr_matrix(X, dtype=np.float64, copy=True)
         X.sum_duplicates()
         X.sort_indices()
-        return X
+        return RowsToWrite(X.data, X.indices, X.indptr, X.shape)
     arr = np.asarray(X)
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"X must hold real numbers, got dtype {arr.dtype}")
     if arr.ndim != 2:
         raise ValueError(f"X must be 2-D, got shape {arr.shape}")
-    return sp.csr_matrix(arr.astype(np.float64))  # stores the non-zeros (and NaN)
+    arr = arr.astype(np.float64)
+    return RowsToWrite(*sp.dense_to_csr_arrays(arr), arr.shape)
 
 
 def dump_svmlight_file(X, y, f, zero_based=False, comment=None, query_id=None,

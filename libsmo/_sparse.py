@@ -1,0 +1,60 @@
+"""scipy.sparse, imported the first time something needs it.
+
+Importing scipy.sparse costs 0.1-0.2 s (scipy 1.17's array-API layer clones numpy, which
+imports numpy.f2py and numpy.testing): more than a whole small training, and more than
+svm-train's entire run. Dense data never needs scipy, so the modules on the training,
+model and file paths reach scipy.sparse through this module instead of importing it:
+
+    from libsmo import _sparse as sp
+
+`sp.issparse(X)` answers without importing scipy (an object cannot be a scipy sparse
+matrix while scipy.sparse has never been imported); every other name (`sp.csr_matrix`,
+`sp.vstack`, ...) imports scipy.sparse on first use and is scipy.sparse's own.
+"""
+import sys
+
+import numpy as np
+
+_SCIPY_SPARSE = "scipy.sparse"
+
+
+def issparse(x):
+    """Whether `x` is a scipy sparse matrix or array, without importing scipy.
+
+    Parameters
+    ----------
+    x : object
+
+    Returns
+    -------
+    bool
+    """
+    module = sys.modules.get(_SCIPY_SPARSE)
+    return module is not None and module.issparse(x)
+
+
+def dense_to_csr_arrays(X):
+    """The (data, indices, indptr) of a dense matrix's CSR form, as
+    `scipy.sparse.csr_matrix(X)` stores it (every value != 0, NaN included, row by
+    row), with numpy alone.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+
+    Returns
+    -------
+    data : ndarray of X's dtype
+    indices : ndarray of int64
+    indptr : ndarray of int64
+    """
+    stored = X != 0
+    indptr = np.zeros(X.shape[0] + 1, dtype=np.int64)
+    np.cumsum(np.count_nonzero(stored, axis=1), out=indptr[1:])
+    return X[stored], np.nonzero(stored)[1].astype(np.int64), indptr
+
+
+def __getattr__(name):
+    # PEP 562: any other name is scipy.sparse's, imported now
+    import scipy.sparse
+    return getattr(scipy.sparse, name)
