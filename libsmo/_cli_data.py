@@ -7,7 +7,7 @@ made dense only over the columns the serial numbers use, so that a stray index i
 cannot decide the size of an allocation.
 """
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from libsmo._cli_common import CommandError
 
@@ -44,19 +44,10 @@ def check_input_file(path):
         raise CommandError(f"can't open input file {path}") from None
 
 
-def _load(path, zero_based, dense_copy_bytes=0):
-    """(X, y) from a LIBSVM data file: zero-based for a precomputed kernel (column 0
-    holds the serial numbers), else one-based as LIBSVM's features ("auto": unless the
-    file uses index 0).
-
-    X is dense when the solver would read these rows as a dense copy anyway
-    (`libsmo.problem.reads_dense` with dense_copy_bytes) and the file stores no explicit
-    zero (``3:0``, which a support vector's line in the model file keeps); else CSR.
-    Dense rows train to the same model (the kernel sums in LIBSVM's order either way)
-    and spare the command the import of scipy.sparse, which costs more than a small
-    training."""
+def _read_rows(path, zero_based):
+    """A LIBSVM data file's rows (`libsmo.io.svmlight.SvmlightRows`), with svm-train's
+    messages for a file it cannot open or read."""
     from libsmo.io.svmlight import read_svmlight_rows
-    from libsmo.problem import reads_dense
     check_input_file(path)
     try:
         [rows] = read_svmlight_rows(path, zero_based=zero_based)
@@ -68,6 +59,22 @@ def _load(path, zero_based, dense_copy_bytes=0):
         raise CommandError(f"Wrong input format ({exc})") from None
     except OSError as exc:
         raise CommandError(f"can't open input file {path} ({exc.strerror or exc})") from None
+    return rows
+
+
+def _load(path, zero_based, dense_copy_bytes=0):
+    """(X, y) from a LIBSVM data file: zero-based for a precomputed kernel (column 0
+    holds the serial numbers), else one-based as LIBSVM's features ("auto": unless the
+    file uses index 0).
+
+    X is dense when the solver would read these rows as a dense copy anyway
+    (`libsmo.problem.reads_dense` with dense_copy_bytes) and the file stores no explicit
+    zero (``3:0``, which a support vector's line in the model file keeps); else CSR.
+    Dense rows train to the same model (the kernel sums in LIBSVM's order either way)
+    and spare the command the import of scipy.sparse, which costs more than a small
+    training."""
+    from libsmo.problem import reads_dense
+    rows = _read_rows(path, zero_based)
     if (dense_copy_bytes and not rows.has_explicit_zeros()
             and reads_dense(*rows.shape, len(rows.data), dense_copy_bytes)):
         return rows.to_dense(), rows.y
@@ -124,17 +131,27 @@ def read_test_rows(path, kernel, n_columns):
     """A file to predict: features one-based as LIBSVM's, or a precomputed kernel's
     values against the training serial numbers 1..n_columns (the others are not read).
 
+    Rows no wider than the model's n_columns are read dense where
+    `libsmo.problem.reads_dense` would read them dense (stored zeros change no
+    prediction), so that predicting them never imports scipy.
+
     Returns
     -------
     Problem
     """
     import numpy as np
+
+    from libsmo.problem import reads_dense
     if kernel != "precomputed":
-        return Problem(*_load(path, "auto"))
+        rows = _read_rows(path, "auto")
+        if rows.shape[1] <= n_columns and reads_dense(rows.shape[0], n_columns,
+                                                      len(rows.data)):
+            return Problem(replace(rows, shape=(rows.shape[0], n_columns)).to_dense(),
+                           rows.y)
+        return Problem(rows.to_csr(), rows.y)
     X, y = _load(path, True)
     if X.shape[1] - 1 < n_columns:
         raise CommandError(f"Wrong input format: the model's support vectors need kernel "
                            f"values for serial numbers up to {n_columns}; this file has "
                            f"them up to {max(X.shape[1] - 1, 0)}")
     return Problem(np.ascontiguousarray(X[:, 1:n_columns + 1].toarray()), y)
-

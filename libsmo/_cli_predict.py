@@ -101,8 +101,10 @@ def predict_main(argv):
     from libsmo._cli_data import check_input_file, read_test_rows
     check_input_file(test_file)
     from libsmo.io import load_model, write_atomically
+    from libsmo.problem import DENSE_COPY_BYTES
     try:
-        model = load_model(model_file)
+        # dense support vectors where they are dense enough: no scipy for small models
+        model = load_model(model_file, dense_copy_bytes=DENSE_COPY_BYTES)
     except OSError as exc:
         raise CommandError(f"can't open model file {model_file} "
                            f"({exc.strerror or exc})") from None

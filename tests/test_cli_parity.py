@@ -254,8 +254,9 @@ def test_usage_errors_start_without_numpy(tmp_path):
 
 def test_small_dense_trainings_never_import_scipy(tmp_path):
     """heart_scale (270 rows, 13 features, 96% stored) is read into dense rows, as the
-    solver would copy it anyway: a training, a cross-validation and a grid import no
-    scipy (0.1-0.2 s of start-up), and the model file is svm-train's, byte for byte."""
+    solver would copy it anyway: a training, a cross-validation, a grid and a prediction
+    import no scipy (0.1-0.2 s of start-up), and the model file and the predictions are
+    svm-train's and svm-predict's, byte for byte."""
     need_libsvm_tools()
     code = ("import sys, io, contextlib\n"
             "import libsmo.cli\n"
@@ -264,13 +265,16 @@ def test_small_dense_trainings_never_import_scipy(tmp_path):
             "    status = [libsmo.cli.train_main(['-q', data, 'libsmo.model']),\n"
             "              libsmo.cli.train_main(['-q', '-v', '5', data]),\n"
             "              libsmo.cli.grid_main(['-log2c', '1,3,2', '-log2g', '-3,-1,2',\n"
-            "                                    '-out', 'null', '-gnuplot', 'null', data])]\n"
+            "                                    '-out', 'null', '-gnuplot', 'null', data]),\n"
+            "              libsmo.cli.predict_main([data, 'libsmo.model', 'libsmo.out'])]\n"
             "print(status, sorted(m for m in sys.modules if m.startswith('scipy'))[:3])\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=tmp_path, timeout=120)
-    assert out.stdout.strip() == "[0, 0, 0] []", (out.stdout, out.stderr)
+    assert out.stdout.strip() == "[0, 0, 0, 0] []", (out.stdout, out.stderr)
     run(["svm-train", "-q", data_file("heart_scale"), "svm.model"], tmp_path)
     assert (tmp_path / "libsmo.model").read_bytes() == (tmp_path / "svm.model").read_bytes()
+    run(["svm-predict", data_file("heart_scale"), "svm.model", "svm.out"], tmp_path)
+    assert (tmp_path / "libsmo.out").read_bytes() == (tmp_path / "svm.out").read_bytes()
 
 
 def test_explicit_zeros_keep_the_rows_sparse(tmp_path):

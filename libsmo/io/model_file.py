@@ -18,15 +18,15 @@ import math
 
 import numpy as np
 
-from libsmo import _sparse as sp
 from libsmo.io._svmlight import Parser
 from libsmo.io._text import FLOAT_RE, INT_RE, fail_at_line
 from libsmo.io._writer import format_lines
 from libsmo.io.atomic import write_atomically
 from libsmo.io.sources import _read_all
-from libsmo.io.svmlight import _as_csr_for_writing
+from libsmo.io.svmlight import SvmlightRows, _as_csr_for_writing
 from libsmo.model import Model
 from libsmo.names import CLASSIFICATION_TYPES, INT_MAX, LIBSVM_KERNEL_NAMES, SVM_TYPES
+from libsmo.problem import reads_dense
 
 __all__ = ["load_model", "model_to_bytes", "save_model"]
 
@@ -99,18 +99,23 @@ _HEADER_KEYS = (b"svm_type", b"kernel_type", b"degree", b"gamma", b"coef0", b"nr
                 b"nr_sv")
 
 
-def load_model(f):
+def load_model(f, dense_copy_bytes=0):
     """Read a LIBSVM model file (as written by svm-train, svm_save_model or
     `Model.save`).
 
     Parameters
     ----------
     f : str, path-like or binary file object
+    dense_copy_bytes : int
+        Support vectors that `libsmo.problem.reads_dense` would read dense within this
+        many bytes are returned as a dense array (the commands predict so without
+        importing scipy); 0 (the default) keeps them CSR.
 
     Returns
     -------
     Model
-        Support vectors as CSR of shape (total_sv, largest index), support None (the
+        Support vectors as CSR of shape (total_sv, largest index) (or dense, see
+        dense_copy_bytes), support None (the
         file does not record training indices), except for a precomputed kernel:
         support_vectors None, support the serial numbers of the ``0:n`` entries minus 1
         and n_features the largest of them.
@@ -237,9 +242,10 @@ def load_model(f):
     else:
         n_features = int(parser.seen_max_index) if len(data) else 0
         index_dtype = np.int32 if len(data) <= INT_MAX else np.int64
-        support_vectors = sp.csr_matrix(
-            (data, (indices - 1).astype(index_dtype), indptr.astype(index_dtype)),
-            shape=(total_sv, n_features))
+        rows = SvmlightRows(data, (indices - 1).astype(index_dtype),
+                            indptr.astype(index_dtype), (total_sv, n_features), None, None)
+        support_vectors = (rows.to_dense() if dense_copy_bytes and reads_dense(
+            total_sv, n_features, len(data), dense_copy_bytes) else rows.to_csr())
         support = None
     return Model(svm_type=svm_type, kernel=kernel, gamma=gamma, degree=degree,
                  coef0=coef0, classes=classes, n_support=n_support,
