@@ -64,21 +64,34 @@ def scale_main(argv):
         lower, upper, y_range, save, restore, data_file = parse_scale_args(argv)
     except UsageError as exc:
         return usage(SCALE_USAGE, str(exc))
-    from libsmo.io import dump_svmlight_file, load_svmlight_file
+    from libsmo.io import dump_svmlight_file
+    from libsmo.io.svmlight import read_svmlight_rows
+    from libsmo.problem import reads_dense
     from libsmo.scaling import Scaler
     try:
         with open(data_file, "rb"):
             pass
-        X, y = load_svmlight_file(data_file)
+        [rows] = read_svmlight_rows(data_file)
     except OSError:
         raise CommandError(f"can't open file {data_file}") from None
     except ValueError as exc:
         raise CommandError(f"ERROR: failed to read {data_file} ({exc})") from None
+    y = rows.y
     try:
-        scaler = (Scaler.load_range(restore) if restore
-                  else Scaler(lower=lower, upper=upper, y_range=y_range).fit(X, y))
+        scaler = Scaler.load_range(restore) if restore else None
     except OSError:
         raise CommandError(f"can't open file {restore}") from None
+    except ValueError as exc:
+        raise CommandError(f"ERROR: failed to read scaling parameters ({exc})") from None
+    # dense rows (no scipy to import) where they are dense enough and reach as far as
+    # the ranges do; a stored zero counts among svm-scale's "original #nonzeros", so a
+    # file with one stays CSR
+    width = rows.shape[1] if scaler is None else scaler.output_width(rows.shape[1])
+    X = (rows.to_dense() if rows.shape[1] == width and not rows.has_explicit_zeros()
+         and reads_dense(rows.shape[0], width, len(rows.data)) else rows.to_csr())
+    try:
+        if scaler is None:
+            scaler = Scaler(lower=lower, upper=upper, y_range=y_range).fit(X, y)
     except ValueError as exc:
         raise CommandError(f"ERROR: failed to read scaling parameters ({exc})") from None
     with warnings.catch_warnings(record=True) as caught:

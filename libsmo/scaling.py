@@ -192,6 +192,13 @@ class Scaler:
         return index[varies], fmin[varies], fmax[varies]
 
     # ------------------------------------------------------------- transforming
+    def output_width(self, n_columns):
+        """The columns of a transformed matrix of n_columns columns: as many as it has,
+        or as the fitted ranges reach, whichever is more."""
+        self._check_fitted()
+        return max(n_columns, int(self.n_features_in_),
+                   int(self.feature_index_[-1]) + 1 if len(self.feature_index_) else 0)
+
     def transform(self, X, y=None):
         """Scale X (and y, when given) with the fitted ranges.
 
@@ -212,8 +219,7 @@ class Scaler:
         lower, upper = float(self.lower), float(self.upper)
         columns, vmin, vmax = self._scaled_columns()
         n = X.shape[0]
-        width = max(X.shape[1], int(self.n_features_in_),
-                    int(self.feature_index_[-1]) + 1 if len(self.feature_index_) else 0)
+        width = self.output_width(X.shape[1])
         self._warn_unscaled(X, columns)
         if sp.issparse(X):
             out = self._transform_sparse(X, width, columns, vmin, vmax, lower, upper)

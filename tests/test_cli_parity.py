@@ -254,9 +254,9 @@ def test_usage_errors_start_without_numpy(tmp_path):
 
 def test_small_dense_trainings_never_import_scipy(tmp_path):
     """heart_scale (270 rows, 13 features, 96% stored) is read into dense rows, as the
-    solver would copy it anyway: a training, a cross-validation, a grid and a prediction
-    import no scipy (0.1-0.2 s of start-up), and the model file and the predictions are
-    svm-train's and svm-predict's, byte for byte."""
+    solver would copy it anyway: a training, a cross-validation, a grid, a prediction
+    and a scaling import no scipy (0.1-0.2 s of start-up), and the model file, the
+    predictions and the scaled data are LIBSVM's tools', byte for byte."""
     need_libsvm_tools()
     code = ("import sys, io, contextlib\n"
             "import libsmo.cli\n"
@@ -267,14 +267,18 @@ def test_small_dense_trainings_never_import_scipy(tmp_path):
             "              libsmo.cli.grid_main(['-log2c', '1,3,2', '-log2g', '-3,-1,2',\n"
             "                                    '-out', 'null', '-gnuplot', 'null', data]),\n"
             "              libsmo.cli.predict_main([data, 'libsmo.model', 'libsmo.out'])]\n"
+            "with open('libsmo.scaled', 'w') as f, contextlib.redirect_stdout(f):\n"
+            "    status.append(libsmo.cli.scale_main(['-l', '0', data]))\n"
             "print(status, sorted(m for m in sys.modules if m.startswith('scipy'))[:3])\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=tmp_path, timeout=120)
-    assert out.stdout.strip() == "[0, 0, 0, 0] []", (out.stdout, out.stderr)
+    assert out.stdout.strip() == "[0, 0, 0, 0, 0] []", (out.stdout, out.stderr)
     run(["svm-train", "-q", data_file("heart_scale"), "svm.model"], tmp_path)
     assert (tmp_path / "libsmo.model").read_bytes() == (tmp_path / "svm.model").read_bytes()
     run(["svm-predict", data_file("heart_scale"), "svm.model", "svm.out"], tmp_path)
     assert (tmp_path / "libsmo.out").read_bytes() == (tmp_path / "svm.out").read_bytes()
+    scaled = run(["svm-scale", "-l", "0", data_file("heart_scale")], tmp_path).stdout
+    assert (tmp_path / "libsmo.scaled").read_text() == scaled
 
 
 def test_explicit_zeros_keep_the_rows_sparse(tmp_path):
