@@ -24,6 +24,8 @@ cdef class Kernel:
     cdef readonly int n_threads
 
     cdef void row(self, int i, int start, int end, double* out) noexcept nogil
+    cdef void rows_many(self, const int* sources, int count, int start, int end,
+                        double* out, long ld_out) noexcept nogil
     cdef double value(self, int i, int j) noexcept nogil
     cdef void swap(self, int i, int j) noexcept nogil
     cdef double _from_dot(self, double dot, int i, int j) noexcept nogil

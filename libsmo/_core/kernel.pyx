@@ -132,6 +132,21 @@ cdef class Kernel:
         if self.kernel_type != PRECOMPUTED:
             self._dots_to_kernel(i, start, n, nthreads, out)
 
+    cdef void rows_many(self, const int* sources, int count, int start, int end,
+                        double* out, long ld_out) noexcept nogil:
+        """K(x_s, x_j) for the `count` rows s = sources[b] and j in [start, end) into
+        out[b ld_out : b ld_out + end - start]: one pass over the data for all of their
+        dot products where the rows allow it (`Rows.dots_many`), the same values as
+        `row`."""
+        cdef int b, n = end - start
+        cdef int nthreads = self.n_threads if n >= PARALLEL_MIN_ENTRIES else 1
+        if n <= 0:
+            return
+        self.rows.dots_many(sources, count, start, end, nthreads, out, ld_out)
+        if self.kernel_type != PRECOMPUTED:
+            for b in range(count):
+                self._dots_to_kernel(sources[b], start, n, nthreads, out + b * ld_out)
+
     cdef void _dots_to_kernel(self, int i, int start, int n, int nthreads,
                               double* out) noexcept nogil:
         """Replace the dots x_i'x_j in out[0 : n] (j from start) by K(x_i, x_j)."""

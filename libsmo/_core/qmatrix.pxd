@@ -12,8 +12,13 @@ cdef class QMatrix:
     cdef double[::1] sign
     cdef double[::1] diag
     cdef double[::1] kbuf
+    # rows computed together on a miss (1: one at a time) and their kernel values
+    cdef readonly int rows_together
+    cdef double[::1] kbuf_many
 
     cdef float* get_row(self, int i, int length) noexcept nogil
+    cdef bint is_cached(self, int i) noexcept nogil
+    cdef float* get_rows(self, const int* rows, int count, int length) noexcept nogil
     cdef void swap_index(self, int i, int j) noexcept nogil
 
 

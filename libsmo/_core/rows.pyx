@@ -42,6 +42,12 @@ from cython.parallel cimport prange
 cdef extern from "inner_loops.h" nogil:
     void smo_dense_dots(int n, int d, long ld, const double* cols, const double* xi,
                         double* out)
+    void smo_row_dots(int n, long d, const double* rows, long ld, const double* x,
+                      double* out)
+    void smo_indexed_row_dots(int n, long d, const double* base, long ld,
+                              const int* index, const double* x, double* out)
+    void smo_row_dots_many(int n, long d, const double* base, long ld, const int* index,
+                           const double** xs, int count, double* out, long ld_out)
 
 cnp.import_array()
 
@@ -235,20 +241,71 @@ cdef class Rows:
                                &self.x_i[0], out)
         elif self.layout == ROW_MAJOR:
             if nthreads > 1:
-                for j in prange(n, schedule="static", num_threads=nthreads):
-                    out[j] = dense_dot(&self.dense[start + j, 0], &self.dense[i, 0], d)
+                n_blocks = (n + DENSE_BLOCK - 1) // DENSE_BLOCK
+                for b in prange(n_blocks, schedule="static", num_threads=nthreads):
+                    smo_row_dots(min(DENSE_BLOCK, n - b * DENSE_BLOCK), d,
+                                 &self.dense[start + b * DENSE_BLOCK, 0], d,
+                                 &self.dense[i, 0], &out[b * DENSE_BLOCK])
             else:
-                for j in range(n):
-                    out[j] = dense_dot(&self.dense[start + j, 0], &self.dense[i, 0], d)
+                smo_row_dots(n, d, &self.dense[start, 0], d, &self.dense[i, 0], out)
         else:
             if nthreads > 1:
-                for j in prange(n, schedule="static", num_threads=nthreads):
-                    out[j] = dense_dot(&self.shared[self.index[start + j], 0],
-                                       &self.shared[self.index[i], 0], d)
+                n_blocks = (n + DENSE_BLOCK - 1) // DENSE_BLOCK
+                for b in prange(n_blocks, schedule="static", num_threads=nthreads):
+                    smo_indexed_row_dots(min(DENSE_BLOCK, n - b * DENSE_BLOCK), d,
+                                         &self.shared[0, 0], self.shared.shape[1],
+                                         &self.index[start + b * DENSE_BLOCK],
+                                         &self.shared[self.index[i], 0],
+                                         &out[b * DENSE_BLOCK])
             else:
-                for j in range(n):
-                    out[j] = dense_dot(&self.shared[self.index[start + j], 0],
-                                       &self.shared[self.index[i], 0], d)
+                smo_indexed_row_dots(n, d, &self.shared[0, 0], self.shared.shape[1],
+                                     &self.index[start], &self.shared[self.index[i], 0],
+                                     out)
+
+    cdef bint reads_rows_together(self) noexcept nogil:
+        """Whether `dots_many` builds several rows of dot products in one pass over the
+        data (dense rows stored row by row); else it builds them one by one."""
+        return (self.layout == ROW_MAJOR or self.layout == SHARED_DENSE) and \
+            self.n_features > 0
+
+    cdef void dots_many(self, const int* sources, int count, int start, int end,
+                        int nthreads, double* out, long ld_out) noexcept nogil:
+        """x_s'x_j for each of the `count` rows s = sources[b] and j in [start, end) into
+        out[b ld_out : b ld_out + end - start], the same values `dots` gives, on
+        `nthreads` OpenMP threads (at most MANY_ROWS sources)."""
+        cdef const double* xs[MANY_ROWS]
+        cdef int b, block, n_blocks, n = end - start
+        cdef Py_ssize_t d = self.n_features
+        cdef const double* base
+        cdef const int* index = NULL
+        cdef long ld
+        if n <= 0 or count <= 0:
+            return
+        if not self.reads_rows_together() or count > MANY_ROWS:
+            for b in range(count):
+                self.dots(sources[b], start, end, nthreads, out + b * ld_out)
+            return
+        if self.layout == ROW_MAJOR:
+            for b in range(count):
+                xs[b] = &self.dense[sources[b], 0]
+            base = &self.dense[start, 0]
+            ld = d
+        else:
+            for b in range(count):
+                xs[b] = &self.shared[self.index[sources[b]], 0]
+            base = &self.shared[0, 0]
+            ld = self.shared.shape[1]
+            index = &self.index[start]
+        if nthreads > 1:
+            n_blocks = (n + DENSE_BLOCK - 1) // DENSE_BLOCK
+            for block in prange(n_blocks, schedule="static", num_threads=nthreads):
+                smo_row_dots_many(
+                    min(DENSE_BLOCK, n - block * DENSE_BLOCK), d,
+                    base + (0 if index != NULL else <long>block * DENSE_BLOCK * ld), ld,
+                    index + block * DENSE_BLOCK if index != NULL else NULL, xs, count,
+                    out + block * DENSE_BLOCK, ld_out)
+        else:
+            smo_row_dots_many(n, d, base, ld, index, xs, count, out, ld_out)
 
     cdef double dot(self, int i, int j) noexcept nogil:
         """x_i'x_j (GRAM: K(x_i, x_j)); see `row_dot` in rows.pxd."""

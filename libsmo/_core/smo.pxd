@@ -42,11 +42,15 @@ cdef class Solver:
     cdef bint gradient_whole
     # the caller gave G and G_bar with the start (a warm start that knows them)
     cdef bint gradient_given
+    # a missed Q row and the rows computed with it (QMatrix.get_rows)
+    cdef int[::1] next_rows
 
     cdef void _swap(self, int i, int j) noexcept nogil
     cdef int _init_gradient(self) noexcept nogil
     cdef int _reconstruct_gradient(self) noexcept nogil
     cdef int take_step(self, int i, int j, bint require_progress) noexcept nogil
+    cdef float* _q_row(self, int i, int length) noexcept nogil
+    cdef int _rows_to_come(self, int i) noexcept nogil
     cdef int _update_G_bar(self, int i, double coef) noexcept nogil
     cdef int select_second_order(self, int* out_i, int* out_j) noexcept nogil
     cdef double _thresholds(self) noexcept nogil

@@ -43,6 +43,7 @@ from libc.math cimport fabs, INFINITY
 from libsmo._core.pair_step cimport (FREE, LOWER_BOUND, UPPER_BOUND, bound_status, in_low,
                                      in_up, solve_pair)
 from libsmo._core.qmatrix cimport QMatrix
+from libsmo._core.rows cimport MANY_ROWS
 from libsmo._core.stopping cimport StopConditions, RUNNING, OPTIMAL, EXCEPTION, NO_MEMORY
 from libsmo._core.solution import make_solution
 from libsmo._core.stopping import SolverStopped
@@ -95,6 +96,7 @@ cdef class Solver:
         self.pen_up = np.full((2, self.l), -np.inf)
         self.pen_low = np.full((2, self.l), -np.inf)
         self.active_set = np.arange(self.l, dtype=np.int32)
+        self.next_rows = np.empty(max(Q.rows_together, 1), dtype=np.int32)
         self.poller = StopConditions(max_iter, callback, callback_every, time_limit,
                                      stop_flag, self._progress)
         self.stop = RUNNING
@@ -180,6 +182,72 @@ cdef class Solver:
         self.gradient_whole = True
         return 0
 
+    # ---- Q rows ---------------------------------------------------------------------
+
+    cdef float* _q_row(self, int i, int length) noexcept nogil:
+        """Q row i over the first `length` variables. A row not in the cache comes with
+        the rows the next steps are most likely to ask for (`_rows_to_come`), computed in
+        the same pass over the data where the kernel can (dense rows: one read of the
+        data for all of them). The values are the same either way, and so are the
+        steps; only the time changes."""
+        cdef int count
+        if self.Q.rows_together <= 1 or self.Q.is_cached(i):
+            return self.Q.get_row(i, length)
+        count = self._rows_to_come(i)
+        return self.Q.get_rows(&self.next_rows[0], count, length)
+
+    cdef int _rows_to_come(self, int i) noexcept nogil:
+        """next_rows = [i, then up to rows_together - 1 active variables whose rows are
+        not cached]: half the most violating of I_up (the largest -y_t G_t, which the
+        selection takes as its first variable) and half the least of I_low (the
+        smallest, the likeliest partners), later variables first on ties as the
+        selection's own. Returns how many."""
+        cdef int want = self.Q.rows_together - 1
+        cdef int n_up = 0, n_low = 0, k, t, g, count = 1
+        cdef int want_low = want // 2
+        cdef int want_up = want - want_low
+        cdef int up_t[MANY_ROWS]
+        cdef int low_t[MANY_ROWS]
+        cdef double up_v[MANY_ROWS]
+        cdef double low_v[MANY_ROWS]
+        cdef double v
+        for t in range(self.active_size):
+            if t == i or self.Q.is_cached(t):
+                continue
+            g = sign_group(self, t)
+            v = -self.y[t] * self.G[t]
+            if self.pen_up[g, t] == 0.0:
+                # keep the want_up largest, sorted descending; >= puts later t first
+                if n_up < want_up or v >= up_v[n_up - 1]:
+                    k = n_up if n_up < want_up else n_up - 1
+                    while k > 0 and v >= up_v[k - 1]:
+                        up_v[k] = up_v[k - 1]
+                        up_t[k] = up_t[k - 1]
+                        k -= 1
+                    up_v[k] = v
+                    up_t[k] = t
+                    if n_up < want_up:
+                        n_up += 1
+            elif self.pen_low[g, t] == 0.0 and want_low > 0:
+                if n_low < want_low or v <= low_v[n_low - 1]:
+                    k = n_low if n_low < want_low else n_low - 1
+                    while k > 0 and v <= low_v[k - 1]:
+                        low_v[k] = low_v[k - 1]
+                        low_t[k] = low_t[k - 1]
+                        k -= 1
+                    low_v[k] = v
+                    low_t[k] = t
+                    if n_low < want_low:
+                        n_low += 1
+        self.next_rows[0] = i
+        for k in range(n_up):
+            self.next_rows[count] = up_t[k]
+            count += 1
+        for k in range(n_low):
+            self.next_rows[count] = low_t[k]
+            count += 1
+        return count
+
     # ---- the two-variable step ------------------------------------------------------
 
     cdef int take_step(self, int i, int j, bint require_progress) noexcept nogil:
@@ -202,10 +270,12 @@ cdef class Solver:
         daj = aj - old_aj
         if require_progress and fabs(daj) < 1e-12 * (aj + old_aj + 1e-12):
             return 0
-        Qj = self.Q.get_row(j, active)
+        Qj = self._q_row(j, active)
         if Qj == NULL:
             return out_of_memory(self)
-        # Qi is still valid: the cache always keeps the two most recent rows
+        # Qi is still valid: the cache always keeps the two most recent rows (and
+        # _q_row stores the rows it computes with Qj before Qj, within a quarter of
+        # the cache)
         self.alpha[i] = ai
         self.alpha[j] = aj
         smo_update_gradient(active, &self.G[0], Qi, dai, Qj, daj)
@@ -257,7 +327,7 @@ cdef class Solver:
         for g in range(n_groups):
             if i_g[g] == -1:
                 continue
-            Qi = self.Q.get_row(i_g[g], active)
+            Qi = self._q_row(i_g[g], active)
             if Qi == NULL:
                 return out_of_memory(self)
             j_g = smo_partner(active, G, y, &self.pen_low[g, 0], &self.QD[0], Qi,
