@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import data_file
+from conftest import data_file, load_fashion_mnist
 
 RUN = Path(__file__).resolve().parents[1] / "benchmarks" / "run.py"
 CASES = ("a9a", "housing")
@@ -83,3 +83,17 @@ def test_fit_loop_predict_smoke(tmp_path):
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert "letter: 2 predictions of 5000 rows, median" in proc.stdout
     assert "accuracy 97.64%" in proc.stdout
+
+
+def test_rows_together_smoke(tmp_path):
+    """benchmarks/rows_together.py (the measurement behind execution.ROWS_TOGETHER)
+    runs, and every setting reaches the same objective in the same steps."""
+    load_fashion_mnist("train", n_rows=10)   # fails under CI, skips elsewhere, if absent
+    proc = subprocess.run(
+        [sys.executable, str(RUN.parent / "rows_together.py"), "--rows", "600",
+         "--binary", "--repeats", "1", "--together", "4,8"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    fits = [line.split(", ", 1)[1] for line in proc.stdout.splitlines()
+            if " s, objective " in line]
+    assert len(fits) == 3 and len(set(fits)) == 1, proc.stdout

@@ -63,6 +63,24 @@ cnp.import_array()
 
 
 
+cdef inline int keep_largest(double* values, int* items, int n, int want, double v,
+                             int t) noexcept nogil:
+    """Offer item t of value v to the `want` largest kept so far (values[0 : n], sorted
+    descending; a later item goes before an equal value, as the selection's ties).
+    Returns the new count."""
+    cdef int k
+    if n == want and v < values[n - 1]:
+        return n
+    k = n if n < want else n - 1
+    while k > 0 and v >= values[k - 1]:
+        values[k] = values[k - 1]
+        items[k] = items[k - 1]
+        k -= 1
+    values[k] = v
+    items[k] = t
+    return n + 1 if n < want else n
+
+
 cdef class Solver:
     """State of one SMO run with LIBSVM's second-order selection; Platt's loop is the
     subclass `libsmo._core.platt_smo.PlattSolver`. Use `libsmo._core.solvers.solve`."""
@@ -200,8 +218,8 @@ cdef class Solver:
         """next_rows = [i, then up to rows_together - 1 active variables whose rows are
         not cached]: half the most violating of I_up (the largest -y_t G_t, which the
         selection takes as its first variable) and half the least of I_low (the
-        smallest, the likeliest partners), later variables first on ties as the
-        selection's own. Returns how many."""
+        smallest, the likeliest partners; kept as the largest -v), later variables
+        first on ties as the selection's own. Returns how many."""
         cdef int want = self.Q.rows_together - 1
         cdef int n_up = 0, n_low = 0, k, t, g, count = 1
         cdef int want_low = want // 2
@@ -217,28 +235,9 @@ cdef class Solver:
             g = sign_group(self, t)
             v = -self.y[t] * self.G[t]
             if self.pen_up[g, t] == 0.0:
-                # keep the want_up largest, sorted descending; >= puts later t first
-                if n_up < want_up or v >= up_v[n_up - 1]:
-                    k = n_up if n_up < want_up else n_up - 1
-                    while k > 0 and v >= up_v[k - 1]:
-                        up_v[k] = up_v[k - 1]
-                        up_t[k] = up_t[k - 1]
-                        k -= 1
-                    up_v[k] = v
-                    up_t[k] = t
-                    if n_up < want_up:
-                        n_up += 1
+                n_up = keep_largest(up_v, up_t, n_up, want_up, v, t)
             elif self.pen_low[g, t] == 0.0 and want_low > 0:
-                if n_low < want_low or v <= low_v[n_low - 1]:
-                    k = n_low if n_low < want_low else n_low - 1
-                    while k > 0 and v <= low_v[k - 1]:
-                        low_v[k] = low_v[k - 1]
-                        low_t[k] = low_t[k - 1]
-                        k -= 1
-                    low_v[k] = v
-                    low_t[k] = t
-                    if n_low < want_low:
-                        n_low += 1
+                n_low = keep_largest(low_v, low_t, n_low, want_low, -v, t)
         self.next_rows[0] = i
         for k in range(n_up):
             self.next_rows[count] = up_t[k]

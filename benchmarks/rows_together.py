@@ -1,0 +1,59 @@
+"""Q rows computed together on a cache miss against one at a time, on Fashion-MNIST.
+
+libsmo.train on the first --rows Fashion-MNIST training images (RBF, C=10,
+gamma=0.010235; 10 classes, or with --binary classes 0-4 against 5-9), alternating in
+one process between execution.ROWS_TOGETHER = 1 and each of --together, with
+ROWS_TOGETHER_MIN_BYTES set to 0 so that every size is tried. Prints each fit (seconds,
+objective, steps: the objective and the steps must not move) and the medians with their
+ratio to one row at a time. This is the measurement behind ROWS_TOGETHER and
+ROWS_TOGETHER_MIN_BYTES in libsmo/execution.py.
+
+    python benchmarks/rows_together.py --rows 12000 --together 4,8,16
+    python benchmarks/rows_together.py --rows 3000 --binary --threads 2
+"""
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_cases  # noqa: E402
+
+
+def main(argv=None):
+    """Run the comparison; returns the exit status."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=12000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--together", default="8",
+                        help="comma-separated rows computed together (default 8)")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--binary", action="store_true")
+    args = parser.parse_args(argv)
+    import libsmo
+    from libsmo import execution
+    X, y, _, _ = bench_cases.load_fashion(bench_cases.fashion_paths(), args.rows)
+    if args.binary:
+        y = (y >= 5).astype(float) * 2 - 1
+    values = [1] + [int(v) for v in args.together.split(",")]
+    execution.ROWS_TOGETHER_MIN_BYTES = 0
+    times = {v: [] for v in values}
+    for _ in range(args.repeats):
+        for v in values:
+            execution.ROWS_TOGETHER = v
+            start = time.perf_counter()
+            model = libsmo.train(X, y, C=10.0, gamma=0.010235, cache_size=200,
+                                 n_threads=args.threads)
+            times[v].append(time.perf_counter() - start)
+            print(f"rows together {v:2d}: {times[v][-1]:.3f} s, objective "
+                  f"{sum(model.objective):.6f}, steps {sum(model.n_iter)}", flush=True)
+    one = statistics.median(times[1])
+    for v in values:
+        median = statistics.median(times[v])
+        print(f"rows together {v:2d}: median {median:.3f} s, ratio {median / one:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
