@@ -7,7 +7,7 @@ made dense only over the columns the serial numbers use, so that a stray index i
 cannot decide the size of an allocation.
 """
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from libsmo._cli_common import CommandError
 
@@ -73,12 +73,9 @@ def _load(path, zero_based, dense_copy_bytes=0):
     Dense rows train to the same model (the kernel sums in LIBSVM's order either way)
     and spare the command the import of scipy.sparse, which costs more than a small
     training."""
-    from libsmo.problem import reads_dense
     rows = _read_rows(path, zero_based)
-    if (dense_copy_bytes and not rows.has_explicit_zeros()
-            and reads_dense(*rows.shape, len(rows.data), dense_copy_bytes)):
-        return rows.to_dense(), rows.y
-    return rows.to_csr(), rows.y
+    return rows.dense_or_csr(dense_copy_bytes=dense_copy_bytes,
+                             keeps_stored_zeros=True), rows.y
 
 
 def read_problem(path, kernel, dense_copy_bytes=0):
@@ -140,15 +137,9 @@ def read_test_rows(path, kernel, n_columns):
     Problem
     """
     import numpy as np
-
-    from libsmo.problem import reads_dense
     if kernel != "precomputed":
         rows = _read_rows(path, "auto")
-        if rows.shape[1] <= n_columns and reads_dense(rows.shape[0], n_columns,
-                                                      len(rows.data)):
-            return Problem(replace(rows, shape=(rows.shape[0], n_columns)).to_dense(),
-                           rows.y)
-        return Problem(rows.to_csr(), rows.y)
+        return Problem(rows.dense_or_csr(width=n_columns), rows.y)
     X, y = _load(path, True)
     if X.shape[1] - 1 < n_columns:
         raise CommandError(f"Wrong input format: the model's support vectors need kernel "

@@ -66,7 +66,6 @@ def scale_main(argv):
         return usage(SCALE_USAGE, str(exc))
     from libsmo.io import dump_svmlight_file
     from libsmo.io.svmlight import read_svmlight_rows
-    from libsmo.problem import reads_dense
     from libsmo.scaling import Scaler
     try:
         with open(data_file, "rb"):
@@ -83,12 +82,11 @@ def scale_main(argv):
         raise CommandError(f"can't open file {restore}") from None
     except ValueError as exc:
         raise CommandError(f"ERROR: failed to read scaling parameters ({exc})") from None
-    # dense rows (no scipy to import) where they are dense enough and reach as far as
-    # the ranges do; a stored zero counts among svm-scale's "original #nonzeros", so a
+    # dense rows (no scipy to import) where they are dense enough over the columns the
+    # ranges reach; a stored zero counts among svm-scale's "original #nonzeros", so a
     # file with one stays CSR
     width = rows.shape[1] if scaler is None else scaler.output_width(rows.shape[1])
-    X = (rows.to_dense() if rows.shape[1] == width and not rows.has_explicit_zeros()
-         and reads_dense(rows.shape[0], width, len(rows.data)) else rows.to_csr())
+    X = rows.dense_or_csr(width=width, keeps_stored_zeros=True)
     try:
         if scaler is None:
             scaler = Scaler(lower=lower, upper=upper, y_range=y_range).fit(X, y)

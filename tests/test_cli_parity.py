@@ -237,6 +237,12 @@ def test_unwritable_stdout_is_one_line_and_status_1(tmp_path, tool, args, stdout
     assert len(out.stderr.splitlines()) == 1, out.stderr
 
 
+def fresh_python(code, cwd, timeout=120):
+    """Run `code` in a fresh interpreter (nothing imported yet) from cwd; the result."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=cwd, timeout=timeout)
+
+
 def test_usage_errors_start_without_numpy(tmp_path):
     """`import libsmo.cli` and a usage error import neither numpy, scipy nor
     scikit-learn (start-up: the commands' own cost is then milliseconds)."""
@@ -247,8 +253,7 @@ def test_usage_errors_start_without_numpy(tmp_path):
             "              libsmo.cli.scale_main([]), libsmo.cli.grid_main([])]\n"
             "print(status, sorted(m for m in ('numpy', 'scipy', 'sklearn')\n"
             "                     if m in sys.modules))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=tmp_path, timeout=60)
+    out = fresh_python(code, tmp_path, timeout=60)
     assert out.stdout.strip() == "[1, 1, 1, 1] []", out.stderr
 
 
@@ -270,8 +275,7 @@ def test_small_dense_trainings_never_import_scipy(tmp_path):
             "with open('libsmo.scaled', 'w') as f, contextlib.redirect_stdout(f):\n"
             "    status.append(libsmo.cli.scale_main(['-l', '0', data]))\n"
             "print(status, sorted(m for m in sys.modules if m.startswith('scipy'))[:3])\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=tmp_path, timeout=120)
+    out = fresh_python(code, tmp_path)
     assert out.stdout.strip() == "[0, 0, 0, 0, 0] []", (out.stdout, out.stderr)
     run(["svm-train", "-q", data_file("heart_scale"), "svm.model"], tmp_path)
     assert (tmp_path / "libsmo.model").read_bytes() == (tmp_path / "svm.model").read_bytes()
@@ -305,8 +309,7 @@ def test_the_package_is_lazy_and_train_stays_the_function(tmp_path):
             "import libsmo.train as imported\n"
             "print(callable(libsmo.train), imported is libsmo.train,\n"
             "      libsmo.train.__module__, type(libsmo.Model).__name__)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=tmp_path, timeout=60)
+    out = fresh_python(code, tmp_path, timeout=60)
     assert out.stdout.split("\n")[:2] == ["[]", "True True libsmo.train type"], out.stderr
 
 

@@ -26,7 +26,6 @@ from libsmo.io.sources import _read_all
 from libsmo.io.svmlight import SvmlightRows, _as_csr_for_writing
 from libsmo.model import Model
 from libsmo.names import CLASSIFICATION_TYPES, INT_MAX, LIBSVM_KERNEL_NAMES, SVM_TYPES
-from libsmo.problem import reads_dense
 
 __all__ = ["load_model", "model_to_bytes", "save_model"]
 
@@ -244,8 +243,7 @@ def load_model(f, dense_copy_bytes=0):
         index_dtype = np.int32 if len(data) <= INT_MAX else np.int64
         rows = SvmlightRows(data, (indices - 1).astype(index_dtype),
                             indptr.astype(index_dtype), (total_sv, n_features), None, None)
-        support_vectors = (rows.to_dense() if dense_copy_bytes and reads_dense(
-            total_sv, n_features, len(data), dense_copy_bytes) else rows.to_csr())
+        support_vectors = rows.dense_or_csr(dense_copy_bytes=dense_copy_bytes)
         support = None
     return Model(svm_type=svm_type, kernel=kernel, gamma=gamma, degree=degree,
                  coef0=coef0, classes=classes, n_support=n_support,

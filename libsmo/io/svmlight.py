@@ -120,12 +120,38 @@ class SvmlightRows:
         could not tell from a missing entry."""
         return bool(len(self.data)) and not np.all(self.data != 0)
 
-    def to_dense(self):
-        """The rows as a C-contiguous dense matrix (missing entries 0)."""
-        X = np.zeros(self.shape, dtype=self.data.dtype)
+    def to_dense(self, width=None):
+        """The rows as a C-contiguous dense matrix (missing entries 0) of `width`
+        columns (default: the rows' own; at least that many)."""
+        X = np.zeros((self.shape[0], self.shape[1] if width is None else width),
+                     dtype=self.data.dtype)
         rows = np.repeat(np.arange(self.shape[0]), np.diff(self.indptr))
         X[rows, self.indices] = self.data
         return X
+
+    def dense_or_csr(self, width=None, dense_copy_bytes=None, keeps_stored_zeros=False):
+        """The rows dense (`to_dense(width)`) where `libsmo.problem.reads_dense` would
+        read them dense within dense_copy_bytes (default its own limit), else CSR: the
+        commands' way to small data without importing scipy.
+
+        Parameters
+        ----------
+        width : int or None
+            Columns of a dense result; rows wider than this stay CSR.
+        dense_copy_bytes : int or None
+            0 keeps the rows CSR.
+        keeps_stored_zeros : bool
+            Whether a stored 0 (``3:0``) must survive (a model file writes it): a file
+            with one then stays CSR.
+        """
+        from libsmo.problem import DENSE_COPY_BYTES, reads_dense
+        width = self.shape[1] if width is None else width
+        budget = DENSE_COPY_BYTES if dense_copy_bytes is None else dense_copy_bytes
+        if (budget and self.shape[1] <= width
+                and not (keeps_stored_zeros and self.has_explicit_zeros())
+                and reads_dense(self.shape[0], width, len(self.data), budget)):
+            return self.to_dense(width)
+        return self.to_csr()
 
 
 def read_svmlight_rows(files, n_features=None, dtype=np.float64, zero_based="auto"):
