@@ -231,7 +231,8 @@ def test_sigint_during_estimator_fit_leaves_the_previous_model(tmp_path):
         import libsmo
         from conftest import load_dataset
         X, y = load_dataset("a9a", n_rows=12000)
-        est = libsmo.SVC(gamma=0.05, tol=1e-12)   # a tolerance only a signal ends
+        # C=100 at a tolerance of 1e-12: a fit only a signal ends (minutes)
+        est = libsmo.SVC(C=100.0, gamma=0.05, tol=1e-12)
         print("fitting", flush=True)
         try:
             est.fit(X, y)
@@ -265,8 +266,11 @@ def test_sigint_stops_libsmo_train_without_a_model_file(tmp_path):
     """libsmo-train interrupted during training: exit status 130, a one-line message,
     no model file and no temporary file."""
     data = data_file("a9a")
-    child = subprocess.Popen(["libsmo-train", "-e", "1e-12", "-g", "0.05", str(data),
-                              "a9a.model"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    # C=100 at a tolerance of 1e-12: minutes of training (145 s here), so the signal
+    # lands in the solver on any machine (C=1 now ends in 2.6 s)
+    child = subprocess.Popen(["libsmo-train", "-e", "1e-12", "-c", "100", "-g", "0.05",
+                              str(data), "a9a.model"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True, cwd=tmp_path, env=neutral_env(),
                              preexec_fn=default_sigint)
     try:

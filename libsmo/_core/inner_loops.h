@@ -413,62 +413,74 @@ static inline smo_v4d smo_exp4(smo_v4d x)
     scale = (smo_v4d)((k + 1023) << 52);
     return smo_blend(underflow, zero, p * scale);
 }
+
+/* exp(-gamma d) of four entries, d = (sq_i + sq) - 2 dot (LIBSVM's formula, in its order
+ * of operations), clamped at 0 for prediction, where rounding of the expansion can make
+ * it slightly negative, so that no value exceeds 1 (K(x, x) = 1 exactly, as LIBSVM's
+ * difference form gives it). */
+static inline smo_v4d smo_rbf4(smo_v4d dot, smo_v4d sq, double sq_i, double gamma,
+                               int clamp)
+{
+    const smo_v4d zero = {0.0, 0.0, 0.0, 0.0};
+    smo_v4d d = (sq_i + sq) - 2.0 * dot;
+    if (clamp)
+        d = smo_blend((smo_v4l)(d < zero), zero, d);
+    return smo_exp4(-gamma * d);
+}
 #endif
 
-/* out_j <- exp(-gamma (sq_i + sq_j - 2 out_j)) for j in [0, n): an RBF kernel row from
- * the dot products in out (LIBSVM's formula, in its order of operations). */
+/* out_j <- smo_rbf4 of (out_j, sq_j) for j in [0, n): an RBF kernel row from the dot
+ * products in out. The last one to three entries go through the same exponential,
+ * padded, so that each entry is smo_rbf_exp(-gamma d) wherever it falls in a row (the
+ * tables of bit_counts.h hold exactly these values). */
+static inline void smo_rbf_row(int n, double* out, const double* sq, double sq_i,
+                               double gamma, int clamp)
+{
+    int j = 0, t;
+#ifdef SMO_VECTOR
+    double o[4] = {0.0, 0.0, 0.0, 0.0}, q[4] = {0.0, 0.0, 0.0, 0.0};
+    for (; j + 8 <= n; j += 8) {
+        smo_v4d e0 = smo_rbf4(smo_load4d(out + j), smo_load4d(sq + j), sq_i, gamma, clamp);
+        smo_v4d e1 = smo_rbf4(smo_load4d(out + j + 4), smo_load4d(sq + j + 4), sq_i, gamma,
+                              clamp);
+        smo_store4d(out + j, e0);
+        smo_store4d(out + j + 4, e1);
+    }
+    for (; j + 4 <= n; j += 4)
+        smo_store4d(out + j, smo_rbf4(smo_load4d(out + j), smo_load4d(sq + j), sq_i,
+                                      gamma, clamp));
+    if (j < n) {
+        for (t = 0; j + t < n; t++) {
+            o[t] = out[j + t];
+            q[t] = sq[j + t];
+        }
+        smo_store4d(o, smo_rbf4(smo_load4d(o), smo_load4d(q), sq_i, gamma, clamp));
+        for (t = 0; j + t < n; t++)
+            out[j + t] = o[t];
+    }
+#else
+    for (; j < n; j++) {
+        double d = (sq_i + sq[j]) - 2.0 * out[j];
+        out[j] = exp(-gamma * (clamp && d < 0.0 ? 0.0 : d));
+    }
+#endif
+}
+
+/* An RBF kernel row of training, from its dot products. */
 SMO_CLONES
 static void smo_rbf_from_dots(int n, double* out, const double* sq, double sq_i,
                               double gamma)
 {
-    int j = 0;
-#ifdef SMO_VECTOR
-    for (; j + 8 <= n; j += 8) {
-        smo_v4d a0 = -gamma * ((sq_i + smo_load4d(sq + j)) - 2.0 * smo_load4d(out + j));
-        smo_v4d a1 = -gamma * ((sq_i + smo_load4d(sq + j + 4)) - 2.0 * smo_load4d(out + j + 4));
-        smo_store4d(out + j, smo_exp4(a0));
-        smo_store4d(out + j + 4, smo_exp4(a1));
-    }
-    for (; j + 4 <= n; j += 4) {
-        smo_v4d arg = -gamma * ((sq_i + smo_load4d(sq + j)) - 2.0 * smo_load4d(out + j));
-        smo_store4d(out + j, smo_exp4(arg));
-    }
-#endif
-    for (; j < n; j++)
-        out[j] = exp(-gamma * ((sq_i + sq[j]) - 2.0 * out[j]));
+    smo_rbf_row(n, out, sq, sq_i, gamma, 0);
 }
 
-/* out_j <- exp(-gamma max(0, sq_i + sq_j - 2 out_j)) for j in [0, n): prediction's RBF
- * kernel values from a block of dot products. The squared distance is clamped at 0,
- * where rounding of the expansion can make it slightly negative, so that no kernel
- * value exceeds 1 (K(x, x) = 1 exactly, as LIBSVM's difference form gives it). */
+/* A row of prediction's RBF kernel block, from its dot products (clamped). */
 SMO_CLONES
 static void smo_rbf_from_dots_clamped(int n, double* out, const double* sq, double sq_i,
                                       double gamma)
 {
-    int j = 0;
-#ifdef SMO_VECTOR
-    const smo_v4d zero = {0.0, 0.0, 0.0, 0.0};
-    for (; j + 8 <= n; j += 8) {
-        smo_v4d d0 = (sq_i + smo_load4d(sq + j)) - 2.0 * smo_load4d(out + j);
-        smo_v4d d1 = (sq_i + smo_load4d(sq + j + 4)) - 2.0 * smo_load4d(out + j + 4);
-        d0 = smo_blend((smo_v4l)(d0 < zero), zero, d0);
-        d1 = smo_blend((smo_v4l)(d1 < zero), zero, d1);
-        smo_store4d(out + j, smo_exp4(-gamma * d0));
-        smo_store4d(out + j + 4, smo_exp4(-gamma * d1));
-    }
-    for (; j + 4 <= n; j += 4) {
-        smo_v4d d = (sq_i + smo_load4d(sq + j)) - 2.0 * smo_load4d(out + j);
-        d = smo_blend((smo_v4l)(d < zero), zero, d);
-        smo_store4d(out + j, smo_exp4(-gamma * d));
-    }
-#endif
-    for (; j < n; j++) {
-        double d = (sq_i + sq[j]) - 2.0 * out[j];
-        out[j] = exp(-gamma * (d > 0.0 ? d : 0.0));
-    }
+    smo_rbf_row(n, out, sq, sq_i, gamma, 1);
 }
-
 
 /* out_j += a b_j + c d_j + e f_j + g h_j for j in [0, n): four stored values of a sparse
  * row times their support-vector feature rows, added in one pass over the output (a

@@ -22,6 +22,9 @@ cdef class Kernel:
     cdef readonly Py_ssize_t n_rows
     cdef readonly Py_ssize_t n_features
     cdef readonly int n_threads
+    # rows of 0/1 values (rows.bit_words > 0): the kernel value for each count of
+    # common features (or, for RBF, of differing features), 0 to n_features
+    cdef double[::1] bit_table
 
     cdef void row(self, int i, int start, int end, double* out) noexcept nogil
     cdef void rows_many(self, const int* sources, int count, int start, int end,

@@ -2,6 +2,7 @@
 # shared by the kernel (dot products a whole row at a time, for the Q-row cache) and the
 # linear solver (dot products with, and updates of, the primal weights).
 cimport cython
+from libc.stdint cimport uint64_t
 
 
 cdef enum RowLayout:
@@ -35,12 +36,18 @@ cdef class Rows:
     cdef long long[::1] row_start
     cdef int[::1] row_nnz
     cdef double[::1] scatter
+    # rows of zeros and ones (built with bit_rows=True): bit f of bits[k] is feature f
+    # of row k, `bit_words` words a row (0: no bitmaps); dots counts common features
+    cdef uint64_t[:, ::1] bits
+    cdef readonly int bit_words
     # every layout: the caller's row number of row k, and |x_k|^2 (0 for GRAM)
     cdef readonly int[::1] index
     cdef readonly double[::1] sq_norm
 
     cdef void dots(self, int i, int start, int end, int nthreads,
                    double* out) noexcept nogil
+    cdef void bit_values(self, int i, int start, int end, int nthreads, bint by_xor,
+                         const double* table, double* out) noexcept nogil
     cdef bint reads_rows_together(self) noexcept nogil
     cdef void dots_many(self, const int* sources, int count, int start, int end,
                         int nthreads, double* out, long ld_out) noexcept nogil
@@ -52,6 +59,8 @@ cdef class Rows:
     cdef void _copy_dense(self, const double[:, ::1] X) except *
     cdef void _csr_norms(self) noexcept nogil
     cdef void _shared_norms(self) noexcept nogil
+    cdef double _dense_value(self, Py_ssize_t k, Py_ssize_t f) noexcept nogil
+    cdef void _build_bits(self) except *
 
 
 cdef extern from "inner_loops.h" nogil:

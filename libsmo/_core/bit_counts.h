@@ -1,0 +1,91 @@
+/* bit_counts.h: kernel rows of 0/1 rows kept as bitmaps (`Rows.bit_values`,
+ * `bitmaps.bit_kernel_block`), and the exponential the RBF tables are filled with. A row
+ * of such values is a bit count and a table load per entry; the tables hold exactly the
+ * values inner_loops.h's row loops compute, so the two give the same bits.
+ */
+#ifndef LIBSMO_BIT_COUNTS_H
+#define LIBSMO_BIT_COUNTS_H
+
+#include "inner_loops.h"
+
+/* exp(x) exactly as smo_rbf_from_dots computes each entry of a row. */
+static double smo_rbf_exp(double x)
+{
+#ifdef SMO_VECTOR
+    smo_v4d v = {x, x, x, x};
+    double e[4];
+    smo_store4d(e, smo_exp4(v));
+    return e[0];
+#else
+    return exp(x);
+#endif
+}
+
+/* Rows of 0/1 values kept as bitmaps (bit f of a row's `words` 64-bit words is feature
+ * f): x'row_j is the number of features both have, popcount(x & row_j). On a9a (123
+ * binary features, 14 a row) a row of these is two AND-and-count steps per row where the
+ * CSR gather waits on a chain of fourteen dependent additions. The count is exact, and
+ * so is any sum of products of zeros and ones in double precision: the same values as
+ * the CSR and dense loops give. */
+#if defined(__GNUC__) || defined(__clang__)
+#define smo_popcount64(w) ((long)__builtin_popcountll(w))
+#else
+static inline long smo_popcount64(uint64_t w)
+{
+    w = w - ((w >> 1) & 0x5555555555555555ULL);
+    w = (w & 0x3333333333333333ULL) + ((w >> 2) & 0x3333333333333333ULL);
+    w = (w + (w >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return (long)((w * 0x0101010101010101ULL) >> 56);
+}
+#endif
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+/* the popcnt instruction where the processor has it; a table-free bit count elsewhere */
+#define SMO_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
+#else
+#define SMO_POPCNT_CLONES
+#endif
+
+/* out_j <- c_j, or table[c_j] when a table is given, for j in [0, n), where c_j counts
+ * the bits of x & row_j (the dot product) or, with by_xor, of x ^ row_j (the squared
+ * distance |x|^2 + |row_j|^2 - 2 x'row_j, exactly); row j at rows + j words. A kernel
+ * value of 0/1 rows is a function of one of these counts, so the kernel builds a table
+ * of its d + 1 values once (`Kernel`) and a row of kernel values costs a count and a
+ * load per entry: no exponential left. */
+#define SMO_BIT_COUNT(row, op) \
+    (words == 1 ? smo_popcount64((row)[0] op x[0]) \
+     : words == 2 ? smo_popcount64((row)[0] op x[0]) + smo_popcount64((row)[1] op x[1]) \
+     : smo_bit_count_words(row, x, words, by_xor))
+
+static inline long smo_bit_count_words(const uint64_t* a, const uint64_t* b, int words,
+                                       int by_xor)
+{
+    long c = 0;
+    int w;
+    if (by_xor)
+        for (w = 0; w < words; w++)
+            c += smo_popcount64(a[w] ^ b[w]);
+    else
+        for (w = 0; w < words; w++)
+            c += smo_popcount64(a[w] & b[w]);
+    return c;
+}
+
+SMO_POPCNT_CLONES
+static void smo_bit_rows(int n, int words, const uint64_t* SMO_RESTRICT rows,
+                         const uint64_t* SMO_RESTRICT x, int by_xor,
+                         const double* SMO_RESTRICT table, double* SMO_RESTRICT out)
+{
+    int j;
+    long c;
+    for (j = 0; j < n; j++) {
+        const uint64_t* row = rows + (long)j * words;
+        if (by_xor)
+            c = SMO_BIT_COUNT(row, ^);
+        else
+            c = SMO_BIT_COUNT(row, &);
+        out[j] = table ? table[c] : (double)c;
+    }
+}
+
+#endif

@@ -1,0 +1,211 @@
+"""Rows of zeros and ones counted on bitmaps (`execution.BIT_ROWS`, `Rows.bit_values`,
+`Kernel`'s count table; prediction's `_prediction.bit_block`): every kernel value is a
+function of an exact count, so training takes the same steps to the same solution and
+prediction gives the same decision values as the dot-product loops, only faster. The
+decision values' agreement with libsvm-official on a9a and w8a is checked in
+test_prediction_blocks.py, which now runs through these bitmaps."""
+import numpy as np
+import pytest
+
+import libsmo
+from libsmo import _prediction, _sparse as sp, execution
+from libsmo._core.kernel import Kernel, bit_kernel_block
+from libsmo._core.bitmaps import pack_bits
+from conftest import load_dataset
+
+
+@pytest.fixture(scope="module")
+def a9a_part():
+    X, y = load_dataset("a9a", n_rows=2000)
+    return X, y
+
+
+def _fit(X, y, bit_rows, monkeypatch, **params):
+    monkeypatch.setattr(execution, "BIT_ROWS", bit_rows)
+    return libsmo.train(X, y, **params)
+
+
+@pytest.mark.parametrize("params", [
+    dict(C=1.0, gamma=0.05),
+    dict(C=1.0, gamma=0.05, n_threads=2),
+    dict(C=1.0, gamma=0.05, shrinking=False),
+    dict(C=1.0, gamma=0.05, dense=True),                  # a private dense copy
+    dict(C=1.0, gamma=0.05, dense=True, cache_size=0.5),  # dense rows read in place
+    dict(C=1.0, kernel="poly", gamma=0.05, degree=3, coef0=1.0),
+    dict(C=1.0, kernel="sigmoid", gamma=0.01, coef0=-0.5),
+    dict(C=0.1, kernel="linear"),
+    dict(svm_type="nu_svc", nu=0.3, gamma=0.05),
+    dict(svm_type="epsilon_svr", C=1.0, gamma=0.05, epsilon=0.2),
+    dict(svm_type="one_class", nu=0.1, gamma=0.05),
+])
+def test_bit_rows_take_the_same_steps(a9a_part, params, monkeypatch):
+    """2,000 a9a rows (123 one-hot features): the bitmaps give the step count, the
+    coefficients and rho of the dot products, bit for bit, for every kernel and
+    formulation."""
+    X, y = a9a_part
+    params = dict(params)
+    if params.pop("dense", False):
+        X = X.toarray()
+    kernel = Kernel(X, params.get("kernel", "rbf"), 0.05, 3, 0.0)
+    assert kernel.rows.has_bit_rows
+    plain = _fit(X, y, False, monkeypatch, **params)
+    counted = _fit(X, y, True, monkeypatch, **params)
+    assert counted.n_iter == plain.n_iter
+    np.testing.assert_array_equal(counted.support, plain.support)
+    np.testing.assert_array_equal(counted.sv_coef, plain.sv_coef)
+    np.testing.assert_array_equal(counted.rho, plain.rho)
+
+
+def test_multiclass_pairs_take_the_same_steps(monkeypatch):
+    """Three classes made from a9a's rows (three one-vs-one pairs, each on a subset of
+    rows with its own bitmaps): the same model either way."""
+    X, y = load_dataset("a9a", n_rows=1500)
+    labels = np.where(y > 0, 2.0, np.where(np.arange(len(y)) % 2, 0.0, 1.0))
+    plain = _fit(X, labels, False, monkeypatch, C=1.0, gamma=0.05)
+    counted = _fit(X, labels, True, monkeypatch, C=1.0, gamma=0.05)
+    np.testing.assert_array_equal(counted.n_iter, plain.n_iter)
+    np.testing.assert_array_equal(counted.sv_coef, plain.sv_coef)
+    np.testing.assert_array_equal(counted.rho, plain.rho)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "poly", "sigmoid", "linear"])
+@pytest.mark.parametrize("n_rows", [1, 5, 37])
+def test_kernel_rows_are_the_same_values(kernel, n_rows):
+    """Rows of kernel values from the bitmaps equal those from the dot products exactly,
+    whatever the row's length modulo 4 (the RBF row loop's tail takes the same
+    exponential as the table), also after the solver's swaps."""
+    X, _ = load_dataset("a9a", n_rows=n_rows + 3)
+    rows = np.arange(3, n_rows + 3)
+    args = (kernel, 0.07, 3, 0.5)
+    counted = Kernel(X, *args, rows=rows, bit_rows=True)
+    plain = Kernel(X, *args, rows=rows, bit_rows=False)
+    assert counted.rows.has_bit_rows and not plain.rows.has_bit_rows
+    for i in range(n_rows):
+        np.testing.assert_array_equal(counted.kernel_row(i), plain.kernel_row(i))
+    if n_rows > 1:
+        for k in (counted, plain):
+            k.rows.swap_rows(0, n_rows - 1)
+        np.testing.assert_array_equal(counted.kernel_row(0), plain.kernel_row(0))
+        np.testing.assert_array_equal(counted.rows.row_dots(n_rows - 1),
+                                      plain.rows.row_dots(n_rows - 1))
+
+
+def test_which_rows_get_bitmaps():
+    """Bitmaps only where every value is 0 or 1 and (CSR) they are no larger than the
+    values and indices; never for a precomputed kernel."""
+    def has_bits(X, kernel="rbf"):
+        return Kernel(X, kernel, 0.5, 3, 0.0).rows.has_bit_rows
+
+    ones = sp.csr_matrix(np.array([[1.0, 0, 1, 0], [0, 1, 1, 1], [1, 1, 0, 0]]))
+    assert has_bits(ones)
+    assert has_bits(ones.toarray())
+    stored_zero = ones.copy()
+    stored_zero.data[1] = 0.0          # an explicit zero still counts as 0
+    assert has_bits(stored_zero)
+    twos = ones.copy()
+    twos.data[2] = 2.0
+    assert not has_bits(twos)
+    assert not has_bits(twos.toarray())
+    with_nan = ones.toarray()
+    with_nan[1, 0] = np.nan
+    assert not has_bits(with_nan)
+    # 10,000 features, 3 stored a row: 157 words a row against 36 bytes of CSR
+    rng = np.random.default_rng(0)
+    wide = sp.csr_matrix((np.ones(60), (np.repeat(np.arange(20), 3),
+                                        rng.choice(10000, 60))), shape=(20, 10000))
+    assert not has_bits(wide)
+    gram = np.eye(3)
+    assert not has_bits(gram, kernel="precomputed")
+
+
+def test_pack_bits_matches_numpy():
+    """Bit f % 64 of word f // 64 is feature f, for dense and CSR rows and a wider
+    width; None for any value other than 0 and 1."""
+    rng = np.random.default_rng(1)
+    D = (rng.random((7, 130)) < 0.2).astype(np.float64)
+    expected = np.zeros((7, 3), dtype=np.uint64)
+    for k, f in zip(*np.nonzero(D)):
+        expected[k, f // 64] |= np.uint64(1) << np.uint64(f % 64)
+    np.testing.assert_array_equal(pack_bits(D), expected)
+    np.testing.assert_array_equal(pack_bits(sp.csr_matrix(D)), expected)
+    wider = pack_bits(D, 200)
+    assert wider.shape == (7, 4)
+    np.testing.assert_array_equal(wider[:, :3], expected)
+    D[3, 5] = 0.5
+    assert pack_bits(D) is None
+    assert pack_bits(sp.csr_matrix(D)) is None
+    with pytest.raises(ValueError, match="width"):
+        pack_bits(D, 10)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "poly", "sigmoid", "linear"])
+def test_bit_blocks_equal_kernel_blocks(kernel):
+    """K(rows, SV) counted on bitmaps equals the dot products' block exactly (the RBF
+    block's exponential is the same), with and without columns outside the support
+    vectors."""
+    X, _ = load_dataset("a9a", n_rows=700)
+    SV = _prediction.SupportRows(X[:301].tocsr())   # 301: a row tail of one
+    rows = X[301:].tocsr()
+    counted = _prediction.bit_block(rows, None, SV, kernel, 0.05, 3, 0.5)
+    plain = _prediction.kernel_block(rows.toarray(), SV.rows, kernel, 0.05, 3, 0.5,
+                                     SV_norms=SV.norms)
+    np.testing.assert_array_equal(counted, plain)
+    outside = np.arange(399, dtype=np.float64) % 3
+    counted = _prediction.bit_block(rows, outside, SV, kernel, 0.05, 3, 0.5)
+    if kernel == "rbf":
+        norms = _prediction.squared_norms(rows) + outside
+        plain = _prediction.kernel_block(rows.toarray(), SV.rows, kernel, 0.05, 3, 0.5,
+                                         X_norms=norms, SV_norms=SV.norms)
+    np.testing.assert_array_equal(counted, plain)
+    assert _prediction.bit_block(rows, outside + 0.5, SV, "rbf", 0.05, 3, 0.5) is None
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "poly", "sigmoid"])
+def test_prediction_counts_give_the_same_decision_values(kernel, monkeypatch):
+    """a9a's test rows against a model of 2,000 training rows: the same decision values
+    with and without the bitmaps, also for test rows with features the model's support
+    vectors never use; a test row holding another value falls back to dot products."""
+    X, y = load_dataset("a9a", n_rows=2000)
+    Xt, _ = load_dataset("a9a.t", n_rows=600, n_features=X.shape[1])
+    model = libsmo.train(X, y, C=1.0, kernel=kernel, gamma=0.05, coef0=0.5)
+    counted = model.decision_function(Xt)
+    assert model._sv_layout.bits is not None
+    monkeypatch.setattr(_prediction, "bit_block", lambda *args: None)
+    object.__setattr__(model, "_sv_layout", None)
+    np.testing.assert_array_equal(model.decision_function(Xt), counted)
+    monkeypatch.undo()
+
+    # columns past every support vector: part of |x - sv|^2, not of x'sv
+    extra = sp.csr_matrix((np.ones(3), ([0, 1, 1], [4, 2, 9])), shape=(3, 10))
+    rows = sp.hstack([Xt[:3], extra]).tocsr()
+    with_bits = model.decision_function(rows)
+    monkeypatch.setattr(_prediction, "bit_block", lambda *args: None)
+    object.__setattr__(model, "_sv_layout", None)
+    np.testing.assert_array_equal(model.decision_function(rows), with_bits)
+    monkeypatch.undo()
+
+    half = Xt[:5].toarray()
+    half[0, np.nonzero(half[0])[0][0]] = 0.5
+    model_block = _prediction.bit_block(half, None, model._sv_layout, kernel, 0.05, 3,
+                                        0.5)
+    assert model_block is None
+    np.testing.assert_allclose(model.decision_function(half)[1:], counted[1:5],
+                               rtol=1e-12, atol=1e-12)
+
+
+def test_bit_kernel_block_refuses_what_does_not_match():
+    """Shapes that do not match and a table too short for some count are ValueErrors,
+    not reads outside the arrays."""
+    x = np.zeros((2, 1), dtype=np.uint64)
+    sv = np.zeros((3, 1), dtype=np.uint64)
+    out = np.empty((2, 3))
+    offsets = np.zeros(2, dtype=np.int64)
+    bit_kernel_block(x, sv, offsets, np.arange(65.0), False, out)
+    np.testing.assert_array_equal(out, 0.0)
+    with pytest.raises(ValueError, match="table"):
+        bit_kernel_block(x, sv, offsets, np.arange(64.0), False, out)
+    with pytest.raises(ValueError, match="table"):
+        bit_kernel_block(x, sv, np.array([0, 1], dtype=np.int64), np.arange(65.0), True,
+                         out)
+    with pytest.raises(ValueError, match="match"):
+        bit_kernel_block(x, sv[:2], offsets, np.arange(65.0), False, out)
