@@ -5,6 +5,7 @@ read, a model trained, applied, scaled). The bare interpreter is timed too: what
 costs before libsmo runs a line.
 
     python benchmarks/bench_startup.py                    # the installed commands
+                                                          # (beside this interpreter)
     python benchmarks/bench_startup.py --source           # this checkout, precompiled
     python benchmarks/bench_startup.py --repeats 21
 
@@ -37,7 +38,11 @@ def libsmo_tool(name, args, env):
     """The command that runs libsmo's `name` (train, predict, scale)."""
     if args.source:
         return [sys.executable, "-m", "libsmo", name]
-    path = shutil.which(f"libsmo-{name}")
+    # the script pip installed beside this interpreter: a version manager's shim found
+    # first on PATH (pyenv's is a bash script that runs `pyenv exec`) adds its own
+    # start-up, 0.05-0.1 s here, which is not libsmo's
+    beside = Path(sys.executable).parent / f"libsmo-{name}"
+    path = str(beside) if beside.is_file() else shutil.which(f"libsmo-{name}")
     if path is None:
         sys.exit(f"libsmo-{name} is not installed: pip install . (or use --source)")
     return [path]
