@@ -42,9 +42,9 @@ DENSE_SV_BYTES = 64 * 2**20
 # vectors, a9a (11% stored) 11.8 -> 8.3 ms, w8a (4%) 22.5 -> 8.7 ms; letter (all
 # stored) would go 1.6 -> 5.4 ms.
 BY_FEATURE_MAX_DENSITY = 0.2
-# Predictions of at least this many kernel values that read rows by feature run BLAS on
-# one thread, leaving the cores to prediction's own OpenMP loops (a9a's test set on two
-# cores: 1.5 s with both thread pools, 0.64 s so).
+# Predictions of at least this many kernel values that read rows by feature or count
+# them on bitmaps run BLAS on one thread, leaving the cores to prediction's own OpenMP
+# loops (a9a's test set on two cores: 1.5 s with both thread pools, 0.64 s so).
 OWN_THREADS_MIN = 2**20
 # Sparse support vectors keep only the columns they use when their width exceeds this
 # many times their stored values: scipy's product transposes them through an index
@@ -354,7 +354,7 @@ def for_each_kernel_block(visit, X, SV, kernel, gamma, degree, coef0, X_norms=No
     sparse_product = (kernel != "precomputed" and sp.issparse(X)
                       and sp.issparse(SV.rows))
     with _one_blas_thread_if(kernel != "precomputed" and n_rows * n_sv >= OWN_THREADS_MIN
-                             and reads_by_feature(X, SV.rows)):
+                             and (reads_by_feature(X, SV.rows) or SV.bits is not None)):
         for block in iter_row_blocks(n_rows, 3 * n_sv // 2 if sparse_product else n_sv):
             _visit_block(visit, block, X, SV, kernel, gamma, degree, coef0, X_norms, rows)
 

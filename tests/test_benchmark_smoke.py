@@ -97,3 +97,16 @@ def test_rows_together_smoke(tmp_path):
     fits = [line.split(", ", 1)[1] for line in proc.stdout.splitlines()
             if " s, objective " in line]
     assert len(fits) == 3 and len(set(fits)) == 1, proc.stdout
+
+
+def test_contention_smoke(tmp_path):
+    """benchmarks/contention.py (one training alone, then two at once) runs, prints its
+    table, and every copy takes the same steps."""
+    load_fashion_mnist("train", n_rows=10)   # fails under CI, skips elsewhere, if absent
+    proc = subprocess.run(
+        [sys.executable, str(RUN.parent / "contention.py"), "--rows", "1500",
+         "--repeats", "1"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    copies = [line for line in proc.stdout.splitlines() if " at once: cpu " in line]
+    assert len(copies) == 3, proc.stdout
+    assert "| 0 vs 6 | 2 |" in proc.stdout

@@ -52,39 +52,41 @@ static inline long smo_popcount64(uint64_t w)
  * value of 0/1 rows is a function of one of these counts, so the kernel builds a table
  * of its d + 1 values once (`Kernel`) and a row of kernel values costs a count and a
  * load per entry: no exponential left. */
-#define SMO_BIT_COUNT(row, op) \
-    (words == 1 ? smo_popcount64((row)[0] op x[0]) \
-     : words == 2 ? smo_popcount64((row)[0] op x[0]) + smo_popcount64((row)[1] op x[1]) \
-     : smo_bit_count_words(row, x, words, by_xor))
+/* The row loop for W words a row: with W a constant the compiler unrolls the count and
+ * keeps the words of x in registers (w8a, 5 words: 3.4 ns a value with the words counted
+ * in a loop of unknown length). */
+#define SMO_BIT_LOOP(W, OP) \
+    for (j = 0; j < n; j++) { \
+        const uint64_t* row = rows + (long)j * (W); \
+        long c = 0; \
+        for (w = 0; w < (W); w++) \
+            c += smo_popcount64(row[w] OP x[w]); \
+        out[j] = table ? table[c] : (double)c; \
+    }
 
-static inline long smo_bit_count_words(const uint64_t* a, const uint64_t* b, int words,
-                                       int by_xor)
-{
-    long c = 0;
-    int w;
-    if (by_xor)
-        for (w = 0; w < words; w++)
-            c += smo_popcount64(a[w] ^ b[w]);
-    else
-        for (w = 0; w < words; w++)
-            c += smo_popcount64(a[w] & b[w]);
-    return c;
-}
+#define SMO_BIT_CASES(OP) \
+    switch (words) { \
+    case 1: SMO_BIT_LOOP(1, OP) break; \
+    case 2: SMO_BIT_LOOP(2, OP) break; \
+    case 3: SMO_BIT_LOOP(3, OP) break; \
+    case 4: SMO_BIT_LOOP(4, OP) break; \
+    case 5: SMO_BIT_LOOP(5, OP) break; \
+    case 6: SMO_BIT_LOOP(6, OP) break; \
+    case 7: SMO_BIT_LOOP(7, OP) break; \
+    case 8: SMO_BIT_LOOP(8, OP) break; \
+    default: SMO_BIT_LOOP(words, OP) break; \
+    }
 
 SMO_POPCNT_CLONES
 static void smo_bit_rows(int n, int words, const uint64_t* SMO_RESTRICT rows,
                          const uint64_t* SMO_RESTRICT x, int by_xor,
                          const double* SMO_RESTRICT table, double* SMO_RESTRICT out)
 {
-    int j;
-    long c;
-    for (j = 0; j < n; j++) {
-        const uint64_t* row = rows + (long)j * words;
-        if (by_xor)
-            c = SMO_BIT_COUNT(row, ^);
-        else
-            c = SMO_BIT_COUNT(row, &);
-        out[j] = table ? table[c] : (double)c;
+    int j, w;
+    if (by_xor) {
+        SMO_BIT_CASES(^)
+    } else {
+        SMO_BIT_CASES(&)
     }
 }
 
