@@ -36,10 +36,10 @@ Layouts (chosen at construction, see `RowLayout` in rows.pxd):
   memory than the CSR values and indices they shadow (8 bytes for 64 features against
   12 for a stored value).
 
-Both are this module's own loops rather than BLAS dgemv: OpenBLAS spreads each dgemv
-over threads of its own, which on a machine whose other core is busy made whole fits 15
-times slower (RFF features of a9a, 6000 x 300: 23 s against 1.5 s); the caller's
-`nthreads` (OpenMP) already spreads long rows.
+The CSR and dense rows of dot products are this module's own loops rather than BLAS
+dgemv: OpenBLAS spreads each dgemv over threads of its own, which on a machine whose
+other core is busy made whole fits 15 times slower (RFF features of a9a, 6000 x 300:
+23 s against 1.5 s); the caller's `nthreads` (OpenMP) already spreads long rows.
 """
 import numpy as np
 cimport numpy as cnp
