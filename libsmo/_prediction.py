@@ -24,7 +24,8 @@ import numpy as np
 
 from libsmo import _sparse as sp
 from libsmo._core.arrays import squared_norms as kernel_squared_norms
-from libsmo._core.kernel import (bit_kernel_block, rbf_block_from_dots, rbf_exp_table,
+from libsmo._core.kernel import (bit_kernel_block, bit_kernel_products,
+                                 rbf_block_from_dots, rbf_exp_table,
                                  sparse_dots_feature_major)
 from libsmo._core.bitmaps import pack_bits
 
@@ -318,9 +319,10 @@ def iter_row_blocks(n_rows, n_cols):
 
 
 def for_each_kernel_block(visit, X, SV, kernel, gamma, degree, coef0, X_norms=None,
-                          rows=None):
+                          rows=None, coef=None):
     """Call visit(block, K(X[block], SV)) over slices of rows whose kernel block stays
-    within BLOCK_BYTES (with `rows`, of the rows X[rows], taken a block at a time).
+    within BLOCK_BYTES (with `rows`, of the rows X[rows], taken a block at a time); with
+    `coef`, visit(block, K(X[block], SV) @ coef).
 
     Each block goes straight to `visit` and is bound nowhere else, so it is freed when
     visit returns, before the next one is built. (A generator's loop variable kept the
@@ -343,8 +345,16 @@ def for_each_kernel_block(visit, X, SV, kernel, gamma, degree, coef0, X_norms=No
         kernel; computed a block at a time when not given.
     rows : array of int, optional
         Row indices into X (default: all rows, in order).
+    coef : ndarray of shape (n_SV,) or (n_SV, n_columns), optional
+        Coefficients of the support vectors: visit is given the kernel sums K @ coef
+        (decision values), which rows of zeros and ones count without building K
+        (`libsmo._core.kernel.bit_kernel_products`).
     """
     n_sv = len(SV) if kernel == "precomputed" else SV.n_sv
+    coef_t = None
+    if coef is not None:
+        coef = np.asarray(coef, dtype=np.float64)
+        coef_t = np.ascontiguousarray((coef[:, None] if coef.ndim == 1 else coef).T)
     n_rows = X.shape[0] if rows is None else len(rows)
     # a sparse-sparse product first builds a sparse result (12 bytes an entry, and
     # text rows share common words, so it fills in) before it becomes dense: blocks
@@ -356,7 +366,8 @@ def for_each_kernel_block(visit, X, SV, kernel, gamma, degree, coef0, X_norms=No
     with _one_blas_thread_if(kernel != "precomputed" and n_rows * n_sv >= OWN_THREADS_MIN
                              and (reads_by_feature(X, SV.rows) or SV.bits is not None)):
         for block in iter_row_blocks(n_rows, 3 * n_sv // 2 if sparse_product else n_sv):
-            _visit_block(visit, block, X, SV, kernel, gamma, degree, coef0, X_norms, rows)
+            _visit_block(visit, block, X, SV, kernel, gamma, degree, coef0, X_norms, rows,
+                         coef, coef_t)
 
 
 def _one_blas_thread_if(condition):
@@ -369,33 +380,43 @@ def _one_blas_thread_if(condition):
     return threadpool_limits(1, user_api="blas")
 
 
-def _visit_block(visit, block, X, SV, kernel, gamma, degree, coef0, X_norms, rows):
-    """visit(block, K(X[block], SV)): one block of `for_each_kernel_block`."""
+def _visit_block(visit, block, X, SV, kernel, gamma, degree, coef0, X_norms, rows,
+                 coef=None, coef_t=None):
+    """visit(block, K(X[block], SV)), or with `coef` visit(block, K(X[block], SV) @ coef)
+    (`coef_t`: coef as rows, C-contiguous): one block of `for_each_kernel_block`."""
     taken = block if rows is None else rows[block]
     X_block = X[taken]
     if kernel == "precomputed":
-        visit(block, X_block[:, SV])
+        visit(block, _times(X_block[:, SV], coef))
         return
     norms = None
     if kernel == "rbf":
         norms = squared_norms(X_block) if X_norms is None else X_norms[taken]
     matched, outside = SV.match(X_block)
     if SV.bits is not None:
-        K = bit_block(matched, outside, SV, kernel, gamma, degree, coef0)
-        if K is not None:
-            visit(block, K)
+        counted = bit_block(matched, outside, SV, kernel, gamma, degree, coef0, coef_t)
+        if counted is not None:
+            visit(block, counted if coef is None or coef.ndim == 2 else counted[:, 0])
             return
     matched = dense_block(matched, SV.rows)
     by_feature = SV.by_feature() if reads_by_feature(matched, SV.rows) else None
-    visit(block, kernel_block(matched, SV.rows, kernel, gamma, degree, coef0,
-                              X_norms=norms, SV_norms=SV.norms, X_outside=outside,
-                              SV_by_feature=by_feature))
+    visit(block, _times(kernel_block(matched, SV.rows, kernel, gamma, degree, coef0,
+                                     X_norms=norms, SV_norms=SV.norms, X_outside=outside,
+                                     SV_by_feature=by_feature), coef))
 
 
-def bit_block(X, X_outside, SV, kernel, gamma, degree, coef0):
+def _times(K, coef):
+    """K, or K @ coef (a dense result) when coefficients are given."""
+    if coef is None:
+        return K
+    return np.asarray(K @ coef)
+
+
+def bit_block(X, X_outside, SV, kernel, gamma, degree, coef0, coef_t=None):
     """K(X, SV) counted on bitmaps (`libsmo._core.kernel.bit_kernel_block`) when the
     rows X, matched to the support vectors' columns, hold only zeros and ones; None
-    otherwise (then the dot products are taken).
+    otherwise (then the dot products are taken). With `coef_t`, the kernel sums
+    K(X, SV) @ coef_t.T instead (`bit_kernel_products`), without the block.
 
     Parameters
     ----------
@@ -409,10 +430,11 @@ def bit_block(X, X_outside, SV, kernel, gamma, degree, coef0):
         With bitmaps (`SV.bits`).
     kernel, gamma, degree, coef0
         As for `kernel_block`.
+    coef_t : ndarray of shape (n_columns, n_SV), C-contiguous, optional
 
     Returns
     -------
-    ndarray of shape (n_rows, n_SV) or None
+    ndarray of shape (n_rows, n_SV), or (n_rows, n_columns) with coef_t; or None
     """
     x_bits = pack_bits(X, SV.rows.shape[1])
     if x_bits is None:
@@ -434,6 +456,10 @@ def bit_block(X, X_outside, SV, kernel, gamma, degree, coef0):
             scaled = counts * gamma
             scaled += coef0
             table = scaled ** degree if kernel == "poly" else np.tanh(scaled)
+    if coef_t is not None:
+        out = np.empty((X.shape[0], coef_t.shape[0]))
+        bit_kernel_products(x_bits, SV.bits, offsets, table, kernel == "rbf", coef_t, out)
+        return out
     out = np.empty((X.shape[0], SV.n_sv))
     bit_kernel_block(x_bits, SV.bits, offsets, table, kernel == "rbf", out)
     return out

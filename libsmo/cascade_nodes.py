@@ -269,11 +269,11 @@ def _kernel_sums(X, support_X, coef, kernel):
     coef (one kernel block at a time)."""
     sums = np.zeros((X.shape[0], coef.shape[1]))
     if len(coef) and X.shape[0]:
-        def visit(rows, K):
-            sums[rows] = K @ coef
+        def visit(rows, block_sums):
+            sums[rows] = block_sums
 
         for_each_kernel_block(visit, X, SupportRows(support_X), kernel.kernel,
-                              kernel.gamma, kernel.degree, kernel.coef0)
+                              kernel.gamma, kernel.degree, kernel.coef0, coef=coef)
     return sums
 
 

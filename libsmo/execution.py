@@ -283,9 +283,9 @@ class Executor:
         SV = (sv_rows if k.kernel == "precomputed"
               else SupportRows(take_rows(self.X, sv_rows)))
 
-        def visit(block, K):
-            out[block] += K @ coef
+        def visit(block, sums):
+            out[block] += sums
 
         for_each_kernel_block(visit, self.X, SV, k.kernel, k.gamma, k.degree, k.coef0,
-                              rows=rows)
+                              rows=rows, coef=coef)
         return out

@@ -243,15 +243,17 @@ class Model:
                              f"trained with {self.n_features}")
         return X, norms
 
-    def _each_kernel_block(self, X, norms, visit):
-        """visit(slice, K(X[slice], SV)) over blocks of rows (see for_each_kernel_block)."""
+    def _each_kernel_block(self, X, norms, visit, coef=None):
+        """visit(slice, K(X[slice], SV)) over blocks of rows, or with `coef`
+        visit(slice, K(X[slice], SV) @ coef) (see for_each_kernel_block)."""
         if self.kernel == "precomputed":
-            for_each_kernel_block(visit, X, self.support, "precomputed", 0.0, 0, 0.0)
+            for_each_kernel_block(visit, X, self.support, "precomputed", 0.0, 0, 0.0,
+                                  coef=coef)
             return
         if self._sv_layout is None:
             self._sv_layout = SupportRows(self.support_vectors)
         for_each_kernel_block(visit, X, self._sv_layout, self.kernel, self.gamma,
-                              self.degree, self.coef0, X_norms=norms)
+                              self.degree, self.coef0, X_norms=norms, coef=coef)
 
     def linear_weights(self):
         """The primal weights of a linear-kernel model: one row per pair of classes (in
@@ -301,15 +303,20 @@ class Model:
                 out = np.asarray(self._with_width(X) @ self.linear_weights().T) - self.rho
                 return _finite_decisions(out[:, 0] if n_pairs == 1 else out)
             out = np.empty((X.shape[0], n_pairs))
-            if self.svm_type not in CLASSIFICATION_TYPES:
-                def visit(rows, K):
-                    out[rows, 0] = K @ self.sv_coef[0] - self.rho[0]
+            if n_pairs == 1:
+                # one decision (two classes, regression, one-class): the kernel sums
+                # with the coefficients, which 0/1 rows count without the block
+                def visit(rows, sums):
+                    out[rows, 0] = sums - self.rho[0]
+
+                self._each_kernel_block(X, norms, visit, coef=self.sv_coef[0])
             else:
                 pair_decisions = ovo.PairDecisions(self.sv_coef, self.n_support, self.rho)
 
                 def visit(rows, K):
                     pair_decisions(K, out[rows])
-            self._each_kernel_block(X, norms, visit)
+
+                self._each_kernel_block(X, norms, visit)
         return _finite_decisions(out[:, 0] if n_pairs == 1 else out)
 
     def _with_width(self, X):

@@ -9,7 +9,7 @@ import pytest
 
 import libsmo
 from libsmo import _prediction, _sparse as sp, execution
-from libsmo._core.kernel import Kernel, bit_kernel_block
+from libsmo._core.kernel import Kernel, bit_kernel_block, bit_kernel_products
 from libsmo._core.bitmaps import pack_bits
 from conftest import load_dataset
 
@@ -164,7 +164,10 @@ def test_bit_blocks_equal_kernel_blocks(kernel):
 def test_prediction_counts_give_the_same_decision_values(kernel, monkeypatch):
     """a9a's test rows against a model of 2,000 training rows: the same decision values
     with and without the bitmaps, also for test rows with features the model's support
-    vectors never use; a test row holding another value falls back to dot products."""
+    vectors never use; a test row holding another value falls back to dot products.
+    The kernel values are the same bits (test_bit_blocks_equal_kernel_blocks); their sum
+    with the coefficients is the sixteen-sum dot product here and BLAS's product there,
+    so the decision values agree to rounding."""
     X, y = load_dataset("a9a", n_rows=2000)
     Xt, _ = load_dataset("a9a.t", n_rows=600, n_features=X.shape[1])
     model = libsmo.train(X, y, C=1.0, kernel=kernel, gamma=0.05, coef0=0.5)
@@ -172,7 +175,7 @@ def test_prediction_counts_give_the_same_decision_values(kernel, monkeypatch):
     assert model._sv_layout.bits is not None
     monkeypatch.setattr(_prediction, "bit_block", lambda *args: None)
     object.__setattr__(model, "_sv_layout", None)
-    np.testing.assert_array_equal(model.decision_function(Xt), counted)
+    np.testing.assert_allclose(model.decision_function(Xt), counted, rtol=0, atol=1e-11)
     monkeypatch.undo()
 
     # columns past every support vector: part of |x - sv|^2, not of x'sv
@@ -181,7 +184,8 @@ def test_prediction_counts_give_the_same_decision_values(kernel, monkeypatch):
     with_bits = model.decision_function(rows)
     monkeypatch.setattr(_prediction, "bit_block", lambda *args: None)
     object.__setattr__(model, "_sv_layout", None)
-    np.testing.assert_array_equal(model.decision_function(rows), with_bits)
+    np.testing.assert_allclose(model.decision_function(rows), with_bits, rtol=0,
+                               atol=1e-11)
     monkeypatch.undo()
 
     half = Xt[:5].toarray()
@@ -195,7 +199,7 @@ def test_prediction_counts_give_the_same_decision_values(kernel, monkeypatch):
 
 def test_bit_kernel_block_refuses_what_does_not_match():
     """Shapes that do not match and a table too short for some count are ValueErrors,
-    not reads outside the arrays."""
+    not reads outside the arrays (the block and the kernel sums alike)."""
     x = np.zeros((2, 1), dtype=np.uint64)
     sv = np.zeros((3, 1), dtype=np.uint64)
     out = np.empty((2, 3))
@@ -209,3 +213,30 @@ def test_bit_kernel_block_refuses_what_does_not_match():
                          out)
     with pytest.raises(ValueError, match="match"):
         bit_kernel_block(x, sv[:2], offsets, np.arange(65.0), False, out)
+    sums = np.empty((2, 1))
+    with pytest.raises(ValueError, match="match"):
+        bit_kernel_products(x, sv, offsets, np.arange(65.0), False, np.ones((1, 2)), sums)
+    with pytest.raises(ValueError, match="table"):
+        bit_kernel_products(x, sv, offsets, np.arange(64.0), False, np.ones((1, 3)), sums)
+    bit_kernel_products(x, sv, offsets, np.arange(65.0) + 2.0, False, np.ones((1, 3)),
+                        sums)
+    np.testing.assert_array_equal(sums, 6.0)   # three support vectors, each K = 2
+
+
+@pytest.mark.parametrize("columns", [1, 3])
+def test_bit_kernel_products_equal_the_block_times_coefficients(columns):
+    """The kernel sums counted without the block equal K @ coef from the counted block
+    (a vector and a matrix of coefficients), to rounding."""
+    X, _ = load_dataset("a9a", n_rows=900)
+    SV = _prediction.SupportRows(X[:301].tocsr())
+    rows = X[301:].tocsr()
+    coef = np.random.default_rng(2).standard_normal((301, columns))
+    K = _prediction.bit_block(rows, None, SV, "rbf", 0.05, 3, 0.0)
+    sums = _prediction.bit_block(rows, None, SV, "rbf", 0.05, 3, 0.0,
+                                 np.ascontiguousarray(coef.T))
+    np.testing.assert_allclose(sums, K @ coef, rtol=1e-13, atol=1e-12)
+    got = []
+    _prediction.for_each_kernel_block(lambda block, s: got.append(s), rows, SV, "rbf",
+                                      0.05, 3, 0.0, coef=coef[:, 0])
+    np.testing.assert_allclose(np.concatenate(got), K @ coef[:, 0], rtol=1e-13,
+                               atol=1e-12)

@@ -24,10 +24,10 @@ always means the solver's variables.
 """
 import numpy as np
 cimport numpy as cnp
-from cython.parallel cimport prange
+from cython.parallel cimport prange, threadid
 from libc.math cimport exp, tanh
 from libc.stdint cimport uint64_t
-from libsmo._core.rows cimport Rows
+from libsmo._core.rows cimport Rows, dense_dot
 
 cdef extern from *:
     """
@@ -433,3 +433,65 @@ def bit_kernel_block(const uint64_t[:, ::1] x_bits, const uint64_t[:, ::1] sv_bi
         for i in prange(n_rows, num_threads=threads, schedule="static"):
             smo_bit_rows(n_sv, words, &sv_bits[0, 0], &x_bits[i, 0], by_xor,
                          &table[offsets[i]], &out[i, 0])
+
+
+def bit_kernel_products(const uint64_t[:, ::1] x_bits, const uint64_t[:, ::1] sv_bits,
+                        const long long[::1] offsets, const double[::1] table,
+                        bint by_xor, const double[:, ::1] coef_t, double[:, ::1] out,
+                        int n_threads=0):
+    """out[i, m] = sum_j K_ij coef_t[m, j], with K_ij counted on bitmaps as
+    `bit_kernel_block` counts it: the kernel sums of prediction (decision values) and of
+    the cascade's checks, without the kernel block. Each row's kernel values go to a
+    buffer of n_SV values that stays in the core's cache and is multiplied with each
+    coefficient row there (the sixteen-sum dot product of rows.pxd), where the block
+    would have gone to memory and back for a BLAS product.
+
+    Parameters
+    ----------
+    x_bits, sv_bits, offsets, table, by_xor
+        As for `bit_kernel_block`.
+    coef_t : ndarray of shape (n_columns, n_sv), C-contiguous
+        The coefficients, a row per column of the result.
+    out : ndarray of shape (n_rows, n_columns), C-contiguous, overwritten
+    n_threads : int
+        0: as many as OpenMP is allowed.
+
+    Raises
+    ------
+    ValueError
+        Shapes that do not match, or a table too short for some count.
+    """
+    cdef Py_ssize_t n_rows = out.shape[0], i
+    cdef int n_sv = <int>sv_bits.shape[0]
+    cdef int n_columns = <int>out.shape[1]
+    cdef int words = <int>x_bits.shape[1]
+    cdef int threads = 1, c
+    cdef double[:, ::1] values
+    if (x_bits.shape[0] != n_rows or sv_bits.shape[1] != words
+            or offsets.shape[0] != n_rows or coef_t.shape[0] != n_columns
+            or coef_t.shape[1] != n_sv):
+        raise ValueError(f"bitmaps of shapes {tuple(x_bits.shape)[:2]} and "
+                         f"{tuple(sv_bits.shape)[:2]}, {offsets.shape[0]} offsets, "
+                         f"coefficients of shape {tuple(coef_t.shape)[:2]} and a result "
+                         f"of shape {(n_rows, n_columns)} do not match")
+    if n_rows == 0 or n_columns == 0:
+        return
+    if n_sv == 0:
+        np.asarray(out)[:] = 0.0
+        return
+    if np.min(offsets) < 0 or np.max(offsets) + 64 * words >= table.shape[0]:
+        raise ValueError(f"a table of {table.shape[0]} values for counts up to "
+                         f"{np.max(offsets) + 64 * words}")
+    if words == 0:   # no columns: every count is 0
+        np.asarray(out)[:] = (np.asarray(table)[np.asarray(offsets)][:, None]
+                              * np.asarray(coef_t).sum(axis=1)[None, :])
+        return
+    if n_rows * n_sv >= 16 * PARALLEL_MIN_ENTRIES:
+        threads = n_threads if n_threads > 0 else max(1, smo_openmp_max_threads())
+    values = np.empty((threads, n_sv))   # a row of kernel values per thread
+    with nogil:
+        for i in prange(n_rows, num_threads=threads, schedule="static"):
+            smo_bit_rows(n_sv, words, &sv_bits[0, 0], &x_bits[i, 0], by_xor,
+                         &table[offsets[i]], &values[threadid(), 0])
+            for c in range(n_columns):
+                out[i, c] = dense_dot(&values[threadid(), 0], &coef_t[c, 0], n_sv)
