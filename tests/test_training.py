@@ -127,7 +127,9 @@ def test_time_limit_stops_with_a_usable_model():
     X, y = load_dataset("a9a", n_rows=12000)
     start = process_cpu_seconds()
     with pytest.warns(libsmo.ConvergenceWarning, match="time_limit"):
-        model = libsmo.train(X, y, gamma=0.05, tol=1e-9, time_limit=0.3)
+        # C=30: seconds of work, so that 0.3 s stops it on any machine (a9a's rows are
+        # counted on bitmaps, and C=1 ends in about a second)
+        model = libsmo.train(X, y, gamma=0.05, C=30.0, tol=1e-9, time_limit=0.3)
     # CPU, not wall, seconds: a loaded machine stretches the wall time of the work
     # after the limit, not the work itself (and the limit bounds CPU from above)
     assert process_cpu_seconds() - start < 1.5

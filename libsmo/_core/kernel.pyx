@@ -381,6 +381,27 @@ def rbf_exp_table(double gamma, Py_ssize_t size):
     return table
 
 
+cdef int _bit_threads(const uint64_t[:, ::1] x_bits, const uint64_t[:, ::1] sv_bits,
+                      const long long[::1] offsets, const double[::1] table,
+                      Py_ssize_t n_rows, int n_threads) except -1:
+    """Check what `bit_kernel_block` and `bit_kernel_products` share (ValueError: the
+    bitmaps' and offsets' shapes, a table too short for some count) and return the
+    OpenMP threads for their rows: 0 when there is nothing to count."""
+    cdef Py_ssize_t words = x_bits.shape[1], n_sv = sv_bits.shape[0]
+    if x_bits.shape[0] != n_rows or sv_bits.shape[1] != words or offsets.shape[0] != n_rows:
+        raise ValueError(f"bitmaps of shapes {tuple(x_bits.shape)[:2]} and "
+                         f"{tuple(sv_bits.shape)[:2]} and {offsets.shape[0]} offsets for "
+                         f"{n_rows} rows do not match")
+    if n_rows == 0 or n_sv == 0:
+        return 0
+    if np.min(offsets) < 0 or np.max(offsets) + 64 * words >= table.shape[0]:
+        raise ValueError(f"a table of {table.shape[0]} values for counts up to "
+                         f"{np.max(offsets) + 64 * words}")
+    if n_rows * n_sv >= 16 * PARALLEL_MIN_ENTRIES:
+        return n_threads if n_threads > 0 else max(1, smo_openmp_max_threads())
+    return 1
+
+
 def bit_kernel_block(const uint64_t[:, ::1] x_bits, const uint64_t[:, ::1] sv_bits,
                      const long long[::1] offsets, const double[::1] table, bint by_xor,
                      double[:, ::1] out, int n_threads=0):
@@ -413,22 +434,16 @@ def bit_kernel_block(const uint64_t[:, ::1] x_bits, const uint64_t[:, ::1] sv_bi
     cdef Py_ssize_t n_rows = out.shape[0], i
     cdef int n_sv = <int>out.shape[1]
     cdef int words = <int>x_bits.shape[1]
-    cdef int threads = 1
-    if (x_bits.shape[0] != n_rows or sv_bits.shape[0] != n_sv
-            or sv_bits.shape[1] != words or offsets.shape[0] != n_rows):
-        raise ValueError(f"bitmaps of shapes {tuple(x_bits.shape)[:2]} and "
-                         f"{tuple(sv_bits.shape)[:2]}, {offsets.shape[0]} offsets and a "
-                         f"block of shape {(n_rows, n_sv)} do not match")
-    if n_rows == 0 or n_sv == 0:
+    cdef int threads
+    if sv_bits.shape[0] != n_sv:
+        raise ValueError(f"{sv_bits.shape[0]} support vectors' bitmaps for a block of "
+                         f"shape {(n_rows, n_sv)} do not match")
+    threads = _bit_threads(x_bits, sv_bits, offsets, table, n_rows, n_threads)
+    if threads == 0:
         return
-    if np.min(offsets) < 0 or np.max(offsets) + 64 * words >= table.shape[0]:
-        raise ValueError(f"a table of {table.shape[0]} values for counts up to "
-                         f"{np.max(offsets) + 64 * words}")
     if words == 0:   # no columns: every count is 0
         np.asarray(out)[:] = np.asarray(table)[np.asarray(offsets)][:, None]
         return
-    if n_rows * n_sv >= 16 * PARALLEL_MIN_ENTRIES:
-        threads = n_threads if n_threads > 0 else max(1, smo_openmp_max_threads())
     with nogil:
         for i in prange(n_rows, num_threads=threads, schedule="static"):
             smo_bit_rows(n_sv, words, &sv_bits[0, 0], &x_bits[i, 0], by_xor,
@@ -465,29 +480,22 @@ def bit_kernel_products(const uint64_t[:, ::1] x_bits, const uint64_t[:, ::1] sv
     cdef int n_sv = <int>sv_bits.shape[0]
     cdef int n_columns = <int>out.shape[1]
     cdef int words = <int>x_bits.shape[1]
-    cdef int threads = 1, c
+    cdef int threads, c
     cdef double[:, ::1] values
-    if (x_bits.shape[0] != n_rows or sv_bits.shape[1] != words
-            or offsets.shape[0] != n_rows or coef_t.shape[0] != n_columns
-            or coef_t.shape[1] != n_sv):
-        raise ValueError(f"bitmaps of shapes {tuple(x_bits.shape)[:2]} and "
-                         f"{tuple(sv_bits.shape)[:2]}, {offsets.shape[0]} offsets, "
-                         f"coefficients of shape {tuple(coef_t.shape)[:2]} and a result "
-                         f"of shape {(n_rows, n_columns)} do not match")
-    if n_rows == 0 or n_columns == 0:
+    if coef_t.shape[0] != n_columns or coef_t.shape[1] != n_sv:
+        raise ValueError(f"coefficients of shape {tuple(coef_t.shape)[:2]} for "
+                         f"{n_sv} support vectors and a result of shape "
+                         f"{(n_rows, n_columns)} do not match")
+    if n_columns == 0:
         return
-    if n_sv == 0:
-        np.asarray(out)[:] = 0.0
+    np.asarray(out)[:] = 0.0
+    threads = _bit_threads(x_bits, sv_bits, offsets, table, n_rows, n_threads)
+    if threads == 0:
         return
-    if np.min(offsets) < 0 or np.max(offsets) + 64 * words >= table.shape[0]:
-        raise ValueError(f"a table of {table.shape[0]} values for counts up to "
-                         f"{np.max(offsets) + 64 * words}")
     if words == 0:   # no columns: every count is 0
         np.asarray(out)[:] = (np.asarray(table)[np.asarray(offsets)][:, None]
                               * np.asarray(coef_t).sum(axis=1)[None, :])
         return
-    if n_rows * n_sv >= 16 * PARALLEL_MIN_ENTRIES:
-        threads = n_threads if n_threads > 0 else max(1, smo_openmp_max_threads())
     values = np.empty((threads, n_sv))   # a row of kernel values per thread
     with nogil:
         for i in prange(n_rows, num_threads=threads, schedule="static"):
