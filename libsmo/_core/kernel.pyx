@@ -454,22 +454,16 @@ def bit_kernel_products(const uint64_t[:, ::1] x_bits, const uint64_t[:, ::1] sv
                         const long long[::1] offsets, const double[::1] table,
                         bint by_xor, const double[:, ::1] coef_t, double[:, ::1] out,
                         int n_threads=0):
-    """out[i, m] = sum_j K_ij coef_t[m, j], with K_ij counted on bitmaps as
-    `bit_kernel_block` counts it: the kernel sums of prediction (decision values) and of
-    the cascade's checks, without the kernel block. Each row's kernel values go to a
-    buffer of n_SV values that stays in the core's cache and is multiplied with each
-    coefficient row there (the sixteen-sum dot product of rows.pxd), where the block
-    would have gone to memory and back for a BLAS product.
+    """out[i, m] = sum_j K_ij coef_t[m, j], K_ij counted as `bit_kernel_block` counts
+    it, without the block: each row's kernel values go to a buffer that stays in the
+    core's cache and meet each coefficient row there (rows.pxd's `dense_dot`).
 
     Parameters
     ----------
-    x_bits, sv_bits, offsets, table, by_xor
+    x_bits, sv_bits, offsets, table, by_xor, n_threads
         As for `bit_kernel_block`.
     coef_t : ndarray of shape (n_columns, n_sv), C-contiguous
-        The coefficients, a row per column of the result.
     out : ndarray of shape (n_rows, n_columns), C-contiguous, overwritten
-    n_threads : int
-        0: as many as OpenMP is allowed.
 
     Raises
     ------
