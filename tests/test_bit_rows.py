@@ -240,3 +240,18 @@ def test_bit_kernel_products_equal_the_block_times_coefficients(columns):
                                       0.05, 3, 0.0, coef=coef[:, 0])
     np.testing.assert_allclose(np.concatenate(got), K @ coef[:, 0], rtol=1e-13,
                                atol=1e-12)
+
+
+def test_rows_of_no_columns_count_zero():
+    """Bitmaps of no words: every count is 0, so each value is the table's entry at the
+    row's offset, in the block and in the kernel sums."""
+    x = np.zeros((3, 0), dtype=np.uint64)
+    sv = np.zeros((2, 0), dtype=np.uint64)
+    offsets = np.array([0, 1, 2], dtype=np.int64)
+    table = np.arange(10.0)
+    block = np.empty((3, 2))
+    bit_kernel_block(x, sv, offsets, table, True, block)
+    np.testing.assert_array_equal(block, [[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]])
+    sums = np.empty((3, 1))
+    bit_kernel_products(x, sv, offsets, table, True, np.array([[1.0, 2.0]]), sums)
+    np.testing.assert_array_equal(sums[:, 0], [0.0, 3.0, 6.0])

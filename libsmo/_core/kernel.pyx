@@ -386,7 +386,9 @@ cdef int _bit_threads(const uint64_t[:, ::1] x_bits, const uint64_t[:, ::1] sv_b
                       Py_ssize_t n_rows, int n_threads) except -1:
     """Check what `bit_kernel_block` and `bit_kernel_products` share (ValueError: the
     bitmaps' and offsets' shapes, a table too short for some count) and return the
-    OpenMP threads for their rows: 0 when there is nothing to count."""
+    OpenMP threads for their rows: 0 when there is nothing to count. Rows of no columns
+    (0 words) need no case of their own: every count is 0, smo_bit_rows reads no word
+    and gives table[offset]."""
     cdef Py_ssize_t words = x_bits.shape[1], n_sv = sv_bits.shape[0]
     if x_bits.shape[0] != n_rows or sv_bits.shape[1] != words or offsets.shape[0] != n_rows:
         raise ValueError(f"bitmaps of shapes {tuple(x_bits.shape)[:2]} and "
@@ -441,9 +443,6 @@ def bit_kernel_block(const uint64_t[:, ::1] x_bits, const uint64_t[:, ::1] sv_bi
     threads = _bit_threads(x_bits, sv_bits, offsets, table, n_rows, n_threads)
     if threads == 0:
         return
-    if words == 0:   # no columns: every count is 0
-        np.asarray(out)[:] = np.asarray(table)[np.asarray(offsets)][:, None]
-        return
     with nogil:
         for i in prange(n_rows, num_threads=threads, schedule="static"):
             smo_bit_rows(n_sv, words, &sv_bits[0, 0], &x_bits[i, 0], by_xor,
@@ -485,10 +484,6 @@ def bit_kernel_products(const uint64_t[:, ::1] x_bits, const uint64_t[:, ::1] sv
     np.asarray(out)[:] = 0.0
     threads = _bit_threads(x_bits, sv_bits, offsets, table, n_rows, n_threads)
     if threads == 0:
-        return
-    if words == 0:   # no columns: every count is 0
-        np.asarray(out)[:] = (np.asarray(table)[np.asarray(offsets)][:, None]
-                              * np.asarray(coef_t).sum(axis=1)[None, :])
         return
     values = np.empty((threads, n_sv))   # a row of kernel values per thread
     with nogil:
