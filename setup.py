@@ -13,8 +13,8 @@ from setuptools.command.build_ext import build_ext
 
 # paths below libsmo/, without .pyx: the compiled core, in the order its modules cimport
 # each other, then the io layer's text parser and writer
-CORE = ["arrays", "bitmaps", "rows", "kernel", "cache", "qmatrix", "stopping", "solution",
-        "smo", "platt_smo", "linear_smo"]
+CORE = ["arrays", "bitmaps", "int_rows", "rows", "kernel", "cache", "qmatrix", "stopping",
+        "solution", "smo", "platt_smo", "linear_smo"]
 EXTENSIONS = [f"_core/{name}" for name in CORE] + ["io/_svmlight", "io/_writer"]
 
 
@@ -62,7 +62,8 @@ extensions = [
     Extension(
         "libsmo." + path.replace("/", "."),
         [f"libsmo/{path}.pyx"],
-        depends=["libsmo/_core/inner_loops.h", "libsmo/_core/bit_counts.h"],
+        depends=["libsmo/_core/inner_loops.h", "libsmo/_core/bit_counts.h",
+                 "libsmo/_core/int_dots.h"],
         include_dirs=[numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )

@@ -54,6 +54,11 @@ ROWS_TOGETHER_MIN_BYTES = 12 * 2**20
 # compare against the other loops.
 BIT_ROWS = True
 
+# Rows of many features whose values are small integers over one divisor (8-bit images
+# as pixel / 255) get int16 copies, and their dot products are summed exactly in
+# integers (`Rows`, int_dots.h). False only to compare against the double loops.
+INT_ROWS = True
+
 
 def cache_megabytes(cache_size, n_rows):
     """The kernel cache one problem of n_rows cached rows is given: cache_size MB, but
@@ -172,22 +177,25 @@ class Executor:
         return self._checked(solution)
 
     def _kernel_and_cache(self, rows):
-        """The kernel over `rows` and the cache (MB) its Q matrix gets: dense rows are
+        """The kernel over `rows` and the cache (MB) its Q matrix gets. Dense rows are
         copied (feature-major when few features, else row-major) only when the copy
-        takes at most half of what is left of the cache, from which it is then taken;
-        else they are read in place. Bitmaps of 0/1 rows (BIT_ROWS) are taken from the
-        cache too."""
+        takes at most half of what is left of the cache, else read in place; int16
+        rows of small integers (INT_ROWS, a quarter of a copy and read instead of one)
+        likewise. What the rows keep beside the data is taken from the cache: the copy,
+        int16 rows, bitmaps of 0/1 rows (BIT_ROWS)."""
         cache_mb = max(0.0, self.solver.cache_size - self.reserved_mb)
-        copy_bytes = 8.0 * len(rows) * self.X.shape[1]
+        half_cache = cache_mb * 2**20 / 2
+        n_features = self.X.shape[1]
         copy = (not sp.issparse(self.X) and self.kernel.kernel != "precomputed"
-                and copy_bytes <= cache_mb * 2**20 / 2)
-        if copy:
-            cache_mb -= copy_bytes / 2**20
+                and 8.0 * len(rows) * n_features <= half_cache)
         kernel = Kernel(self.X, self.kernel.kernel, self.kernel.gamma, self.kernel.degree,
                         self.kernel.coef0, rows=rows, n_threads=self.solver.n_threads,
-                        copy_dense=copy, bit_rows=BIT_ROWS)
-        # the bitmaps of 0/1 rows (a bit a feature) come out of the cache like a copy
-        cache_mb -= 8.0 * kernel.rows.bit_words * len(rows) / 2**20
+                        copy_dense=copy, bit_rows=BIT_ROWS,
+                        int_rows=INT_ROWS and 2.0 * len(rows) * n_features <= half_cache)
+        copied = kernel.rows.layout_name in ("row_major", "feature_major")
+        bytes_per_row = (8.0 * n_features * copied + 8.0 * kernel.rows.bit_words
+                         + 2.0 * n_features * kernel.rows.has_int_rows)
+        cache_mb -= bytes_per_row * len(rows) / 2**20
         return kernel, cache_megabytes(max(0.0, cache_mb), len(rows))
 
     def _rows_together(self, n_rows):

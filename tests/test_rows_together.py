@@ -11,15 +11,17 @@ from libsmo._core.kernel import Kernel
 from conftest import load_fashion_mnist
 
 
-def _fit(X, y, rows_together, monkeypatch, **params):
+def _fit(X, y, rows_together, monkeypatch, int_rows=True, **params):
+    monkeypatch.setattr(execution, "INT_ROWS", int_rows)
     monkeypatch.setattr(execution, "ROWS_TOGETHER", rows_together)
     monkeypatch.setattr(execution, "ROWS_TOGETHER_MIN_BYTES", 0)
     return libsmo.train(X, y, **params)
 
 
 @pytest.mark.parametrize("options", [
-    dict(),                                   # the private row-major copy
-    dict(cache_size=9),                       # rows read in place (no room for a copy)
+    dict(),                                   # int16 rows of the pixels / 255
+    dict(int_rows=False),                     # the private row-major copy
+    dict(int_rows=False, cache_size=9),       # rows read in place (no room for a copy)
     dict(n_threads=2),                        # OpenMP over the rows
     dict(shrinking=False),
 ])
@@ -63,8 +65,9 @@ def test_the_dense_dot_is_exact_on_integers_and_close_elsewhere(d):
 
 
 def test_which_problems_compute_rows_together():
-    """Dense rows stored row by row whose Q fits in the cache: 8 rows at a time; a
-    cache too small for every row, CSR rows and feature-major rows: one at a time."""
+    """Dense rows stored row by row whose Q fits in the cache, and int16 rows of small
+    integers (CSR ones too): 8 rows at a time; a cache too small for every row, other
+    CSR rows and feature-major rows: one at a time."""
     from scipy import sparse
 
     from libsmo._core.qmatrix import QMatrix
@@ -76,6 +79,8 @@ def test_which_problems_compute_rows_together():
                    rows_together=8).rows_together == 8
     assert QMatrix(Kernel(X, *rbf), sign, 4.0, rows_together=8).rows_together == 1
     assert QMatrix(Kernel(sparse.csr_matrix(X), *rbf), sign, 100.0,
+                   rows_together=8).rows_together == 8
+    assert QMatrix(Kernel(sparse.csr_matrix(X), *rbf, int_rows=False), sign, 100.0,
                    rows_together=8).rows_together == 1
     narrow = np.ascontiguousarray(X[:, :16])
     assert QMatrix(Kernel(narrow, *rbf), sign, 100.0, rows_together=8).rows_together == 1

@@ -3,19 +3,19 @@
 
 One-hot data (a9a's 123 features, w8a's 300) has only zeros and ones: there x'y is the
 number of features both rows have and |x - y|^2 the number only one of them has, exact
-counts, and every kernel value is a function of one count. Training keeps such rows as
-bitmaps beside their data (`Rows` with bit_rows=True) and prediction packs its support
-vectors and each block of rows here (`pack_bits`); `kernel.bit_kernel_block` and
-`Rows.bit_values` count (bit_counts.h) and read the kernel's table of values.
+counts, and every kernel value is a function of one count. `pack_bits` packs such rows:
+training's beside their data (`Rows` with bit_rows=True), prediction's support vectors
+and each block of rows; `Rows.bit_values` and `kernel.bit_kernel_block` count
+(bit_counts.h) and read the kernel's table of values.
 """
 import numpy as np
 
 
-def pack_bits(X, Py_ssize_t width=-1):
+def pack_bits(X, Py_ssize_t width=-1, rows=None):
     """Bitmaps of rows whose values are all zeros and ones; None for any other rows.
 
-    Prediction counts the kernel values of such rows on these bitmaps as training does
-    (`Rows.bit_values`, `libsmo._core.kernel.bit_kernel_block`).
+    Training keeps them beside such rows (`Rows` with bit_rows=True, `Rows.bit_values`)
+    and prediction counts its blocks on them (`libsmo._core.kernel.bit_kernel_block`).
 
     Parameters
     ----------
@@ -23,13 +23,19 @@ def pack_bits(X, Py_ssize_t width=-1):
         Validated rows (CSR: int32 column indices below d, a stored zero counts as 0).
     width : int, optional
         The columns to cover (default d); at least d.
+    rows : ndarray of int32, optional
+        The rows of X to pack, in this order (default all; the caller checks them).
 
     Returns
     -------
-    ndarray of shape (n, ceil(width / 64)) of uint64, or None
-        Bit f % 64 of word f // 64 of row k is set where X[k, f] is 1.
+    ndarray of shape (len(rows), ceil(width / 64)) of uint64, or None
+        Bit f % 64 of word f // 64 of row k is set where X[rows[k], f] is 1.
     """
-    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], k, f
+    if rows is None:
+        rows = np.arange(X.shape[0], dtype=np.int32)
+    rows = np.ascontiguousarray(rows, dtype=np.int32)
+    cdef const int[::1] index = rows
+    cdef Py_ssize_t n = len(rows), d = X.shape[1], k, f
     cdef long long p
     cdef bint binary = True
     cdef const double[::1] data
@@ -51,7 +57,7 @@ def pack_bits(X, Py_ssize_t width=-1):
             raise ValueError("CSR column indices outside the rows' width")
         with nogil:
             for k in range(n):
-                for p in range(indptr[k], indptr[k + 1]):
+                for p in range(indptr[index[k]], indptr[index[k] + 1]):
                     if not set_bit_of(&bits[k, 0], indices[p], data[p]):
                         binary = False
                         break
@@ -62,7 +68,7 @@ def pack_bits(X, Py_ssize_t width=-1):
         with nogil:
             for k in range(n):
                 for f in range(d):
-                    if not set_bit_of(&bits[k, 0], f, dense[k, f]):
+                    if not set_bit_of(&bits[k, 0], f, dense[index[k], f]):
                         binary = False
                         break
                 if not binary:

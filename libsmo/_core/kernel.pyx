@@ -97,13 +97,15 @@ cdef class Kernel:
     copy_dense : bool
         Dense rows: a private copy (feature-major for few features, else row-major) or
         the caller's array read in place (see `Rows`).
-    bit_rows : bool
-        Count the dot products of rows of zeros and ones on bitmaps (see `Rows`; the
-        same values, faster). False only to compare against the other loops.
+    bit_rows, int_rows : bool
+        Count the dot products of rows of zeros and ones on bitmaps, sum those of rows
+        of small integers in int16 (see `Rows`; the same values, faster). False only to
+        compare against the other loops.
     """
 
     def __init__(self, X, str kernel, double gamma, int degree, double coef0,
-                 rows=None, int n_threads=1, bint copy_dense=True, bint bit_rows=True):
+                 rows=None, int n_threads=1, bint copy_dense=True, bint bit_rows=True,
+                 bint int_rows=True):
         if kernel not in KERNEL_TYPES:
             raise ValueError(f"unknown kernel {kernel!r}")
         self.kernel_type = KERNEL_TYPES[kernel]
@@ -112,7 +114,8 @@ cdef class Kernel:
         self.coef0 = coef0
         self.n_threads = max(1, n_threads)
         self.rows = Rows(X, rows, copy_dense=copy_dense,
-                         gram=self.kernel_type == PRECOMPUTED, bit_rows=bit_rows)
+                         gram=self.kernel_type == PRECOMPUTED, bit_rows=bit_rows,
+                         int_rows=int_rows)
         self.n_rows = self.rows.n_rows
         self.n_features = self.rows.n_features
         if self.rows.bit_words > 0:

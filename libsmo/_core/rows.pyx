@@ -32,9 +32,14 @@ Layouts (chosen at construction, see `RowLayout` in rows.pxd):
   get bitmaps beside them when the kernel asks (`bit_rows=True`): a row of dot products
   is then a count of common bits, popcount(x_i & x_j), per row. The counts are exactly
   the sums the other loops build (sums of zeros and ones are exact in double), so the
-  solver takes the same steps. CSR rows get them only where the bitmaps take no more
-  memory than the CSR values and indices they shadow (8 bytes for 64 features against
-  12 for a stored value).
+  solver takes the same steps.
+- Other rows of many features whose values are all small integers over one divisor
+  (8-bit images as pixel / 255: Fashion-MNIST) get int16 copies when the kernel asks
+  (`int_rows=True`, `int_rows.small_integer_rows`): dot products summed exactly in
+  integers (int_dots.h), four sources a pass, the values of the double loops up to their
+  rounding.
+- CSR rows get either only where it takes no more memory than the CSR values and
+  indices it shadows (12 bytes a stored value).
 
 The CSR and dense rows of dot products are this module's own loops rather than BLAS
 dgemv: OpenBLAS spreads each dgemv over threads of its own, which on a machine whose
@@ -45,7 +50,15 @@ import numpy as np
 cimport numpy as cnp
 from cython.parallel cimport prange
 from libc.stdint cimport uint64_t
-from libsmo._core.bitmaps cimport set_bit_of
+from libc.stdint cimport int16_t
+from libsmo._core.bitmaps import pack_bits
+from libsmo._core.int_rows import small_integer_rows
+
+
+cdef extern from "int_dots.h" nogil:
+    void smo_int_dots_many(int n, long d, const int16_t* rows, long ld,
+                           const int16_t** xs, int count, double divisor2, double* out,
+                           long ld_out)
 
 
 cdef extern from "bit_counts.h" nogil:
@@ -101,6 +114,9 @@ cdef class Rows:
     bit_rows : bool
         Keep bitmaps of rows whose values are all zeros and ones (see the module's
         docstring) for `dots`; the kernel asks for them, the linear solver does not.
+    int_rows : bool
+        Keep int16 copies of rows of many features whose values are small integers over
+        one divisor, where no bitmaps are kept (see the module's docstring).
 
     Raises
     ------
@@ -109,7 +125,7 @@ cdef class Rows:
     """
 
     def __init__(self, X, rows=None, *, bint copy_dense=True, bint gram=False,
-                 bint bit_rows=False):
+                 bint bit_rows=False, bint int_rows=False):
         n_total = X.shape[0]
         if rows is None:
             rows = np.arange(n_total, dtype=np.int32)
@@ -136,24 +152,52 @@ cdef class Rows:
             self.sq_norm = np.empty(self.n_rows)
             with nogil:
                 self._csr_norms()
-        elif not copy_dense:
-            self.layout = SHARED_DENSE
-            self.shared = X
-            self.sq_norm = np.empty(self.n_rows)
-            with nogil:
-                self._shared_norms()
+            self._take_compact_rows(X, bit_rows, int_rows)
         else:
-            self.layout = (FEATURE_MAJOR if self.n_features <= FEATURE_MAJOR_MAX_FEATURES
-                           else ROW_MAJOR)
-            if self.layout == FEATURE_MAJOR:
-                self.dense_t = np.empty((self.n_features, self.n_rows))
-                self.x_i = np.empty(max(self.n_features, 1))
+            X = np.ascontiguousarray(X, dtype=np.float64)
+            # before any copy: int16 rows serve every row of dot products, so the
+            # doubles behind them are read in place
+            self._take_compact_rows(X, bit_rows, int_rows)
+            if not copy_dense or self.int_divisor > 0:
+                self.layout = SHARED_DENSE
+                self.shared = X
+                if self.int_divisor == 0:
+                    self.sq_norm = np.empty(self.n_rows)
+                    with nogil:
+                        self._shared_norms()
             else:
-                self.dense = np.empty((self.n_rows, self.n_features))
-            self.sq_norm = np.empty(self.n_rows)
-            self._copy_dense(np.ascontiguousarray(X, dtype=np.float64))
-        if bit_rows and not gram:
-            self._build_bits()
+                self.layout = (FEATURE_MAJOR
+                               if self.n_features <= FEATURE_MAJOR_MAX_FEATURES
+                               else ROW_MAJOR)
+                if self.layout == FEATURE_MAJOR:
+                    self.dense_t = np.empty((self.n_features, self.n_rows))
+                    self.x_i = np.empty(max(self.n_features, 1))
+                else:
+                    self.dense = np.empty((self.n_rows, self.n_features))
+                self.sq_norm = np.empty(self.n_rows)
+                self._copy_dense(X)
+
+    def _take_compact_rows(self, X, bint bit_rows, bint int_rows):
+        """Bitmaps of the rows if asked and every value is 0 or 1 (`bitmaps.pack_bits`),
+        else int16 rows if asked, the rows have more than FEATURE_MAJOR_MAX_FEATURES
+        features and their values are small integers over one divisor
+        (`int_rows.small_integer_rows`, which also sets the squared norms); for CSR
+        rows, either only where it takes no more memory than the values and indices it
+        shadows."""
+        if self.n_rows == 0 or self.n_features == 0:
+            return
+        words = (self.n_features + 63) // 64
+        if bit_rows and (self.layout != CSR or
+                         2 * words * self.n_rows <= 3 * np.sum(self.row_nnz)):
+            bits = pack_bits(X, rows=self.index)
+            if bits is not None:
+                self.bits = bits
+                self.bit_words = words
+                return
+        if int_rows and self.n_features > FEATURE_MAJOR_MAX_FEATURES:
+            ints = small_integer_rows(X, self.index)
+            if ints is not None:
+                self.ints, self.int_divisor, self.sq_norm = ints
 
     @property
     def layout_name(self):
@@ -164,6 +208,11 @@ cdef class Rows:
     def has_bit_rows(self):
         """Whether rows of dot products are counted on bitmaps (rows of 0/1 values)."""
         return self.bit_words > 0
+
+    @property
+    def has_int_rows(self):
+        """Whether rows of dot products are summed on int16 copies (small integers)."""
+        return self.int_divisor > 0
 
     @property
     def is_sparse(self):
@@ -211,50 +260,6 @@ cdef class Rows:
                 s += self.shared[r, f] * self.shared[r, f]
             self.sq_norm[i] = s
 
-    cdef double _dense_value(self, Py_ssize_t k, Py_ssize_t f) noexcept nogil:
-        """Feature f of row k of a dense layout."""
-        if self.layout == SHARED_DENSE:
-            return self.shared[self.index[k], f]
-        if self.layout == FEATURE_MAJOR:
-            return self.dense_t[f, k]
-        return self.dense[k, f]
-
-    cdef void _build_bits(self) except *:
-        """Bitmaps of the rows if every value is 0 or 1 (and, for CSR rows, the bitmaps
-        take no more memory than the values and indices they shadow); else none."""
-        cdef Py_ssize_t k, f, d = self.n_features
-        cdef long long p, stop, nnz = 0
-        cdef int words = <int>((d + 63) // 64)
-        cdef bint binary = True
-        cdef uint64_t[:, ::1] bits
-        if d == 0 or self.n_rows == 0:
-            return
-        if self.layout == CSR:
-            for k in range(self.n_rows):
-                nnz += self.row_nnz[k]
-            if 2 * words * self.n_rows > 3 * nnz:
-                return
-        bits = np.zeros((self.n_rows, words), dtype=np.uint64)
-        with nogil:
-            for k in range(self.n_rows):
-                if self.layout == CSR:
-                    p = self.row_start[k]
-                    stop = p + self.row_nnz[k]
-                    while p < stop and binary:
-                        binary = set_bit_of(&bits[k, 0], self.csr_indices[p],
-                                            self.csr_data[p])
-                        p += 1
-                else:
-                    for f in range(d):
-                        if not set_bit_of(&bits[k, 0], f, self._dense_value(k, f)):
-                            binary = False
-                            break
-                if not binary:
-                    break
-        if binary:
-            self.bits = bits
-            self.bit_words = words
-
     cdef inline double _scattered_dot(self, int j) noexcept nogil:
         """Dot of CSR row j with the row scattered into self.scatter."""
         cdef long long k = self.row_start[j]
@@ -276,6 +281,8 @@ cdef class Rows:
             return
         if self.bit_words > 0:
             self.bit_values(i, start, end, nthreads, False, NULL, out)
+        elif self.int_divisor > 0:
+            self.dots_many(&i, 1, start, end, nthreads, out, n)
         elif self.layout == GRAM:
             for j in range(n):
                 out[j] = self.shared[self.index[i], self.index[start + j]]
@@ -354,10 +361,12 @@ cdef class Rows:
 
     cdef bint reads_rows_together(self) noexcept nogil:
         """Whether `dots_many` builds several rows of dot products in one pass over the
-        data (dense rows stored row by row, without bitmaps: a count of common bits
-        costs less than reading rows ahead); else it builds them one by one."""
-        return (self.layout == ROW_MAJOR or self.layout == SHARED_DENSE) and \
-            self.n_features > 0 and self.bit_words == 0
+        data (int16 rows, and dense rows stored row by row without bitmaps: a count of
+        common bits costs less than reading rows ahead); else it builds them one by
+        one."""
+        return self.int_divisor > 0 or ((self.layout == ROW_MAJOR or
+                                         self.layout == SHARED_DENSE) and
+                                        self.n_features > 0 and self.bit_words == 0)
 
     cdef void dots_many(self, const int* sources, int count, int start, int end,
                         int nthreads, double* out, long ld_out) noexcept nogil:
@@ -375,6 +384,9 @@ cdef class Rows:
         if not self.reads_rows_together() or count > MANY_ROWS:
             for b in range(count):
                 self.dots(sources[b], start, end, nthreads, out + b * ld_out)
+            return
+        if self.int_divisor > 0:
+            self._int_dots_many(sources, count, start, end, nthreads, out, ld_out)
             return
         if self.layout == ROW_MAJOR:
             for b in range(count):
@@ -398,6 +410,25 @@ cdef class Rows:
         else:
             smo_row_dots_many(n, d, base, ld, index, xs, count, out, ld_out)
 
+    cdef void _int_dots_many(self, const int* sources, int count, int start, int end,
+                             int nthreads, double* out, long ld_out) noexcept nogil:
+        """`dots_many` on the int16 rows (int_dots.h)."""
+        cdef const int16_t* xs[MANY_ROWS]
+        cdef int b, block, n_blocks, n = end - start
+        cdef long d = self.n_features
+        cdef double divisor2 = self.int_divisor * self.int_divisor
+        for b in range(count):
+            xs[b] = &self.ints[sources[b], 0]
+        if nthreads > 1:
+            n_blocks = (n + DENSE_BLOCK - 1) // DENSE_BLOCK
+            for block in prange(n_blocks, schedule="static", num_threads=nthreads):
+                smo_int_dots_many(min(DENSE_BLOCK, n - block * DENSE_BLOCK), d,
+                                  &self.ints[start + block * DENSE_BLOCK, 0], d, xs,
+                                  count, divisor2, out + block * DENSE_BLOCK, ld_out)
+        else:
+            smo_int_dots_many(n, d, &self.ints[start, 0], d, xs, count, divisor2, out,
+                              ld_out)
+
     cdef double dot(self, int i, int j) noexcept nogil:
         """x_i'x_j (GRAM: K(x_i, x_j)); see `row_dot` in rows.pxd."""
         return row_dot(self, i, j)
@@ -415,12 +446,18 @@ cdef class Rows:
         cdef Py_ssize_t f
         cdef double t
         cdef uint64_t w
+        cdef int16_t q
         if i == j:
             return
         for f in range(self.bit_words):
             w = self.bits[i, f]
             self.bits[i, f] = self.bits[j, f]
             self.bits[j, f] = w
+        if self.int_divisor > 0:
+            for f in range(self.n_features):
+                q = self.ints[i, f]
+                self.ints[i, f] = self.ints[j, f]
+                self.ints[j, f] = q
         self.index[i], self.index[j] = self.index[j], self.index[i]
         self.sq_norm[i], self.sq_norm[j] = self.sq_norm[j], self.sq_norm[i]
         if self.layout == CSR:

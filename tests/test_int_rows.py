@@ -1,0 +1,137 @@
+"""Rows of small integers over one divisor summed in int16 (`execution.INT_ROWS`,
+`int_rows.small_integer_rows`, `Rows.dots` through int_dots.h): 8-bit images as
+pixel / 255 (Fashion-MNIST) give each dot product as an exact integer sum divided once,
+the double loops' values up to their rounding, so training reaches the same optimum as
+the double loops and as libsvm-official."""
+import numpy as np
+import pytest
+
+import libsmo
+from libsmo import _sparse as sp, execution
+from libsmo._core.int_rows import small_integer_rows
+from libsmo._core.kernel import Kernel
+from libsmo._core.rows import Rows
+from conftest import load_fashion_mnist
+from peers import libsvm_summary, libsvm_train
+
+
+def _pixels(n=60, d=100, seed=0):
+    """Random 8-bit images with half their pixels 0: (pixels, pixels / 255.0)."""
+    rng = np.random.default_rng(seed)
+    q = rng.integers(0, 256, size=(n, d))
+    q[rng.random(q.shape) < 0.5] = 0
+    return q, q / 255.0
+
+
+def test_pixels_over_255_become_the_pixels():
+    q, X = _pixels()
+    rows = np.arange(59, -1, -2, dtype=np.int32)
+    ints, divisor, norms = small_integer_rows(X, rows)
+    assert divisor == 255.0 and ints.dtype == np.int16
+    np.testing.assert_array_equal(ints, q[rows])
+    np.testing.assert_array_equal(norms, (q[rows] ** 2).sum(axis=1) / 65025.0)
+    ints, divisor, _ = small_integer_rows(q.astype(np.float64) - 128, rows)
+    assert divisor == 1.0
+    np.testing.assert_array_equal(ints, q[rows] - 128)
+    ints, divisor, _ = small_integer_rows(sp.csr_matrix(X), rows)
+    np.testing.assert_array_equal(ints, q[rows])
+
+
+@pytest.mark.parametrize("change", ["fraction", "one_ulp", "too_large", "int32_sum",
+                                    "nan", "sparse_csr"])
+def test_other_values_keep_the_double_loops(change):
+    """A value that is no integer over 1 or 255 (one ulp off is enough), an integer
+    beyond int16, rows whose dot products could leave int32, NaN, or CSR rows whose
+    int16 copy would take more memory than their values and indices: no int rows."""
+    q, X = _pixels()
+    X = X.copy()
+    if change == "fraction":
+        X[3, 7] = 0.3
+    elif change == "one_ulp":
+        X[5, 9] = np.nextafter(X[5, 9], 2.0)
+    elif change == "too_large":
+        X = q.astype(np.float64)
+        X[0, 0] = 40000.0
+    elif change == "int32_sum":
+        X = q.astype(np.float64)
+        X[0, 0] = 4700.0          # 100 features * 4700^2 > 2^31
+    elif change == "nan":
+        X[1, 1] = np.nan
+    else:
+        X = sp.csr_matrix(np.where(np.arange(100) < 5, X, 0.0))   # 5 of 100 stored
+    rows = np.arange(X.shape[0], dtype=np.int32)
+    assert small_integer_rows(X, rows) is None
+    assert not Rows(X, int_rows=True).has_int_rows
+
+
+@pytest.mark.parametrize("layout", ["copy", "in_place", "csr"])
+def test_dot_products_are_the_exact_integer_sums(layout):
+    """Every row of dot products is sum(q_i q_j) / 255^2 exactly, within the double
+    loops' rounding of them, whatever the storage, after swaps too; the squared norms likewise."""
+    q, X = _pixels(n=70, d=130, seed=1)
+    data = sp.csr_matrix(X) if layout == "csr" else X
+    rows = np.arange(69, 4, -1, dtype=np.int32)
+    ints = Rows(data, rows, copy_dense=layout == "copy", int_rows=True)
+    plain = Rows(data, rows, copy_dense=layout == "copy")
+    assert ints.has_int_rows and ints.int_divisor == 255.0
+    assert not plain.has_int_rows
+    ints.swap_rows(0, 7)
+    plain.swap_rows(0, 7)
+    order = np.asarray(ints.index)
+    for i in (0, 7, 30, len(rows) - 1):
+        exact = (q[order] @ q[order[i]]) / 65025.0
+        np.testing.assert_array_equal(ints.row_dots(i), exact)
+        np.testing.assert_allclose(ints.row_dots(i), plain.row_dots(i), rtol=1e-14,
+                                   atol=0.0)
+    np.testing.assert_array_equal(ints.sq_norm, (q[order] ** 2).sum(axis=1) / 65025.0)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear", "poly", "sigmoid"])
+def test_rows_computed_together_give_the_same_model(kernel, monkeypatch):
+    """Q rows computed 1, 3, 5 or 8 at a time on int16 rows (four sources a pass and
+    the sources left over, `Rows.dots_many`) give the same model bit for bit, on two
+    threads too; K(x, x) of RBF is exactly 1."""
+    X, labels = load_fashion_mnist("train", n_rows=800)
+    y = np.where(labels >= 5, 1.0, -1.0)
+    params = dict(kernel=kernel, C=1.0, gamma=0.002, coef0=0.1)
+    k = Kernel(X, kernel, 0.002, 3, 0.1)
+    assert k.rows.has_int_rows
+    if kernel == "rbf":
+        assert all(k.kernel_row(i)[i] == 1.0 for i in range(0, 800, 37))
+    monkeypatch.setattr(execution, "ROWS_TOGETHER_MIN_BYTES", 0)
+    models = []
+    for together, threads in ((1, 1), (3, 1), (5, 2), (8, 1)):
+        monkeypatch.setattr(execution, "ROWS_TOGETHER", together)
+        models.append(libsmo.train(X, y, n_threads=threads, **params))
+    for m in models[1:]:
+        assert m.n_iter == models[0].n_iter
+        np.testing.assert_array_equal(m.sv_coef, models[0].sv_coef)
+        np.testing.assert_array_equal(m.rho, models[0].rho)
+
+
+@pytest.fixture(scope="module")
+def fashion_two_classes():
+    """1,500 Fashion-MNIST rows of classes 0 (T-shirt) and 6 (shirt): a hard pair."""
+    X, labels = load_fashion_mnist("train", n_rows=6000)
+    keep = np.flatnonzero((labels == 0) | (labels == 6))[:1500]
+    return np.ascontiguousarray(X[keep]), np.where(labels[keep] == 0, 1.0, -1.0)
+
+
+def test_fashion_mnist_fit_equals_the_double_loops_and_libsvm(fashion_two_classes,
+                                                              monkeypatch):
+    """Fashion-MNIST pixels / 255 train on int16 rows: the objective of the double
+    loops and of libsvm-official (3.37) to 1e-9 and 1e-6, the same support vectors as
+    both and the same steps as the double loops."""
+    X, y = fashion_two_classes
+    params = dict(C=10.0, gamma=float(1.0 / (784 * X.var())))
+    assert Kernel(X, "rbf", params["gamma"], 3, 0.0).rows.has_int_rows
+    counted = libsmo.train(X, y, **params)
+    monkeypatch.setattr(execution, "INT_ROWS", False)
+    plain = libsmo.train(X, y, **params)
+    np.testing.assert_allclose(counted.objective, plain.objective, rtol=1e-9)
+    np.testing.assert_array_equal(counted.support, plain.support)
+    assert abs(counted.n_iter[0] - plain.n_iter[0]) <= 0.01 * plain.n_iter[0]
+    peer = libsvm_train(X, y, C=params["C"], gamma=params["gamma"])
+    np.testing.assert_allclose(counted.objective[0], peer.objectives[0], rtol=1e-6)
+    np.testing.assert_array_equal(np.sort(counted.support),
+                                  np.sort(libsvm_summary(peer)["support"]))
