@@ -28,6 +28,7 @@ from libsmo._core.kernel import (bit_kernel_block, bit_kernel_products,
                                  rbf_block_from_dots, rbf_exp_table,
                                  sparse_dots_feature_major)
 from libsmo._core.bitmaps import pack_bits
+from libsmo._core.int_rows import int_dots_block, small_integer_rows
 
 # The kernel block of one batch of rows is kept near this many bytes. 16 MB rather
 # than 32: letter's prediction (5,000 rows x 6,746 SVs) 0.29 -> 0.24 s and +45 ->
@@ -86,6 +87,9 @@ class SupportRows:
     bits : ndarray of uint64 or None
         Bitmaps of `rows` when all their values are zeros and ones (`pack_bits`), else
         None.
+    ints : ndarray of int16 or None
+        Dense `rows` of more than 64 columns, without bitmaps, as small integers over
+        `int_divisor` (`small_integer_rows`), else None.
     """
 
     def __init__(self, SV):
@@ -101,6 +105,11 @@ class SupportRows:
             SV = SV.toarray()
         self.rows = SV
         self.bits = pack_bits(SV) if SV.shape[1] else None
+        self.ints, self.int_divisor = None, 0.0
+        if self.bits is None and not sp.issparse(SV) and SV.shape[1] > 64:
+            ints = small_integer_rows(SV, np.arange(SV.shape[0], dtype=np.int32))
+            if ints is not None:
+                self.ints, self.int_divisor, _ = ints
         self._by_feature = None
 
     def by_feature(self):
@@ -179,7 +188,7 @@ def dense_block(X_block, SV):
 
 
 def kernel_block(X, SV, kernel, gamma, degree, coef0, X_norms=None, SV_norms=None,
-                 X_outside=None, SV_by_feature=None):
+                 X_outside=None, SV_by_feature=None, dots=None):
     """K(X, SV) as a dense (n_rows, n_SV) array.
 
     Parameters
@@ -196,6 +205,8 @@ def kernel_block(X, SV, kernel, gamma, degree, coef0, X_norms=None, SV_norms=Non
     SV_by_feature : ndarray of shape (n_features, n_SV), optional
         Dense support vectors stored feature by feature: given (for sparse rows X that
         `reads_by_feature`), the dot products are read by feature.
+    dots : ndarray of shape (n_rows, n_SV), optional
+        X @ SV.T already taken (`int_dots`); overwritten with the kernel values.
 
     Notes
     -----
@@ -207,7 +218,9 @@ def kernel_block(X, SV, kernel, gamma, degree, coef0, X_norms=None, SV_norms=Non
     # OpenMP threads for the RBF pass only where no BLAS product came just before
     # (see rbf_block_from_dots)
     rbf_threads = 1
-    if SV_by_feature is not None:
+    if dots is not None:
+        rbf_threads = 0
+    elif SV_by_feature is not None:
         dots = np.empty((X.shape[0], SV.shape[0]))
         sparse_dots_feature_major(X, SV_by_feature, dots)
         rbf_threads = 0
@@ -364,7 +377,8 @@ def for_each_kernel_block(visit, X, SV, kernel, gamma, degree, coef0, X_norms=No
     sparse_product = (kernel != "precomputed" and sp.issparse(X)
                       and sp.issparse(SV.rows))
     with _one_blas_thread_if(kernel != "precomputed" and n_rows * n_sv >= OWN_THREADS_MIN
-                             and (reads_by_feature(X, SV.rows) or SV.bits is not None)):
+                             and (reads_by_feature(X, SV.rows) or SV.bits is not None
+                                  or SV.ints is not None)):
         for block in iter_row_blocks(n_rows, 3 * n_sv // 2 if sparse_product else n_sv):
             _visit_block(visit, block, X, SV, kernel, gamma, degree, coef0, X_norms, rows,
                          coef, coef_t)
@@ -402,7 +416,22 @@ def _visit_block(visit, block, X, SV, kernel, gamma, degree, coef0, X_norms, row
     by_feature = SV.by_feature() if reads_by_feature(matched, SV.rows) else None
     visit(block, _times(kernel_block(matched, SV.rows, kernel, gamma, degree, coef0,
                                      X_norms=norms, SV_norms=SV.norms, X_outside=outside,
-                                     SV_by_feature=by_feature), coef))
+                                     SV_by_feature=by_feature, dots=int_dots(matched, SV)),
+                        coef))
+
+
+def int_dots(X, SV):
+    """X @ SV.rows.T summed in integers (`int_dots_block`, as training sums them) when
+    the support vectors have int16 rows (`SV.ints`) and the dense rows X are small
+    integers over the same divisor; None otherwise (then BLAS takes the product)."""
+    if SV.ints is None or sp.issparse(X):
+        return None
+    ints = small_integer_rows(X, np.arange(X.shape[0], dtype=np.int32))
+    if ints is None or ints[1] != SV.int_divisor:
+        return None
+    dots = np.empty((X.shape[0], SV.n_sv))
+    int_dots_block(ints[0], SV.ints, SV.int_divisor, dots)
+    return dots
 
 
 def _times(K, coef):

@@ -10,6 +10,7 @@ are those of the double loops up to their rounding: the integer sum is exact and
 division rounds once.
 """
 import numpy as np
+from cython.parallel cimport prange
 from libc.stdint cimport int16_t, int32_t, int64_t
 
 
@@ -17,6 +18,9 @@ cdef extern from "int_dots.h" nogil:
     int smo_small_int(double v, double divisor, int16_t* q)
     int smo_small_int_row(const double* v, long d, double divisor, int16_t* out)
     void smo_int_row_norm(const int16_t* q, long d, int64_t* norm, int32_t* largest)
+    void smo_int_dots_many(int n, long d, const int16_t* rows, long ld,
+                           const int16_t** xs, int count, double divisor2, double* out,
+                           long ld_out)
 
 # The divisors tried, in order: integers themselves, then pixels over 255.
 DIVISORS = (1.0, 255.0)
@@ -102,3 +106,75 @@ def small_integer_rows(X, rows, double csr_bytes_per_value=12.0):
     if <double>d * largest * largest >= INT32_LIMIT:
         return None
     return out, divisor, norms_out
+
+
+cdef extern from *:
+    """
+    #ifdef _OPENMP
+    #include <omp.h>
+    static int smo_int_max_threads(void) { return omp_get_max_threads(); }
+    #else
+    static int smo_int_max_threads(void) { return 1; }
+    #endif
+    """
+    int smo_int_max_threads() nogil
+
+# Rows of a block taken together against every support vector (the most
+# smo_int_dots_many's callers pass: Rows' MANY_ROWS).
+cdef enum:
+    BLOCK_SOURCES = 16
+
+
+def int_dots_block(const int16_t[:, ::1] x_ints, const int16_t[:, ::1] sv_ints,
+                   double divisor, double[:, ::1] out, int n_threads=0):
+    """out[i, j] = x_i'sv_j for int16 rows over one divisor: prediction's dot products
+    of a block of rows with the support vectors, as training sums them (int_dots.h:
+    exact integer sums, one division by divisor^2 each).
+
+    Parameters
+    ----------
+    x_ints : ndarray of shape (n_rows, d), int16
+    sv_ints : ndarray of shape (n_sv, d), int16
+        Both from `small_integer_rows` with the same divisor.
+    divisor : float
+    out : ndarray of shape (n_rows, n_sv), C-contiguous float64
+    n_threads : int
+        OpenMP threads over groups of 16 rows; 0: as many as OpenMP is allowed.
+
+    Returns
+    -------
+    None
+    """
+    cdef Py_ssize_t n_rows = x_ints.shape[0], n_sv = sv_ints.shape[0]
+    cdef long d = x_ints.shape[1]
+    cdef Py_ssize_t group, n_groups
+    cdef double divisor2 = divisor * divisor
+    cdef int threads = n_threads if n_threads > 0 else max(1, smo_int_max_threads())
+    if sv_ints.shape[1] != d or out.shape[0] != n_rows or out.shape[1] != n_sv:
+        raise ValueError(f"rows of {d} and {sv_ints.shape[1]} columns into a block of "
+                         f"shape {(out.shape[0], out.shape[1])} for "
+                         f"{(n_rows, n_sv)}")
+    if n_rows == 0 or n_sv == 0:
+        return
+    if d == 0:
+        out[:, :] = 0.0
+        return
+    n_groups = (n_rows + BLOCK_SOURCES - 1) // BLOCK_SOURCES
+    with nogil:
+        for group in prange(n_groups, num_threads=threads, schedule="dynamic"):
+            _group_dots(&x_ints[group * BLOCK_SOURCES, 0],
+                        min(<Py_ssize_t>BLOCK_SOURCES, n_rows - group * BLOCK_SOURCES),
+                        &sv_ints[0, 0], n_sv, d, divisor2, &out[group * BLOCK_SOURCES, 0])
+
+
+cdef void _group_dots(const int16_t* first, Py_ssize_t count, const int16_t* sv,
+                      Py_ssize_t n_sv, long d, double divisor2,
+                      double* out) noexcept nogil:
+    """The rows first[b d] (b < count <= BLOCK_SOURCES) against the n_sv support
+    vectors sv[j d], into out[b n_sv + j]: one group of `int_dots_block`, with its own
+    source pointers."""
+    cdef const int16_t* xs[BLOCK_SOURCES]
+    cdef Py_ssize_t b
+    for b in range(count):
+        xs[b] = first + b * d
+    smo_int_dots_many(<int>n_sv, d, sv, d, xs, <int>count, divisor2, out, n_sv)
