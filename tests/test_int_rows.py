@@ -64,6 +64,18 @@ def test_other_values_keep_the_double_loops(change):
     assert not Rows(X, int_rows=True).has_int_rows
 
 
+def test_rows_and_columns_outside_x_are_refused():
+    """Rows outside X, or CSR column indices outside its width, raise rather than
+    write outside the int16 rows."""
+    _, X = _pixels(n=10, d=80)
+    with pytest.raises(IndexError, match="rows outside"):
+        small_integer_rows(X, np.array([0, 10], dtype=np.int32))
+    bad = sp.csr_matrix(X)
+    bad.indices[3] = 80
+    with pytest.raises(ValueError, match="column indices"):
+        small_integer_rows(bad, np.arange(10, dtype=np.int32))
+
+
 @pytest.mark.parametrize("layout", ["copy", "in_place", "csr"])
 def test_dot_products_are_the_exact_integer_sums(layout):
     """Every row of dot products is sum(q_i q_j) / 255^2 exactly, within the double

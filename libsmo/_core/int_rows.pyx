@@ -35,8 +35,8 @@ def small_integer_rows(X, rows, double csr_bytes_per_value=12.0):
     ----------
     X : ndarray of shape (n, d), C-contiguous float64, or canonical csr_matrix
         Validated rows (CSR: int32 column indices, int64-compatible indptr).
-    rows : ndarray of int32
-        The rows to convert, in this order.
+    rows : ndarray of int
+        The rows to convert, in this order (each in [0, n)).
     csr_bytes_per_value : float
         CSR rows are converted only where the dense int16 rows take no more memory than
         their stored values and indices (this many bytes each).
@@ -48,6 +48,13 @@ def small_integer_rows(X, rows, double csr_bytes_per_value=12.0):
         squared norms |q|^2 / D^2 (an exact integer over D^2, rounded once). None when
         no divisor holds every value, when a sum x'y could leave int32, or when the rows
         are CSR and their int16 copy would take more memory than they do.
+
+    Raises
+    ------
+    IndexError
+        A row outside X.
+    ValueError
+        CSR column indices outside X's columns.
     """
     cdef Py_ssize_t n = len(rows), d = X.shape[1]
     cdef Py_ssize_t k, f
@@ -64,12 +71,16 @@ def small_integer_rows(X, rows, double csr_bytes_per_value=12.0):
     cdef const double[:, ::1] dense
     cdef int16_t[:, ::1] ints
     cdef double[::1] norms
+    cdef bint sparse = hasattr(X, "indptr")
+    if n and (rows.min() < 0 or rows.max() >= X.shape[0]):
+        raise IndexError(f"rows outside the {X.shape[0]} rows of X")
     if n == 0 or d == 0:
         return None
-    sparse = hasattr(X, "indptr")
     if sparse:
         data = X.data
         indices = X.indices
+        if len(X.indices) and (np.min(X.indices) < 0 or np.max(X.indices) >= d):
+            raise ValueError("CSR column indices outside the rows' width")
         starts = np.asarray(X.indptr, dtype=np.int64)
         indptr = starts
         stored = int(np.sum(starts[rows + 1] - starts[rows]))
