@@ -73,56 +73,52 @@ static inline int32_t smo_int_dot(const int16_t* SMO_RESTRICT a,
     return s;
 }
 
+/* a'p_k / divisor2 for the four rows p_0..p_3 into out[k stride], the sums in int32: one
+ * load of a's features for four multiply-adds. Inline, so that it takes the target of
+ * the clone it is called from. */
+static inline void smo_int_dots4(const int16_t* SMO_RESTRICT a,
+                                 const int16_t* SMO_RESTRICT p0,
+                                 const int16_t* SMO_RESTRICT p1,
+                                 const int16_t* SMO_RESTRICT p2,
+                                 const int16_t* SMO_RESTRICT p3, long d, double divisor2,
+                                 double* SMO_RESTRICT out, long stride)
+{
+    int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    long f;
+    for (f = 0; f < d; f++) {
+        int32_t v = a[f];
+        s0 += v * p0[f];
+        s1 += v * p1[f];
+        s2 += v * p2[f];
+        s3 += v * p3[f];
+    }
+    out[0] = (double)s0 / divisor2;
+    out[stride] = (double)s1 / divisor2;
+    out[2 * stride] = (double)s2 / divisor2;
+    out[3 * stride] = (double)s3 / divisor2;
+}
+
 /* out[b ld_out + j] <- (x_b'row_j) / divisor2 for b in [0, count) and j in [0, n), row j
- * at rows + j ld (int16, row-major). Four sources share each load of a row (one load of
- * row j's features for four multiply-adds); sources left over go four rows at a time,
- * so that a single row of dot products (count 1) also keeps four sums going. */
+ * at rows + j ld (int16, row-major). Four sources share each load of a row; sources
+ * left over go four rows at a time, so that a single row of dot products (count 1)
+ * also keeps four sums going. */
 SMO_CLONES
 static void smo_int_dots_many(int n, long d, const int16_t* SMO_RESTRICT rows, long ld,
                               const int16_t* const* SMO_RESTRICT xs, int count,
                               double divisor2, double* SMO_RESTRICT out, long ld_out)
 {
     int j, b, first_single = count - count % 4;
-    long f;
-    for (j = 0; j < n; j++) {
-        const int16_t* row = rows + (long)j * ld;
-        for (b = 0; b < first_single; b += 4) {
-            const int16_t *x0 = xs[b], *x1 = xs[b + 1], *x2 = xs[b + 2], *x3 = xs[b + 3];
-            int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-            for (f = 0; f < d; f++) {
-                int32_t r = row[f];
-                s0 += r * x0[f];
-                s1 += r * x1[f];
-                s2 += r * x2[f];
-                s3 += r * x3[f];
-            }
-            out[(long)b * ld_out + j] = (double)s0 / divisor2;
-            out[(long)(b + 1) * ld_out + j] = (double)s1 / divisor2;
-            out[(long)(b + 2) * ld_out + j] = (double)s2 / divisor2;
-            out[(long)(b + 3) * ld_out + j] = (double)s3 / divisor2;
-        }
-    }
+    for (j = 0; j < n; j++)
+        for (b = 0; b < first_single; b += 4)
+            smo_int_dots4(rows + (long)j * ld, xs[b], xs[b + 1], xs[b + 2], xs[b + 3], d,
+                          divisor2, out + (long)b * ld_out + j, ld_out);
     for (b = first_single; b < count; b++) {
-        const int16_t* x = xs[b];
+        const int16_t* r = rows;
         double* o = out + (long)b * ld_out;
-        for (j = 0; j + 4 <= n; j += 4) {
-            const int16_t* r0 = rows + (long)j * ld;
-            const int16_t *r1 = r0 + ld, *r2 = r1 + ld, *r3 = r2 + ld;
-            int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-            for (f = 0; f < d; f++) {
-                int32_t v = x[f];
-                s0 += v * r0[f];
-                s1 += v * r1[f];
-                s2 += v * r2[f];
-                s3 += v * r3[f];
-            }
-            o[j] = (double)s0 / divisor2;
-            o[j + 1] = (double)s1 / divisor2;
-            o[j + 2] = (double)s2 / divisor2;
-            o[j + 3] = (double)s3 / divisor2;
-        }
+        for (j = 0; j + 4 <= n; j += 4, r += 4 * ld)
+            smo_int_dots4(xs[b], r, r + ld, r + 2 * ld, r + 3 * ld, d, divisor2, o + j, 1);
         for (; j < n; j++)
-            o[j] = (double)smo_int_dot(x, rows + (long)j * ld, d) / divisor2;
+            o[j] = (double)smo_int_dot(xs[b], rows + (long)j * ld, d) / divisor2;
     }
 }
 
