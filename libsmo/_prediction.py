@@ -32,8 +32,11 @@ from libsmo._core.int_rows import int_dots_block, small_integer_rows
 
 # The kernel block of one batch of rows is kept near this many bytes. 16 MB rather
 # than 32: letter's prediction (5,000 rows x 6,746 SVs) 0.29 -> 0.24 s and +45 ->
-# +29 MB, a9a's (12,000 training rows) the same speed and +40 -> +21 MB.
-BLOCK_BYTES = 16 * 2**20
+# +29 MB, a9a's (12,000 training rows) the same speed and +40 -> +21 MB. 8 MB rather
+# than 16: pendigits' prediction (3,498 rows x 901 SVs) peaks at +12 MB instead of
+# +23 MB (LIBSVM's whole fit and prediction: +7 MB), at 1.01-1.08x the time on
+# letter, a9a, w8a and Fashion-MNIST (benchmarks/run.py's cases, medians of 5).
+BLOCK_BYTES = 8 * 2**20
 # Sparse support vectors are densified for prediction when that copy is this small:
 # a dense product (BLAS) is about ten times faster than a sparse one on narrow data
 # such as a9a (123 features), while wide text data (sector: 55,197) stays sparse.

@@ -1,0 +1,180 @@
+/* step_loops.h: the per-step loops of the solver (inner_loops.h) shared among OpenMP
+ * threads, for long active sets on more than one thread.
+ *
+ * A step of a large problem spends most of its time in a few passes over the active
+ * variables: the worst violator, its second-order partner, the gradient update, and
+ * on a cache miss the new Q row's conversion to float. The kernel row was already
+ * computed in parallel; these passes ran on one thread, so that two threads gave
+ * a9a (32,561 rows) nothing at all. Each pass here splits [0, n) into one contiguous
+ * range per thread, runs inner_loops.h's own loop on it, and merges the ranges'
+ * results in range order, a tie going to the later range: that is the last index of
+ * the whole range, which is what the serial loop gives (the same values compared in
+ * the same way), so the solver takes exactly the steps it takes on one thread.
+ *
+ * Below SMO_STEP_PARALLEL_MIN variables, or on one thread, the serial loop runs as is.
+ * Without OpenMP everything is serial.
+ */
+#ifndef LIBSMO_STEP_LOOPS_H
+#define LIBSMO_STEP_LOOPS_H
+
+#include "inner_loops.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* Below this many variables a pass runs on one thread: starting the threads (about a
+ * microsecond when they are spinning between steps) costs more than half the pass. */
+#define SMO_STEP_PARALLEL_MIN 8192
+/* At most this many ranges (and threads) per pass. */
+#define SMO_STEP_MAX_PARTS 64
+
+/* Start of range k of `parts` over [0, n), a multiple of 8 (the vector loops' stride)
+ * except at n. */
+static inline int smo_part_start(int n, int parts, int k)
+{
+    long long start = ((long long)n * k / parts) & ~7LL;
+    return k >= parts ? n : (int)start;
+}
+
+static inline int smo_step_threads(int n, int threads)
+{
+    if (threads > SMO_STEP_MAX_PARTS)
+        threads = SMO_STEP_MAX_PARTS;
+    return (n < SMO_STEP_PARALLEL_MIN || threads < 2) ? 1 : threads;
+}
+
+/* smo_argmax_up over [0, n) on up to `threads` threads: the same t and maximum. */
+static int smo_argmax_up_threads(int n, const double* G, const double* y,
+                                 const double* pen, double* out_max, int threads)
+{
+    int best_t[SMO_STEP_MAX_PARTS];
+    double best[SMO_STEP_MAX_PARTS];
+    int parts = smo_step_threads(n, threads), k, t = -1;
+    double top = -INFINITY;
+    if (parts == 1)
+        return smo_argmax_up(n, G, y, pen, out_max);
+#ifdef _OPENMP
+    #pragma omp parallel for num_threads(parts) schedule(static, 1)
+#endif
+    for (k = 0; k < parts; k++) {
+        int lo = smo_part_start(n, parts, k), hi = smo_part_start(n, parts, k + 1);
+        int found = smo_argmax_up(hi - lo, G + lo, y + lo, pen + lo, &best[k]);
+        best_t[k] = found < 0 ? -1 : found + lo;
+    }
+    /* the serial loop keeps the last minimum of -v: a later range wins a tie */
+    for (k = 0; k < parts; k++) {
+        if (best_t[k] >= 0 && (t < 0 || best[k] >= top)) {
+            t = best_t[k];
+            top = best[k];
+        }
+    }
+    *out_max = top;
+    return t;
+}
+
+/* smo_partner over [0, n) on up to `threads` threads: the same t, low_max and obj_min. */
+static int smo_partner_threads(int n, const double* G, const double* y, const double* pen,
+                               const double* QD, const float* Qi, double QD_i, double y_i,
+                               double max_up, double* low_max, double* obj_min,
+                               int threads)
+{
+    int best_t[SMO_STEP_MAX_PARTS];
+    double best[SMO_STEP_MAX_PARTS], low[SMO_STEP_MAX_PARTS];
+    int parts = smo_step_threads(n, threads), k, t = -1;
+    double obj = INFINITY, low_all = -INFINITY;
+    if (parts == 1)
+        return smo_partner(n, G, y, pen, QD, Qi, QD_i, y_i, max_up, low_max, obj_min);
+#ifdef _OPENMP
+    #pragma omp parallel for num_threads(parts) schedule(static, 1)
+#endif
+    for (k = 0; k < parts; k++) {
+        int lo = smo_part_start(n, parts, k), hi = smo_part_start(n, parts, k + 1);
+        int found = smo_partner(hi - lo, G + lo, y + lo, pen + lo, QD + lo, Qi + lo, QD_i,
+                                y_i, max_up, &low[k], &best[k]);
+        best_t[k] = found < 0 ? -1 : found + lo;
+    }
+    for (k = 0; k < parts; k++) {
+        if (low[k] > low_all)
+            low_all = low[k];
+        if (best_t[k] >= 0 && best[k] <= obj) {
+            t = best_t[k];
+            obj = best[k];
+        }
+    }
+    *low_max = low_all;
+    *obj_min = obj;
+    return t;
+}
+
+/* smo_update_gradient over [0, n) on up to `threads` threads. */
+static void smo_update_gradient_threads(int n, double* G, const float* Qi, double dai,
+                                        const float* Qj, double daj, int threads)
+{
+    int parts = smo_step_threads(n, threads), k;
+    if (parts == 1) {
+        smo_update_gradient(n, G, Qi, dai, Qj, daj);
+        return;
+    }
+#ifdef _OPENMP
+    #pragma omp parallel for num_threads(parts) schedule(static, 1)
+#endif
+    for (k = 0; k < parts; k++) {
+        int lo = smo_part_start(n, parts, k), hi = smo_part_start(n, parts, k + 1);
+        smo_update_gradient(hi - lo, G + lo, Qi + lo, dai, Qj + lo, daj);
+    }
+}
+
+/* smo_add_scaled_row over [0, n) on up to `threads` threads. */
+static void smo_add_scaled_row_threads(int n, double* out, double coef, const float* Qi,
+                                       int threads)
+{
+    int parts = smo_step_threads(n, threads), k;
+    if (parts == 1) {
+        smo_add_scaled_row(n, out, coef, Qi);
+        return;
+    }
+#ifdef _OPENMP
+    #pragma omp parallel for num_threads(parts) schedule(static, 1)
+#endif
+    for (k = 0; k < parts; k++) {
+        int lo = smo_part_start(n, parts, k), hi = smo_part_start(n, parts, k + 1);
+        smo_add_scaled_row(hi - lo, out + lo, coef, Qi + lo);
+    }
+}
+
+/* out_j = (float)(s_i sign_j k_j) for j in [0, n): a kernel row made a Q row (the
+ * signs of C-SVC's Q_ij = y_i y_j K_ij), on up to `threads` threads. The products are
+ * taken in this order in every case, so the floats are the same. */
+static void smo_signed_row_threads(int n, double s_i, const double* sign, const double* k,
+                                   float* out, int threads)
+{
+    int parts = smo_step_threads(n, threads), part;
+#ifdef _OPENMP
+    #pragma omp parallel for num_threads(parts) schedule(static, 1) if (parts > 1)
+#endif
+    for (part = 0; part < parts; part++) {
+        int lo = smo_part_start(n, parts, part), hi = smo_part_start(n, parts, part + 1);
+        int j;
+        for (j = lo; j < hi; j++)
+            out[j] = (float)(s_i * sign[j] * k[j]);
+    }
+}
+
+/* rows[h][lo] <-> rows[h][hi] for h in [0, count): the row cache following the solver's
+ * exchange of two variables (RowCache.swap_index), on up to `threads` threads when
+ * there are SMO_SWAP_PARALLEL_MIN rows or more. */
+#define SMO_SWAP_PARALLEL_MIN 64
+static void smo_swap_entries_threads(int count, float** rows, int lo, int hi, int threads)
+{
+    int h, parts = (count < SMO_SWAP_PARALLEL_MIN || threads < 2) ? 1 : threads;
+#ifdef _OPENMP
+    #pragma omp parallel for num_threads(parts) schedule(static) if (parts > 1)
+#endif
+    for (h = 0; h < count; h++) {
+        float t = rows[h][lo];
+        rows[h][lo] = rows[h][hi];
+        rows[h][hi] = t;
+    }
+}
+
+#endif

@@ -1,0 +1,82 @@
+"""The solver's per-step passes shared among threads (libsmo/_core/step_loops.h).
+
+On active sets of 8,192 variables or more, the worst violator, its partner, the gradient
+and G_bar updates, the new Q rows' conversion and the row cache's exchanges run on the
+kernel's threads. Each pass merges its ranges so that it gives what the one-thread pass
+gives, ties included: a fit on two threads must be the fit on one, bit for bit, and
+LIBSVM's optimum.
+"""
+import numpy as np
+import pytest
+
+import libsmo
+from libsmo._core.cache import RowCache
+
+from conftest import load_dataset
+from peers import libsvm_train
+
+
+def _same_fit(one, two):
+    np.testing.assert_array_equal(one.support, two.support)
+    np.testing.assert_array_equal(one.sv_coef, two.sv_coef)
+    np.testing.assert_array_equal(one.rho, two.rho)
+    np.testing.assert_array_equal(one.n_iter, two.n_iter)
+
+
+@pytest.fixture(scope="module")
+def a9a_rows():
+    return load_dataset("a9a", n_rows=10000, n_features=123)
+
+
+def test_two_threads_give_the_one_thread_fit_and_libsvm_optimum(a9a_rows):
+    X, y = a9a_rows
+    one = libsmo.train(X, y, C=1.0, gamma=0.05, n_threads=1)
+    two = libsmo.train(X, y, C=1.0, gamma=0.05, n_threads=2)
+    _same_fit(one, two)
+    peer = libsvm_train(X, y, C=1.0, gamma=0.05)
+    assert two.objective[0] == pytest.approx(peer.objectives[0], rel=1e-6)
+    assert two.n_sv == peer.l
+
+
+@pytest.mark.parametrize("svm_type, params, n_rows", [
+    ("nu_svc", {"nu": 0.3}, 10000),          # two sign groups in every pass
+    ("epsilon_svr", {"C": 1.0}, 5000),       # 2 l variables over l rows
+    ("one_class", {"nu": 0.2}, 10000),
+])
+def test_the_other_formulations_on_two_threads(a9a_rows, svm_type, params, n_rows):
+    X, y = a9a_rows
+    X, y = X[:n_rows], y[:n_rows]
+    one = libsmo.train(X, y, svm_type=svm_type, gamma=0.05, n_threads=1, **params)
+    two = libsmo.train(X, y, svm_type=svm_type, gamma=0.05, n_threads=2, **params)
+    _same_fit(one, two)
+
+
+def test_ties_across_the_threads_ranges_go_where_one_thread_puts_them():
+    # 9,000 rows that are copies of 30 points: gradients tie exactly all over the
+    # active set, and the selection must take the last of the tied variables
+    rng = np.random.default_rng(5)
+    points = rng.normal(size=(30, 6))
+    labels = np.where(points[:, 0] + 0.3 * rng.normal(size=30) > 0, 1.0, -1.0)
+    which = rng.integers(30, size=9000)
+    X, y = points[which], labels[which]
+    one = libsmo.train(X, y, C=2.0, gamma=0.5, n_threads=1)
+    two = libsmo.train(X, y, C=2.0, gamma=0.5, n_threads=2)
+    _same_fit(one, two)
+    assert one.n_iter[0] > 10
+
+
+def test_row_cache_exchanges_on_two_threads_match_one():
+    n = 300
+    rng = np.random.default_rng(0)
+    caches = [RowCache(n, 1e9, 1), RowCache(n, 1e9, 2)]
+    fills = rng.random((n, n)).astype(np.float32)
+    for cache in caches:
+        for i in range(200):
+            # some rows shorter than the exchanged entries: those are evicted
+            cache.request(i, n if i % 7 else 150, fills[i])
+    for i, j in rng.integers(n, size=(40, 2)):
+        for cache in caches:
+            cache.swap(int(i), int(j))
+    for i in range(n):
+        assert caches[0].cached(i) == caches[1].cached(i)
+    assert any(caches[1].cached(i) for i in range(n))
