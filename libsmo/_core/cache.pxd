@@ -10,6 +10,9 @@ cdef class RowCache:
     cdef int* length
     cdef int* lru_prev
     cdef int* lru_next
+    # threads of swap_index's pass over the cached rows, and the rows it swaps in
+    cdef int n_threads
+    cdef float** swap_rows
 
     cdef int get(self, int i, int length, float** row) noexcept nogil
     cdef void swap_index(self, int i, int j) noexcept nogil

@@ -13,6 +13,10 @@ row is only evicted to make room for another, so the two rows most recently retu
 from libc.stdlib cimport malloc, calloc, realloc, free
 
 
+cdef extern from "step_loops.h" nogil:
+    void smo_swap_entries_threads(int count, float** rows, int lo, int hi, int threads)
+
+
 cdef class RowCache:
     """LRU cache of float rows within a budget of bytes.
 
@@ -23,9 +27,11 @@ cdef class RowCache:
     size_bytes : float
         Budget; at least two full rows are always allowed, so that the two rows of one
         step can be held at once.
+    n_threads : int
+        Threads that share `swap_index`'s exchanges when many rows are cached.
     """
 
-    def __cinit__(self, int n_rows, double size_bytes):
+    def __cinit__(self, int n_rows, double size_bytes, int n_threads=1):
         cdef long long entries
         if not size_bytes < 1e18:  # also NaN: the conversion below would be undefined
             size_bytes = 1e18
@@ -40,8 +46,10 @@ cdef class RowCache:
         self.length = <int*>calloc(n_rows + 1, sizeof(int))
         self.lru_prev = <int*>malloc((n_rows + 1) * sizeof(int))
         self.lru_next = <int*>malloc((n_rows + 1) * sizeof(int))
+        self.swap_rows = <float**>malloc((n_rows + 1) * sizeof(float*))
+        self.n_threads = max(1, n_threads)
         if (self.data == NULL or self.length == NULL or self.lru_prev == NULL
-                or self.lru_next == NULL):
+                or self.lru_next == NULL or self.swap_rows == NULL):
             raise MemoryError("cannot allocate the kernel cache index")
         # index n_rows is the sentinel of the circular LRU list
         self.lru_prev[n_rows] = n_rows
@@ -56,6 +64,7 @@ cdef class RowCache:
         free(self.length)
         free(self.lru_prev)
         free(self.lru_next)
+        free(self.swap_rows)
 
     cdef inline void _unlink(self, int i) noexcept nogil:
         self.lru_next[self.lru_prev[i]] = self.lru_next[i]
@@ -107,9 +116,12 @@ cdef class RowCache:
         return have
 
     cdef void swap_index(self, int i, int j) noexcept nogil:
-        """Follow the solver's exchange of variables i and j in every cached row."""
-        cdef int h, nxt, lo, hi
-        cdef float t
+        """Follow the solver's exchange of variables i and j in every cached row.
+
+        The rows are listed first and exchanged after, on the cache's threads when there
+        are many: each exchange is two reads far apart in memory, and a shrinking pass
+        makes thousands of them over hundreds of rows."""
+        cdef int h, nxt, lo, hi, count = 0
         if i == j:
             return
         if self.length[i]:
@@ -129,13 +141,13 @@ cdef class RowCache:
             nxt = self.lru_next[h]
             if self.length[h] > lo:
                 if self.length[h] > hi:
-                    t = self.data[h][lo]
-                    self.data[h][lo] = self.data[h][hi]
-                    self.data[h][hi] = t
+                    self.swap_rows[count] = self.data[h]
+                    count += 1
                 else:
                     # the row holds entry lo but not hi: it cannot be kept consistent
                     self._evict(h)
             h = nxt
+        smo_swap_entries_threads(count, self.swap_rows, lo, hi, self.n_threads)
 
     # ---- Python access, for tests ------------------------------------------------------
 

@@ -16,9 +16,11 @@ from libsmo._core.rows cimport MANY_ROWS
 cnp.import_array()
 
 
-cdef extern from "inner_loops.h" nogil:
+cdef extern from "step_loops.h" nogil:
     void smo_signed_gather(int n, float s_i, const float* sign, const float* krow,
                            const int* index, float* out)
+    void smo_signed_row_threads(int n, double s_i, const double* sign, const double* k,
+                                float* out, int threads)
 
 
 cdef class QMatrix:
@@ -38,7 +40,7 @@ cdef class QMatrix:
         self.kernel = kernel
         self.sign = np.ascontiguousarray(sign, dtype=np.float64).copy()
         n = kernel.n_rows
-        self.cache = RowCache(n, cache_size_mb * 1024.0 * 1024.0)
+        self.cache = RowCache(n, cache_size_mb * 1024.0 * 1024.0, kernel.n_threads)
         self.kbuf = np.empty(max(n, 1))
         self.diag = np.empty(n)
         for i in range(n):
@@ -62,8 +64,7 @@ cdef class QMatrix:
         rows[1 : count] (none of them cached) computed in the same pass over the data and
         cached for the steps that ask for them next; NULL when memory ran out."""
         cdef float* row = NULL
-        cdef int b, j, start
-        cdef double sb
+        cdef int b, start
         count = min(count, self.rows_together)
         if count <= 1 or length <= 0 or self.cache.length[rows[0]] > 0:
             return self.get_row(rows[0], length)
@@ -73,24 +74,21 @@ cdef class QMatrix:
             start = self.cache.get(rows[b], length, &row)
             if start < 0:
                 return NULL
-            sb = self.sign[rows[b]]
-            for j in range(start, length):
-                row[j] = <float>(sb * self.sign[j] * self.kbuf_many[b * length + j])
+            smo_signed_row_threads(length - start, self.sign[rows[b]], &self.sign[start],
+                                   &self.kbuf_many[b * length + start], &row[start],
+                                   self.kernel.n_threads)
         return row
 
     cdef float* get_row(self, int i, int length) noexcept nogil:
         """Q row i over the first `length` variables; NULL when memory ran out."""
         cdef float* row
-        cdef int j
-        cdef double si
         cdef int start = self.cache.get(i, length, &row)
         if start < 0:
             return NULL
         if start < length:
             self.kernel.row(i, start, length, &self.kbuf[0])
-            si = self.sign[i]
-            for j in range(start, length):
-                row[j] = <float>(si * self.sign[j] * self.kbuf[j - start])
+            smo_signed_row_threads(length - start, self.sign[i], &self.sign[start],
+                                   &self.kbuf[0], &row[start], self.kernel.n_threads)
         return row
 
     cdef void swap_index(self, int i, int j) noexcept nogil:

@@ -25,6 +25,8 @@ cdef class Solver:
     cdef signed char[::1] status
     cdef int[::1] active_set
     cdef bint nu
+    # threads of the passes over long active sets (step_loops.h): the kernel's
+    cdef int n_threads
     # membership of I_up / I_low per sign group as 0.0 (in) or -inf (out), kept with
     # the status: the selection loops mask with an addition instead of a branch
     cdef double[:, ::1] pen_up

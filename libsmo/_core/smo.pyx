@@ -21,8 +21,7 @@ Two partner strategies share one takeStep:
 
 The nu variant (nu-SVC, nu-SVR) has a second equality constraint, one per sign of y:
 a step then pairs two variables of the same sign, and every threshold above (m, M, the
-shrinking bounds, rho) is kept per sign group (LIBSVM's Solver_NU). Without it there is
-one group.
+shrinking bounds, rho) is kept per sign group (LIBSVM's Solver_NU), else one group.
 
 Shrinking follows LIBSVM: every min(l, 1000) steps, bound variables that cannot take part
 in a violating pair leave the active set (a prefix of the permuted variables); before
@@ -34,10 +33,11 @@ must stop (step cap, time limit, stop flag, Ctrl-C, callback), after every step 
 after every row of the gradient's initialisation and reconstruction (a one-class start
 of 12,500 non-zero alphas over 25,000 rows is minutes of rows). Every operation that
 can fail returns -1 and records why in `stop` (NO_MEMORY, or the poller's reason). The
-result is a `libsmo._core.solution.Solution`.
+result is a `libsmo._core.solution.Solution`. On more than one thread (the kernel's),
+the passes over long active sets are shared among them (step_loops.h), with the same
+results and so the same steps.
 """
 import numpy as np
-cimport cython
 cimport numpy as cnp
 from libc.math cimport fabs, INFINITY
 from libsmo._core.pair_step cimport (FREE, LOWER_BOUND, UPPER_BOUND, bound_status, in_low,
@@ -49,18 +49,18 @@ from libsmo._core.solution import make_solution
 from libsmo._core.stopping import SolverStopped
 
 
-cdef extern from "inner_loops.h" nogil:
-    int smo_argmax_up(int n, const double* G, const double* y, const double* pen,
-                      double* out_max)
-    int smo_partner(int n, const double* G, const double* y, const double* pen,
-                    const double* QD, const float* Qi, double QD_i, double y_i,
-                    double max_up, double* low_max, double* obj_min)
-    void smo_update_gradient(int n, double* G, const float* Qi, double dai,
-                             const float* Qj, double daj)
-    void smo_add_scaled_row(int n, double* out, double coef, const float* Qi)
+cdef extern from "step_loops.h" nogil:
+    int smo_argmax_up_threads(int n, const double* G, const double* y, const double* pen,
+                              double* out_max, int threads)
+    int smo_partner_threads(int n, const double* G, const double* y, const double* pen,
+                            const double* QD, const float* Qi, double QD_i, double y_i,
+                            double max_up, double* low_max, double* obj_min, int threads)
+    void smo_update_gradient_threads(int n, double* G, const float* Qi, double dai,
+                                     const float* Qj, double daj, int threads)
+    void smo_add_scaled_row_threads(int n, double* out, double coef, const float* Qi,
+                                    int threads)
 
 cnp.import_array()
-
 
 
 cdef inline int keep_largest(double* values, int* items, int n, int want, double v,
@@ -102,6 +102,7 @@ cdef class Solver:
         self.C = np.array(C, dtype=np.float64)
         self.alpha = np.array(alpha, dtype=np.float64)
         self.QD = Q.diagonal()
+        self.n_threads = Q.kernel.n_threads
         # a start whose gradient the caller knows skips its computation (a kernel row
         # per non-zero alpha): the cascade's rounds (libsmo.cascade)
         self.gradient_given = gradient is not None
@@ -142,7 +143,7 @@ cdef class Solver:
     # ---- gradient ------------------------------------------------------------------
 
     cdef int _init_gradient(self) noexcept nogil:
-        cdef int i, l = self.l
+        cdef int i, l = self.l, threads = self.n_threads
         cdef float* Qi
         self.gradient_whole = False
         for i in range(l):
@@ -155,9 +156,9 @@ cdef class Solver:
                 Qi = self.Q.get_row(i, l)
                 if Qi == NULL:
                     return out_of_memory(self)
-                smo_add_scaled_row(l, &self.G[0], self.alpha[i], Qi)
+                smo_add_scaled_row_threads(l, &self.G[0], self.alpha[i], Qi, threads)
                 if self.status[i] == UPPER_BOUND:
-                    smo_add_scaled_row(l, &self.G_bar[0], self.C[i], Qi)
+                    smo_add_scaled_row_threads(l, &self.G_bar[0], self.C[i], Qi, threads)
         self.gradient_whole = True
         return 0
 
@@ -195,8 +196,8 @@ cdef class Solver:
                     Qi = self.Q.get_row(i, l)
                     if Qi == NULL:
                         return out_of_memory(self)
-                    smo_add_scaled_row(l - active, &self.G[active], self.alpha[i],
-                                       &Qi[active])
+                    smo_add_scaled_row_threads(l - active, &self.G[active], self.alpha[i],
+                                               &Qi[active], self.n_threads)
         self.gradient_whole = True
         return 0
 
@@ -277,7 +278,7 @@ cdef class Solver:
         # the cache)
         self.alpha[i] = ai
         self.alpha[j] = aj
-        smo_update_gradient(active, &self.G[0], Qi, dai, Qj, daj)
+        smo_update_gradient_threads(active, &self.G[0], Qi, dai, Qj, daj, self.n_threads)
         i_was_upper = self.status[i] == UPPER_BOUND
         j_was_upper = self.status[j] == UPPER_BOUND
         update_status(self, i)
@@ -296,7 +297,7 @@ cdef class Solver:
         cdef float* Qi = self.Q.get_row(i, l)
         if Qi == NULL:
             return out_of_memory(self)
-        smo_add_scaled_row(l, &self.G_bar[0], coef, Qi)
+        smo_add_scaled_row_threads(l, &self.G_bar[0], coef, Qi, self.n_threads)
         return 0
 
     # ---- second-order selection (Fan, Chen and Lin 2005) ----------------------------
@@ -314,13 +315,13 @@ cdef class Solver:
         cdef float* Qi
         cdef double* G = &self.G[0]
         cdef double* y = &self.y[0]
-        for g in range(2):
-            i_g[g] = -1
-            v_max[g] = -INFINITY
-            low[g] = -INFINITY
+        i_g[:] = [-1, -1]
+        v_max[:] = [-INFINITY, -INFINITY]
+        low[:] = [-INFINITY, -INFINITY]
         # the worst violator of each group: max of v_t = -y_t G_t over I_up
         for g in range(n_groups):
-            i_g[g] = smo_argmax_up(active, G, y, &self.pen_up[g, 0], &v_max[g])
+            i_g[g] = smo_argmax_up_threads(active, G, y, &self.pen_up[g, 0], &v_max[g],
+                                           self.n_threads)
         # its partner over I_low: the largest second-order decrease; across the groups
         # of the nu variant the smaller objective wins, the later variable on a tie
         for g in range(n_groups):
@@ -329,8 +330,9 @@ cdef class Solver:
             Qi = self._q_row(i_g[g], active)
             if Qi == NULL:
                 return out_of_memory(self)
-            j_g = smo_partner(active, G, y, &self.pen_low[g, 0], &self.QD[0], Qi,
-                              self.QD[i_g[g]], y[i_g[g]], v_max[g], &low[g], &obj_g)
+            j_g = smo_partner_threads(active, G, y, &self.pen_low[g, 0], &self.QD[0], Qi,
+                                      self.QD[i_g[g]], y[i_g[g]], v_max[g], &low[g],
+                                      &obj_g, self.n_threads)
             if j_g != -1 and (obj_g < obj_min or (obj_g == obj_min and j_g > j)):
                 j = j_g
                 obj_min = obj_g
