@@ -4,7 +4,7 @@ Dense blocks use BLAS (numpy's matmul), sparse blocks scipy's sparse product; ne
 densifies a sparse input beyond one block of the kernel matrix, and neither costs
 anything in the width of the rows beyond their non-zeros: support vectors whose
 columns are few among very many (an index of 2**31 - 1 in a file) are kept on those
-columns only (`SupportRows`), and each block of rows is matched to them.
+columns only (`libsmo._support_rows.SupportRows`), and each block of rows is matched to them.
 
 RBF values are LIBSVM's: the expansion |x|^2 + |sv|^2 - 2 x'sv that makes a block one
 matrix product loses the difference of two nearly equal rows to rounding when gamma is
@@ -23,24 +23,22 @@ import contextlib
 import numpy as np
 
 from libsmo import _sparse as sp
-from libsmo._core.arrays import squared_norms as kernel_squared_norms
 from libsmo._core.kernel import (bit_kernel_block, bit_kernel_products,
                                  rbf_block_from_dots, rbf_exp_table,
                                  sparse_dots_feature_major)
 from libsmo._core.bitmaps import pack_bits
 from libsmo._core.int_rows import int_dots_block, small_integer_rows
+from libsmo._support_rows import squared_norms
 
 # The kernel block of one batch of rows is kept near this many bytes. 16 MB rather
 # than 32: letter's prediction (5,000 rows x 6,746 SVs) 0.29 -> 0.24 s and +45 ->
-# +29 MB, a9a's (12,000 training rows) the same speed and +40 -> +21 MB. 8 MB rather
-# than 16: pendigits' prediction (3,498 rows x 901 SVs) peaks at +12 MB instead of
-# +23 MB (LIBSVM's whole fit and prediction: +7 MB), at 1.01-1.08x the time on
-# letter, a9a, w8a and Fashion-MNIST (benchmarks/run.py's cases, medians of 5).
+# +29 MB. 8 MB rather than 16: 1.01-1.08x the time on letter, a9a, w8a and
+# Fashion-MNIST. And at most BLOCK_PER_DATA times the bytes of the rows and the support
+# vectors, so that a small problem's prediction holds memory in proportion to it
+# (pendigits, 3,498 rows x 901 SVs: +23 MB with 16 MB blocks, +7 MB for LIBSVM's whole
+# fit and prediction).
 BLOCK_BYTES = 8 * 2**20
-# Sparse support vectors are densified for prediction when that copy is this small:
-# a dense product (BLAS) is about ten times faster than a sparse one on narrow data
-# such as a9a (123 features), while wide text data (sector: 55,197) stays sparse.
-DENSE_SV_BYTES = 64 * 2**20
+BLOCK_PER_DATA = 4
 # Sparse rows whose stored values are at most this fraction of their entries are
 # multiplied with dense support vectors by feature (nnz x n_SV multiply-adds) rather
 # than densified for BLAS (rows x width x n_SV): 300 test rows against 8,000 support
@@ -51,124 +49,11 @@ BY_FEATURE_MAX_DENSITY = 0.2
 # them on bitmaps run BLAS on one thread, leaving the cores to prediction's own OpenMP
 # loops (a9a's test set on two cores: 1.5 s with both thread pools, 0.64 s so).
 OWN_THREADS_MIN = 2**20
-# Sparse support vectors keep only the columns they use when their width exceeds this
-# many times their stored values: scipy's product transposes them through an index
-# array as long as their width (a model file with one index 2**31 - 1 cost 8 GB).
-COMPACT_WIDTH_FACTOR = 4
 # Where rounding in the expansion of |x - sv|^2 may move gamma |x - sv|^2 by more than
 # this, the distance is computed again feature by feature.
 RBF_EXPONENT_TOLERANCE = 1e-10
 # exp(-x) is 0 in double precision beyond this.
 EXP_UNDERFLOW = 746.0
-
-
-def squared_norms(X):
-    """Row-wise squared Euclidean norms of a dense or sparse matrix (any scipy format),
-    summed feature by feature as LIBSVM sums them (`libsmo._core.arrays.squared_norms`)."""
-    return kernel_squared_norms(X.tocsr() if sp.issparse(X) else X)
-
-
-class SupportRows:
-    """Support vectors as prediction reads them.
-
-    Parameters
-    ----------
-    SV : ndarray or csr_matrix of shape (n_SV, width)
-        Validated support vectors (dense C-contiguous float64 or canonical CSR).
-
-    Attributes
-    ----------
-    rows : ndarray or csr_matrix
-        The support vectors on `columns` only (all columns when `columns` is None),
-        dense when that copy is at most DENSE_SV_BYTES.
-    columns : ndarray of int or None
-        The original column of each column of `rows`, increasing.
-    width : int
-        The original number of columns.
-    norms : ndarray
-        Squared norms of the support vectors.
-    bits : ndarray of uint64 or None
-        Bitmaps of `rows` when all their values are zeros and ones (`pack_bits`), else
-        None.
-    ints : ndarray of int16 or None
-        Dense `rows` of more than 64 columns, without bitmaps, as small integers over
-        `int_divisor` (`small_integer_rows`), else None.
-    """
-
-    def __init__(self, SV):
-        self.width = SV.shape[1]
-        self.norms = squared_norms(SV)
-        self.columns = None
-        if sp.issparse(SV) and self.width > COMPACT_WIDTH_FACTOR * (SV.nnz + SV.shape[0]):
-            self.columns = np.unique(SV.indices).astype(np.int64)
-            SV = sp.csr_matrix((SV.data, np.searchsorted(self.columns, SV.indices)
-                                .astype(np.int32), SV.indptr),
-                               shape=(SV.shape[0], len(self.columns)))
-        if sp.issparse(SV) and SV.shape[0] * SV.shape[1] * 8 <= DENSE_SV_BYTES:
-            SV = SV.toarray()
-        self.rows = SV
-        self.bits = pack_bits(SV) if SV.shape[1] else None
-        self.ints, self.int_divisor = None, 0.0
-        if self.bits is None and not sp.issparse(SV) and SV.shape[1] > 64:
-            ints = small_integer_rows(SV, np.arange(SV.shape[0], dtype=np.int32))
-            if ints is not None:
-                self.ints, self.int_divisor, _ = ints
-        self._by_feature = None
-
-    def by_feature(self):
-        """The dense support vectors stored feature by feature, (width, n_SV), made on
-        first use (prediction of sparse rows, `reads_by_feature`)."""
-        if self._by_feature is None:
-            self._by_feature = np.ascontiguousarray(self.rows.T)
-        return self._by_feature
-
-    @property
-    def n_sv(self):
-        """The number of support vectors."""
-        return self.rows.shape[0]
-
-    def match(self, X):
-        """X's rows on the columns of `rows`, and the squared norm of what X holds
-        outside them (None when nothing), for |x - sv|^2.
-
-        Parameters
-        ----------
-        X : ndarray or csr_matrix
-            Validated rows; sparse rows may be narrower or wider than the support
-            vectors (LIBSVM's files omit trailing zeros; features the model never saw
-            add nothing to a dot product but count in |x - sv|^2, as in svm-predict).
-
-        Returns
-        -------
-        X_matched : ndarray or csr_matrix
-        outside : ndarray or None
-        """
-        width = self.rows.shape[1]
-        if not sp.issparse(X):
-            if self.columns is not None:
-                return np.ascontiguousarray(X[:, self.columns]), None
-            return X, None
-        if self.columns is None and X.shape[1] <= width:
-            if X.shape[1] < width:
-                X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width))
-            return X, None
-        if self.columns is None:
-            position = X.indices.astype(np.int64)
-            keep = position < width
-        else:
-            position = np.searchsorted(self.columns, X.indices)
-            keep = self.columns[np.minimum(position, len(self.columns) - 1)] == X.indices \
-                if len(self.columns) else np.zeros(len(X.indices), dtype=bool)
-        kept_before = np.concatenate([[0], np.cumsum(keep)])
-        indptr = kept_before[X.indptr]
-        dropped = np.where(keep, 0.0, X.data)
-        # per-row sums in order (bincount), not differences of running sums, which
-        # would round: gamma may be huge where this matters
-        row_of = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
-        outside = np.bincount(row_of, weights=dropped * dropped, minlength=X.shape[0])
-        matched = sp.csr_matrix((X.data[keep], position[keep].astype(np.int32),
-                                 indptr.astype(X.indptr.dtype)), shape=(X.shape[0], width))
-        return matched, outside
 
 
 def reads_by_feature(X_block, SV):
@@ -327,9 +212,10 @@ def _exact_squared_distances(X, SV, rows, cols, X_outside):
     return out
 
 
-def iter_row_blocks(n_rows, n_cols):
-    """Slices of rows whose (rows x n_cols) float64 block stays within BLOCK_BYTES."""
-    step = max(1, BLOCK_BYTES // (8 * max(1, n_cols)))
+def iter_row_blocks(n_rows, n_cols, budget=None):
+    """Slices of rows whose (rows x n_cols) float64 block stays within `budget` bytes
+    (default BLOCK_BYTES)."""
+    step = max(1, int(budget or BLOCK_BYTES) // (8 * max(1, n_cols)))
     for start in range(0, n_rows, step):
         yield slice(start, min(n_rows, start + step))
 
@@ -382,9 +268,18 @@ def for_each_kernel_block(visit, X, SV, kernel, gamma, degree, coef0, X_norms=No
     with _one_blas_thread_if(kernel != "precomputed" and n_rows * n_sv >= OWN_THREADS_MIN
                              and (reads_by_feature(X, SV.rows) or SV.bits is not None
                                   or SV.ints is not None)):
-        for block in iter_row_blocks(n_rows, 3 * n_sv // 2 if sparse_product else n_sv):
+        budget = min(BLOCK_BYTES, max(2**20, BLOCK_PER_DATA * (
+            _nbytes(X) + _nbytes(SV if kernel == "precomputed" else SV.rows))))
+        for block in iter_row_blocks(n_rows, 3 * n_sv // 2 if sparse_product else n_sv,
+                                     budget):
             _visit_block(visit, block, X, SV, kernel, gamma, degree, coef0, X_norms, rows,
                          coef, coef_t)
+
+
+def _nbytes(A):
+    """Bytes of a dense array, or of a sparse matrix's three arrays."""
+    return (A.data.nbytes + A.indices.nbytes + A.indptr.nbytes if sp.issparse(A)
+            else np.asarray(A).nbytes)
 
 
 def _one_blas_thread_if(condition):

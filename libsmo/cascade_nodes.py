@@ -11,7 +11,8 @@ from typing import Optional
 import numpy as np
 
 from libsmo import _sparse as sp
-from libsmo._prediction import SupportRows, for_each_kernel_block
+from libsmo._prediction import for_each_kernel_block
+from libsmo._support_rows import SupportRows
 from libsmo.execution import Executor
 from libsmo.problem import BinaryProblem, take_rows
 from libsmo.warm_start import make_feasible

@@ -30,7 +30,8 @@ from libsmo._core.kernel import Kernel
 from libsmo._core.qmatrix import QMatrix, SVRQMatrix
 from libsmo._core.solvers import solve, solve_linear
 from libsmo._core.stopping import SolverStopped
-from libsmo._prediction import SupportRows, for_each_kernel_block
+from libsmo._prediction import for_each_kernel_block
+from libsmo._support_rows import SupportRows
 from libsmo.exceptions import sklearn_compatible_warning
 from libsmo.problem import take_rows
 

@@ -11,7 +11,8 @@ from libsmo import _sparse as sp
 from libsmo import _one_vs_one as ovo
 from libsmo import probability as _probability
 from libsmo._model_checks import check_model_fields
-from libsmo._prediction import DENSE_SV_BYTES, SupportRows, for_each_kernel_block
+from libsmo._prediction import for_each_kernel_block
+from libsmo._support_rows import DENSE_SV_BYTES, SupportRows
 from libsmo._validation import check_data, check_norms, check_precomputed
 
 from libsmo.names import CLASSIFICATION_TYPES

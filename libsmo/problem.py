@@ -25,7 +25,7 @@ import numpy as np
 from libsmo import _sparse as sp
 from libsmo import _validation as v
 from libsmo._core.arrays import csr_to_dense
-from libsmo._prediction import COMPACT_WIDTH_FACTOR
+from libsmo._support_rows import COMPACT_WIDTH_FACTOR
 from libsmo.names import REGRESSION_TYPES
 
 # Sparse rows that are mostly non-zeros are trained on as dense rows when the dense

@@ -20,7 +20,7 @@ LEVELS = [
     ("foundation", ["names", "exceptions", "_random", "_param_validation", "_parallel",
                     "_sparse", "_core"]),
     ("validation", ["_validation", "params", "_one_vs_one"]),
-    ("model", ["_prediction", "probability", "_model_checks", "model"]),
+    ("model", ["_support_rows", "_prediction", "probability", "_model_checks", "model"]),
     ("problem", ["problem", "warm_start", "execution", "formulations", "classification",
                  "train", "crossval", "cascade_nodes", "cascade"]),
     ("io", ["io", "formats", "scaling"]),

@@ -9,6 +9,7 @@ import pytest
 
 import libsmo
 from libsmo import _prediction, _sparse as sp, execution
+from libsmo._support_rows import SupportRows
 from libsmo._core.kernel import Kernel, bit_kernel_block, bit_kernel_products
 from libsmo._core.bitmaps import pack_bits
 from conftest import load_dataset
@@ -144,7 +145,7 @@ def test_bit_blocks_equal_kernel_blocks(kernel):
     block's exponential is the same), with and without columns outside the support
     vectors."""
     X, _ = load_dataset("a9a", n_rows=700)
-    SV = _prediction.SupportRows(X[:301].tocsr())   # 301: a row tail of one
+    SV = SupportRows(X[:301].tocsr())   # 301: a row tail of one
     rows = X[301:].tocsr()
     counted = _prediction.bit_block(rows, None, SV, kernel, 0.05, 3, 0.5)
     plain = _prediction.kernel_block(rows.toarray(), SV.rows, kernel, 0.05, 3, 0.5,
@@ -228,7 +229,7 @@ def test_bit_kernel_products_equal_the_block_times_coefficients(columns):
     """The kernel sums counted without the block equal K @ coef from the counted block
     (a vector and a matrix of coefficients), to rounding."""
     X, _ = load_dataset("a9a", n_rows=900)
-    SV = _prediction.SupportRows(X[:301].tocsr())
+    SV = SupportRows(X[:301].tocsr())
     rows = X[301:].tocsr()
     coef = np.random.default_rng(2).standard_normal((301, columns))
     K = _prediction.bit_block(rows, None, SV, "rbf", 0.05, 3, 0.0)

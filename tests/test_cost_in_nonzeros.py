@@ -272,7 +272,8 @@ def test_peak_memory_of_a_data_file_follows_its_size(text, small_model):
 def test_rbf_kernel_of_a_row_with_itself_is_one(gamma, form):
     """Before: |x|^2 + |x|^2 - 2 x'x rounded to a few units in the last place, and at
     gamma >= 1e12 K(x, x) came out about 0."""
-    from libsmo._prediction import SupportRows, for_each_kernel_block
+    from libsmo._prediction import for_each_kernel_block
+    from libsmo._support_rows import SupportRows
     rng = np.random.default_rng(0)
     X = rng.normal(size=(20, 13)) * 10.0
     if form != "dense":

@@ -7,6 +7,7 @@ import scipy.sparse as sp
 
 import libsmo
 import libsmo._prediction as prediction
+from libsmo._support_rows import SupportRows
 from libsmo import _one_vs_one as ovo
 from libsmo._core.kernel import rbf_block_from_dots, sparse_dots_feature_major
 from conftest import load_dataset
@@ -79,7 +80,7 @@ def test_decisions_equal_libsvm(name, n_features, C, gamma):
     ours = libsmo.train(X, y, C=C, gamma=gamma)
     theirs = libsvm_train(X, y, C=C, gamma=gamma)
     if name != "letter.scale":
-        assert prediction.reads_by_feature(Xt[:100], prediction.SupportRows(ours.support_vectors).rows)
+        assert prediction.reads_by_feature(Xt[:100], SupportRows(ours.support_vectors).rows)
     # the same optimum to LIBSVM's tolerance: decisions agree to about tol
     np.testing.assert_allclose(ours.decision_function(Xt), libsvm_decision(theirs, Xt),
                                rtol=0, atol=2e-3)

@@ -1,0 +1,126 @@
+"""Support vectors as prediction reads them (`SupportRows`): on the columns they use,
+dense when that is small, and as bitmaps or int16 rows where their values allow."""
+import numpy as np
+
+from libsmo import _sparse as sp
+from libsmo._core.arrays import squared_norms as kernel_squared_norms
+from libsmo._core.bitmaps import pack_bits
+from libsmo._core.int_rows import small_integer_rows
+
+# Sparse support vectors are densified for prediction when that copy is this small:
+# a dense product (BLAS) is about ten times faster than a sparse one on narrow data
+# such as a9a (123 features), while wide text data (sector: 55,197) stays sparse.
+DENSE_SV_BYTES = 64 * 2**20
+# Sparse support vectors keep only the columns they use when their width exceeds this
+# many times their stored values: scipy's product transposes them through an index
+# array as long as their width (a model file with one index 2**31 - 1 cost 8 GB).
+COMPACT_WIDTH_FACTOR = 4
+
+
+def squared_norms(X):
+    """Row-wise squared Euclidean norms of a dense or sparse matrix (any scipy format),
+    summed feature by feature as LIBSVM sums them (`libsmo._core.arrays.squared_norms`)."""
+    return kernel_squared_norms(X.tocsr() if sp.issparse(X) else X)
+
+
+class SupportRows:
+    """Support vectors as prediction reads them.
+
+    Parameters
+    ----------
+    SV : ndarray or csr_matrix of shape (n_SV, width)
+        Validated support vectors (dense C-contiguous float64 or canonical CSR).
+
+    Attributes
+    ----------
+    rows : ndarray or csr_matrix
+        The support vectors on `columns` only (all columns when `columns` is None),
+        dense when that copy is at most DENSE_SV_BYTES.
+    columns : ndarray of int or None
+        The original column of each column of `rows`, increasing.
+    width : int
+        The original number of columns.
+    norms : ndarray
+        Squared norms of the support vectors.
+    bits : ndarray of uint64 or None
+        Bitmaps of `rows` when all their values are zeros and ones (`pack_bits`), else
+        None.
+    ints : ndarray of int16 or None
+        Dense `rows` of more than 64 columns, without bitmaps, as small integers over
+        `int_divisor` (`small_integer_rows`), else None.
+    """
+
+    def __init__(self, SV):
+        self.width = SV.shape[1]
+        self.norms = squared_norms(SV)
+        self.columns = None
+        if sp.issparse(SV) and self.width > COMPACT_WIDTH_FACTOR * (SV.nnz + SV.shape[0]):
+            self.columns = np.unique(SV.indices).astype(np.int64)
+            SV = sp.csr_matrix((SV.data, np.searchsorted(self.columns, SV.indices)
+                                .astype(np.int32), SV.indptr),
+                               shape=(SV.shape[0], len(self.columns)))
+        if sp.issparse(SV) and SV.shape[0] * SV.shape[1] * 8 <= DENSE_SV_BYTES:
+            SV = SV.toarray()
+        self.rows = SV
+        self.bits = pack_bits(SV) if SV.shape[1] else None
+        self.ints, self.int_divisor = None, 0.0
+        if self.bits is None and not sp.issparse(SV) and SV.shape[1] > 64:
+            ints = small_integer_rows(SV, np.arange(SV.shape[0], dtype=np.int32))
+            if ints is not None:
+                self.ints, self.int_divisor, _ = ints
+        self._by_feature = None
+
+    def by_feature(self):
+        """The dense support vectors stored feature by feature, (width, n_SV), made on
+        first use (prediction of sparse rows, `reads_by_feature`)."""
+        if self._by_feature is None:
+            self._by_feature = np.ascontiguousarray(self.rows.T)
+        return self._by_feature
+
+    @property
+    def n_sv(self):
+        """The number of support vectors."""
+        return self.rows.shape[0]
+
+    def match(self, X):
+        """X's rows on the columns of `rows`, and the squared norm of what X holds
+        outside them (None when nothing), for |x - sv|^2.
+
+        Parameters
+        ----------
+        X : ndarray or csr_matrix
+            Validated rows; sparse rows may be narrower or wider than the support
+            vectors (LIBSVM's files omit trailing zeros; features the model never saw
+            add nothing to a dot product but count in |x - sv|^2, as in svm-predict).
+
+        Returns
+        -------
+        X_matched : ndarray or csr_matrix
+        outside : ndarray or None
+        """
+        width = self.rows.shape[1]
+        if not sp.issparse(X):
+            if self.columns is not None:
+                return np.ascontiguousarray(X[:, self.columns]), None
+            return X, None
+        if self.columns is None and X.shape[1] <= width:
+            if X.shape[1] < width:
+                X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], width))
+            return X, None
+        if self.columns is None:
+            position = X.indices.astype(np.int64)
+            keep = position < width
+        else:
+            position = np.searchsorted(self.columns, X.indices)
+            keep = self.columns[np.minimum(position, len(self.columns) - 1)] == X.indices \
+                if len(self.columns) else np.zeros(len(X.indices), dtype=bool)
+        kept_before = np.concatenate([[0], np.cumsum(keep)])
+        indptr = kept_before[X.indptr]
+        dropped = np.where(keep, 0.0, X.data)
+        # per-row sums in order (bincount), not differences of running sums, which
+        # would round: gamma may be huge where this matters
+        row_of = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+        outside = np.bincount(row_of, weights=dropped * dropped, minlength=X.shape[0])
+        matched = sp.csr_matrix((X.data[keep], position[keep].astype(np.int32),
+                                 indptr.astype(X.indptr.dtype)), shape=(X.shape[0], width))
+        return matched, outside
