@@ -195,7 +195,7 @@ class Executor:
                         int_rows=INT_ROWS and 2.0 * len(rows) * n_features <= half_cache)
         copied = kernel.rows.layout_name in ("row_major", "feature_major")
         bytes_per_row = (8.0 * n_features * copied + 8.0 * kernel.rows.bit_words
-                         + 2.0 * n_features * kernel.rows.has_int_rows)
+                         + 1.0 * n_features * kernel.rows.int_row_bytes)
         cache_mb -= bytes_per_row * len(rows) / 2**20
         return kernel, cache_megabytes(max(0.0, cache_mb), len(rows))
 

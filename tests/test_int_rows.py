@@ -77,25 +77,32 @@ def test_rows_and_columns_outside_x_are_refused():
 
 
 @pytest.mark.parametrize("layout", ["copy", "in_place", "csr"])
-def test_dot_products_are_the_exact_integer_sums(layout):
-    """Every row of dot products is sum(q_i q_j) / 255^2 exactly, within the double
-    loops' rounding of them, whatever the storage, after swaps too; the squared norms likewise."""
+@pytest.mark.parametrize("width", ["uint8", "int16"])
+def test_dot_products_are_the_exact_integer_sums(layout, width):
+    """Every row of dot products is sum(q_i q_j) / D^2 exactly, within the double
+    loops' rounding of them, whatever the storage, after swaps too; the squared norms
+    likewise. Pixels over 255 are kept as uint8; integers outside [0, 255] (here
+    pixels - 128 over 1) as int16."""
     q, X = _pixels(n=70, d=130, seed=1)
+    divisor = 255.0
+    if width == "int16":
+        q, X, divisor = q - 128, q - 128.0, 1.0
     data = sp.csr_matrix(X) if layout == "csr" else X
     rows = np.arange(69, 4, -1, dtype=np.int32)
     ints = Rows(data, rows, copy_dense=layout == "copy", int_rows=True)
     plain = Rows(data, rows, copy_dense=layout == "copy")
-    assert ints.has_int_rows and ints.int_divisor == 255.0
-    assert not plain.has_int_rows
+    assert ints.has_int_rows and ints.int_divisor == divisor
+    assert ints.int_row_bytes == (1 if width == "uint8" else 2)
+    assert not plain.has_int_rows and plain.int_row_bytes == 0
     ints.swap_rows(0, 7)
     plain.swap_rows(0, 7)
     order = np.asarray(ints.index)
     for i in (0, 7, 30, len(rows) - 1):
-        exact = (q[order] @ q[order[i]]) / 65025.0
+        exact = (q[order] @ q[order[i]]) / divisor ** 2
         np.testing.assert_array_equal(ints.row_dots(i), exact)
         np.testing.assert_allclose(ints.row_dots(i), plain.row_dots(i), rtol=1e-14,
                                    atol=0.0)
-    np.testing.assert_array_equal(ints.sq_norm, (q[order] ** 2).sum(axis=1) / 65025.0)
+    np.testing.assert_array_equal(ints.sq_norm, (q[order] ** 2).sum(axis=1) / divisor ** 2)
 
 
 @pytest.mark.parametrize("kernel", ["rbf", "linear", "poly", "sigmoid"])

@@ -2,7 +2,8 @@
 # shared by the kernel (dot products a whole row at a time, for the Q-row cache) and the
 # linear solver (dot products with, and updates of, the primal weights).
 cimport cython
-from libc.stdint cimport int16_t, uint64_t
+from libc.stdint cimport uint64_t
+from libsmo._core.int_rows cimport IntRows
 
 
 cdef enum RowLayout:
@@ -41,8 +42,8 @@ cdef class Rows:
     cdef uint64_t[:, ::1] bits
     cdef readonly int bit_words
     # rows of small integers over one divisor (built with int_rows=True where there are
-    # no bitmaps): row k is ints[k] / int_divisor exactly (int_divisor 0: no int rows)
-    cdef int16_t[:, ::1] ints
+    # no bitmaps), as int16 or uint8 (int_rows.IntRows); int_divisor 0: none
+    cdef IntRows int_store
     cdef readonly double int_divisor
     # every layout: the caller's row number of row k, and |x_k|^2 (0 for GRAM)
     cdef readonly int[::1] index
@@ -63,8 +64,6 @@ cdef class Rows:
     cdef void _copy_dense(self, const double[:, ::1] X) except *
     cdef void _csr_norms(self) noexcept nogil
     cdef void _shared_norms(self) noexcept nogil
-    cdef void _int_dots_many(self, const int* sources, int count, int start, int end,
-                             int nthreads, double* out, long ld_out) noexcept nogil
 
 
 cdef extern from "inner_loops.h" nogil:

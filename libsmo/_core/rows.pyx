@@ -34,10 +34,11 @@ Layouts (chosen at construction, see `RowLayout` in rows.pxd):
   the sums the other loops build (sums of zeros and ones are exact in double), so the
   solver takes the same steps.
 - Other rows of many features whose values are all small integers over one divisor
-  (8-bit images as pixel / 255: Fashion-MNIST) get int16 copies when the kernel asks
-  (`int_rows=True`, `int_rows.small_integer_rows`): dot products summed exactly in
-  integers (int_dots.h), four sources a pass, the values of the double loops up to their
-  rounding. The doubles behind them are then read in place, even with copy_dense.
+  (8-bit images as pixel / 255: Fashion-MNIST) get int16 copies, uint8 where they
+  fit, when the kernel asks (`int_rows=True`, `int_rows.IntRows`): dot products summed
+  exactly in integers (int_dots.h), four sources a pass, the values of the double loops
+  up to their rounding. The doubles behind them are then read in place, even with
+  copy_dense.
 - CSR rows get either only where it takes no more memory than the CSR values and
   indices it shadows (12 bytes a stored value).
 
@@ -49,15 +50,10 @@ other core is busy made whole fits 15 times slower (RFF features of a9a, 6000 x 
 import numpy as np
 cimport numpy as cnp
 from cython.parallel cimport prange
-from libc.stdint cimport int16_t, uint64_t
+from libc.stdint cimport uint64_t
 from libsmo._core.bitmaps import pack_bits
+from libsmo._core.int_rows cimport IntRows
 from libsmo._core.int_rows import small_integer_rows
-
-
-cdef extern from "int_dots.h" nogil:
-    void smo_int_dots_many(int n, long d, const int16_t* rows, long ld,
-                           const int16_t** xs, int count, double divisor2, double* out,
-                           long ld_out)
 
 
 cdef extern from "bit_counts.h" nogil:
@@ -196,7 +192,8 @@ cdef class Rows:
         if int_rows and self.n_features > FEATURE_MAJOR_MAX_FEATURES:
             ints = small_integer_rows(X, self.index)
             if ints is not None:
-                self.ints, self.int_divisor, self.sq_norm = ints
+                self.int_store = IntRows(ints[0], ints[1], MANY_ROWS)
+                self.int_divisor, self.sq_norm = ints[1], ints[2]
 
     @property
     def layout_name(self):
@@ -210,8 +207,13 @@ cdef class Rows:
 
     @property
     def has_int_rows(self):
-        """Whether rows of dot products are summed on int16 copies (small integers)."""
+        """Whether rows of dot products are summed on copies of small integers."""
         return self.int_divisor > 0
+
+    @property
+    def int_row_bytes(self):
+        """Bytes per feature of those copies: 2 (int16), 1 (uint8) or 0 (none)."""
+        return self.int_store.row_bytes if self.int_divisor > 0 else 0
 
     @property
     def is_sparse(self):
@@ -385,7 +387,7 @@ cdef class Rows:
                 self.dots(sources[b], start, end, nthreads, out + b * ld_out)
             return
         if self.int_divisor > 0:
-            self._int_dots_many(sources, count, start, end, nthreads, out, ld_out)
+            self.int_store.dots_many(sources, count, start, end, nthreads, out, ld_out)
             return
         if self.layout == ROW_MAJOR:
             for b in range(count):
@@ -409,25 +411,6 @@ cdef class Rows:
         else:
             smo_row_dots_many(n, d, base, ld, index, xs, count, out, ld_out)
 
-    cdef void _int_dots_many(self, const int* sources, int count, int start, int end,
-                             int nthreads, double* out, long ld_out) noexcept nogil:
-        """`dots_many` on the int16 rows (int_dots.h)."""
-        cdef const int16_t* xs[MANY_ROWS]
-        cdef int b, block, n_blocks, n = end - start
-        cdef long d = self.n_features
-        cdef double divisor2 = self.int_divisor * self.int_divisor
-        for b in range(count):
-            xs[b] = &self.ints[sources[b], 0]
-        if nthreads > 1:
-            n_blocks = (n + DENSE_BLOCK - 1) // DENSE_BLOCK
-            for block in prange(n_blocks, schedule="static", num_threads=nthreads):
-                smo_int_dots_many(min(DENSE_BLOCK, n - block * DENSE_BLOCK), d,
-                                  &self.ints[start + block * DENSE_BLOCK, 0], d, xs,
-                                  count, divisor2, out + block * DENSE_BLOCK, ld_out)
-        else:
-            smo_int_dots_many(n, d, &self.ints[start, 0], d, xs, count, divisor2, out,
-                              ld_out)
-
     cdef double dot(self, int i, int j) noexcept nogil:
         """x_i'x_j (GRAM: K(x_i, x_j)); see `row_dot` in rows.pxd."""
         return row_dot(self, i, j)
@@ -445,7 +428,6 @@ cdef class Rows:
         cdef Py_ssize_t f
         cdef double t
         cdef uint64_t w
-        cdef int16_t q
         if i == j:
             return
         for f in range(self.bit_words):
@@ -453,10 +435,7 @@ cdef class Rows:
             self.bits[i, f] = self.bits[j, f]
             self.bits[j, f] = w
         if self.int_divisor > 0:
-            for f in range(self.n_features):
-                q = self.ints[i, f]
-                self.ints[i, f] = self.ints[j, f]
-                self.ints[j, f] = q
+            self.int_store.swap(i, j)
         self.index[i], self.index[j] = self.index[j], self.index[i]
         self.sq_norm[i], self.sq_norm[j] = self.sq_norm[j], self.sq_norm[i]
         if self.layout == CSR:

@@ -1,0 +1,20 @@
+# Training rows of small integers over one divisor (int16, or uint8 where every integer
+# is in [0, 255]) and their rows of dot products: `Rows` keeps one where it can.
+from libc.stdint cimport int16_t, uint8_t
+
+
+cdef class IntRows:
+    # row k is ints[k] / divisor (row_bytes 2) or narrow[k] / divisor (row_bytes 1)
+    cdef int16_t[:, ::1] ints
+    cdef uint8_t[:, ::1] narrow
+    # uint8 sources widened to int16 for one call of dots_many (max_sources rows)
+    cdef int16_t[:, ::1] sources
+    cdef readonly int row_bytes
+    cdef readonly double divisor
+    cdef long d
+
+    cdef void dots_many(self, const int* sources, int count, int start, int end,
+                        int nthreads, double* out, long ld_out) noexcept nogil
+    cdef void _block(self, int start, int n, const int16_t** xs, int count,
+                     double* out, long ld_out) noexcept nogil
+    cdef void swap(self, int i, int j) noexcept nogil
