@@ -101,6 +101,56 @@ def test_fashion_mnist_pairs_on_the_workers_are_libsmo_pairs(client):
     assert np.array_equal(dist.to_model().sv_coef, single.to_model().sv_coef)
 
 
+def test_class_rows_move_between_workers_as_bytes():
+    from libsmo.dask import _partitions as parts
+    X, _ = load_fashion_mnist("train", n_rows=300)
+    packed = parts.pack_rows(X)
+    assert isinstance(packed, parts.ByteRows)
+    assert packed.q.dtype == np.uint8 and packed.q.nbytes * 8 == X.nbytes
+    assert np.array_equal(parts.unpack_rows([packed]), X)
+    # a class's blocks stay bytes when stacked; a block of other values makes doubles
+    other = X[:5] + 1e-3
+    assert parts.pack_rows(other) is other
+    assert isinstance(parts.stack_rows([packed, parts.pack_rows(X[:7])]), parts.ByteRows)
+    mixed = parts.stack_rows([packed, other])
+    assert mixed.dtype == np.float64 and np.array_equal(mixed, np.vstack([X, other]))
+    assert np.array_equal(parts.unpack_rows([packed, other, packed]),
+                          np.vstack([X, other, X]))
+    # integers beyond a byte (here up to 300) stay doubles
+    wide = np.arange(300 * 70, dtype=np.float64).reshape(300, 70) % 301
+    assert parts.pack_rows(wide) is wide
+
+
+def test_partition_tasks_run_where_the_partition_lives(client):
+    from libsmo.dask import _training as training
+    X, y = load_fashion_mnist("train", n_rows=2000)
+    data = training.load_partitions(client, da.from_array(X, chunks=(500, 784)),
+                                    da.from_array(y, chunks=500))
+    assert None not in data.holders and len(set(data.holders)) == 2
+
+    def where(part):
+        return distributed.get_worker().address
+    # forty small tasks on four partitions: Dask alone spreads such a group over the
+    # workers without regard to where the partitions are
+    futures = [f for _ in range(10) for f in data.each(client, where)]
+    assert client.gather(futures) == data.holders * 10
+
+
+def test_pairs_are_run_costliest_first_with_results_in_order(client):
+    from libsmo.dask import _training as training
+    X, y = load_fashion_mnist("train", n_rows=3000)
+    data = training.load_partitions(client, [X[:1000], X[1000:2000], X[2000:]], y)
+    pairs = [(a, b) for a in range(10) for b in range(a + 1, 10)]
+    costs = training.pair_costs(client, data, pairs)
+    # close classes cost more than far ones: T-shirt/shirt (0, 6) and pullover/coat
+    # (2, 4) against trousers/sneaker (1, 7) and trousers/bag (1, 8)
+    rank = {pair: r for r, pair in enumerate(sorted(pairs, key=lambda p: -costs[pairs.index(p)]))}
+    assert max(rank[0, 6], rank[2, 4]) < min(rank[1, 7], rank[1, 8])
+    tasks = [(cost, np.square, (float(i),)) for i, cost in enumerate(costs)]
+    assert training.run_costliest_first(client, tasks) == [float(i) ** 2 for i in
+                                                          range(len(pairs))]
+
+
 def test_predict_a_dataframe(client):
     dd = pytest.importorskip("dask.dataframe")
     pd = pytest.importorskip("pandas")

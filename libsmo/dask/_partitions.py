@@ -22,7 +22,12 @@ import scipy.sparse as sp
 
 from libsmo import _validation as v
 from libsmo._core.arrays import csr_to_dense
+from libsmo._core.int_rows import small_integer_rows
 from libsmo.problem import reads_dense, take_rows
+
+
+# class sums larger than this (k x n_features entries) are not gathered
+MOMENT_ENTRIES = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -114,6 +119,87 @@ def class_rows(part, c):
     if part.weights is not None:
         mask &= part.weights > 0
     return np.flatnonzero(mask)
+
+
+def class_moments(part, k):
+    """What the client needs of each class to estimate the cost of its pairs.
+
+    Returns
+    -------
+    counts : ndarray of shape (k,)
+        Rows of each class that take part (weight > 0).
+    sums : ndarray of shape (k, n_features), or None
+        Their sums; None when k x n_features exceeds `MOMENT_ENTRIES`.
+    squares : ndarray of shape (k,)
+        The sums of their squared norms.
+    """
+    n = len(part.labels)
+    # rows that take no part go to an extra class k, left out below
+    labels = part.labels if part.weights is None else np.where(part.weights > 0,
+                                                               part.labels, k)
+    onehot = sp.csr_matrix((np.ones(n), (labels, np.arange(n))), shape=(k + 1, n))[:k]
+    X = part.X
+    squares = (np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X)
+               else np.einsum("ij,ij->i", X, X))
+    sums = None
+    if k * X.shape[1] <= MOMENT_ENTRIES:
+        sums = onehot @ X
+        sums = sums.toarray() if sp.issparse(sums) else np.asarray(sums)
+    return np.bincount(labels, minlength=k + 1)[:k], sums, onehot @ squares
+
+
+@dataclass(frozen=True)
+class ByteRows:
+    """Dense rows moved between workers as bytes: `q / divisor` is the rows, exactly.
+
+    8-bit images (pixel / 255) are an eighth of their float64 bytes this way; the
+    receiving worker makes the same doubles again (`unpack_rows`)."""
+    q: np.ndarray
+    divisor: float
+
+    @property
+    def shape(self):
+        return self.q.shape
+
+
+def pack_rows(X):
+    """Dense rows of integers in [0, 255] over one divisor (those that training keeps as
+    uint8, `libsmo._core.int_rows`) as `ByteRows`; any other rows unchanged."""
+    if sp.issparse(X) or X.size == 0:
+        return X
+    found = small_integer_rows(X, np.arange(X.shape[0]))
+    if found is None:
+        return X
+    q, divisor, _ = found
+    if q.min() < 0 or q.max() > 255:
+        return X
+    return ByteRows(q.astype(np.uint8), divisor)
+
+
+def unpack_rows(blocks):
+    """The float64 rows of several blocks (ndarrays, csr_matrix or `ByteRows`), stacked
+    in order: one new C-contiguous array (or CSR matrix)."""
+    if sp.issparse(blocks[0]):
+        return sp.vstack(blocks, format="csr")
+    X = np.empty((sum(b.shape[0] for b in blocks), blocks[0].shape[1]))
+    start = 0
+    for block in blocks:
+        end = start + block.shape[0]
+        if isinstance(block, ByteRows):
+            np.divide(block.q, block.divisor, out=X[start:end])
+        else:
+            X[start:end] = block
+        start = end
+    return X
+
+
+def stack_rows(blocks):
+    """Blocks of one class's rows stacked, as `ByteRows` when all are, with one
+    divisor (so that they move as bytes again), else as `unpack_rows`."""
+    if (all(isinstance(b, ByteRows) for b in blocks)
+            and len({b.divisor for b in blocks}) == 1):
+        return ByteRows(np.vstack([b.q for b in blocks]), blocks[0].divisor)
+    return unpack_rows(blocks)
 
 
 def class_ids(part, c):
