@@ -256,3 +256,31 @@ def test_rows_of_no_columns_count_zero():
     sums = np.empty((3, 1))
     bit_kernel_products(x, sv, offsets, table, True, np.array([[1.0, 2.0]]), sums)
     np.testing.assert_array_equal(sums[:, 0], [0.0, 3.0, 6.0])
+
+
+def test_counted_kernel_sums_run_in_long_blocks_and_fall_back_within_the_budget(
+        monkeypatch):
+    """K @ coef counted on bitmaps builds no kernel block, so it runs COUNTED_BLOCK_ROWS
+    rows a block; a block holding a row of another value is visited again in kernel
+    blocks within the budget. Every row once, in order, with the block path's sums."""
+    X, y = load_dataset("a9a", n_rows=2000)
+    Xt = load_dataset("a9a.t", n_rows=600, n_features=X.shape[1])[0].toarray()
+    Xt[450, np.nonzero(Xt[450])[0][0]] = 0.5
+    model = libsmo.train(X, y, C=1.0, gamma=0.05)
+    model.decision_function(Xt[:2])
+    SV = model._sv_layout
+    coef = np.linspace(-1.0, 1.0, SV.n_sv)
+    monkeypatch.setattr(_prediction, "COUNTED_BLOCK_ROWS", 256)
+    monkeypatch.setattr(_prediction, "BLOCK_BYTES", 8 * 40 * SV.n_sv)  # 40-row K blocks
+    seen, sums = [], np.zeros(len(Xt))
+
+    def visit(block, values):
+        seen.append((block.start, block.stop))
+        sums[block] += values
+    _prediction.for_each_kernel_block(visit, Xt, SV, "rbf", 0.05, 3, 0.0, coef=coef)
+    assert seen == [(0, 256)] + [(a, min(a + 40, 512)) for a in range(256, 512, 40)] + [
+        (512, 600)]
+    K = np.zeros((len(Xt), SV.n_sv))
+    _prediction.for_each_kernel_block(lambda block, values: K.__setitem__(block, values),
+                                      Xt, SV, "rbf", 0.05, 3, 0.0)
+    np.testing.assert_allclose(sums, K @ coef, rtol=1e-12, atol=1e-12)
