@@ -80,3 +80,31 @@ def test_row_cache_exchanges_on_two_threads_match_one():
     for i in range(n):
         assert caches[0].cached(i) == caches[1].cached(i)
     assert any(caches[1].cached(i) for i in range(n))
+
+
+def test_sleeping_threads_are_woken_only_for_long_passes():
+    """Under OMP_WAIT_POLICY=passive the passes, exchanges and kernel rows stay on one
+    thread unless very long (each parallel region would wake sleeping threads): the
+    policy is read, and a two-thread fit there is still the one-thread fit."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    code = ("import sys, numpy as np, libsmo\n"
+            "from libsmo._core.cache import openmp_threads_sleep\n"
+            "print(openmp_threads_sleep())\n"
+            "rng = np.random.default_rng(0)\n"
+            "X = (rng.random((9000, 40)) < 0.2).astype(float)\n"
+            "y = np.where(X[:, :5].sum(1) + rng.normal(size=9000) > 1.0, 1.0, -1.0)\n"
+            "a, b = (libsmo.train(X, y, C=1.0, gamma=0.1, n_threads=t) for t in (1, 2))\n"
+            "print(np.array_equal(a.sv_coef, b.sv_coef) and a.n_iter == b.n_iter)\n")
+    root = str(Path(libsmo.__file__).resolve().parents[1])
+    for policy, sleeps in (("passive", "True"), ("PASSIVE", "True"), ("active", "False"),
+                           (None, "False")):
+        env = dict(os.environ, PYTHONPATH=root, OMP_NUM_THREADS="2")
+        env.pop("OMP_WAIT_POLICY", None)
+        if policy is not None:
+            env["OMP_WAIT_POLICY"] = policy
+        out = subprocess.run([sys.executable, "-c", code], env=env, cwd="/", check=True,
+                             capture_output=True, text=True).stdout.split()
+        assert out == [sleeps, "True"], (policy, out)

@@ -15,6 +15,21 @@ from libc.stdlib cimport malloc, calloc, realloc, free
 
 cdef extern from "step_loops.h" nogil:
     void smo_swap_entries_threads(int count, float** rows, int lo, int hi, int threads)
+    int smo_threads_sleep()
+
+
+def openmp_threads_sleep():
+    """Whether OMP_WAIT_POLICY=passive puts the OpenMP threads to sleep between parallel
+    regions, as this process started. Then the solver's passes, the cache's exchanges
+    and the kernel rows are split over threads only where they are very long
+    (step_loops.h): waking the threads for every region made a9a's two-thread fit 7x
+    slower than its one-thread fit.
+
+    Returns
+    -------
+    bool
+    """
+    return bool(smo_threads_sleep())
 
 
 cdef class RowCache:

@@ -39,6 +39,8 @@ cdef extern from *:
     #endif
     """
     int smo_openmp_max_threads() nogil
+cdef extern from "step_loops.h" nogil:
+    int smo_threads_sleep()
 
 
 cdef extern from "inner_loops.h" nogil:
@@ -61,8 +63,9 @@ KERNEL_TYPES = {"linear": LINEAR, "poly": POLY, "rbf": RBF, "sigmoid": SIGMOID,
                 "precomputed": PRECOMPUTED}
 
 # Below this many entries a row is computed by one thread: the fork/join of a parallel
-# region costs more than it saves on short rows.
-cdef int PARALLEL_MIN_ENTRIES = 2048
+# region costs more than it saves on short rows (far more under OMP_WAIT_POLICY=passive,
+# where each region wakes sleeping threads: step_loops.h).
+cdef int PARALLEL_MIN_ENTRIES = (1 << 20) if smo_threads_sleep() else 2048
 
 
 cdef inline double powi(double base, int times) noexcept nogil:

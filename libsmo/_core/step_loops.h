@@ -17,6 +17,8 @@
 #ifndef LIBSMO_STEP_LOOPS_H
 #define LIBSMO_STEP_LOOPS_H
 
+#include <stdlib.h>
+#include <strings.h>
 #include "inner_loops.h"
 #ifdef _OPENMP
 #include <omp.h>
@@ -25,8 +27,26 @@
 /* Below this many variables a pass runs on one thread: starting the threads (about a
  * microsecond when they are spinning between steps) costs more than half the pass. */
 #define SMO_STEP_PARALLEL_MIN 8192
+/* Under OMP_WAIT_POLICY=passive the threads sleep between parallel regions, and every
+ * region pays for waking them (tens of microseconds): a9a's fit on two threads took
+ * 6.5 s against 0.85 s. The passes are then split only where they are this long, and
+ * the cache's exchanges only over this many rows. */
+#define SMO_STEP_PARALLEL_MIN_PASSIVE (1 << 20)
 /* At most this many ranges (and threads) per pass. */
 #define SMO_STEP_MAX_PARTS 64
+
+/* 1 when the OpenMP threads sleep between regions (read once; the race between
+ * threads reading it first writes the same value). */
+static int smo_threads_sleep(void)
+{
+    static int known = 0, sleep = 0;
+    if (!known) {
+        const char* policy = getenv("OMP_WAIT_POLICY");
+        sleep = policy != NULL && strcasecmp(policy, "passive") == 0;
+        known = 1;
+    }
+    return sleep;
+}
 
 /* Start of range k of `parts` over [0, n), a multiple of 8 (the vector loops' stride)
  * except at n. */
@@ -40,7 +60,9 @@ static inline int smo_step_threads(int n, int threads)
 {
     if (threads > SMO_STEP_MAX_PARTS)
         threads = SMO_STEP_MAX_PARTS;
-    return (n < SMO_STEP_PARALLEL_MIN || threads < 2) ? 1 : threads;
+    if (n < (smo_threads_sleep() ? SMO_STEP_PARALLEL_MIN_PASSIVE : SMO_STEP_PARALLEL_MIN))
+        return 1;
+    return threads < 2 ? 1 : threads;
 }
 
 /* smo_argmax_up over [0, n) on up to `threads` threads: the same t and maximum. */
@@ -166,7 +188,9 @@ static void smo_signed_row_threads(int n, double s_i, const double* sign, const 
 #define SMO_SWAP_PARALLEL_MIN 64
 static void smo_swap_entries_threads(int count, float** rows, int lo, int hi, int threads)
 {
-    int h, parts = (count < SMO_SWAP_PARALLEL_MIN || threads < 2) ? 1 : threads;
+    int h, parts = (count < (smo_threads_sleep() ? SMO_STEP_PARALLEL_MIN_PASSIVE
+                                                 : SMO_SWAP_PARALLEL_MIN)
+                    || threads < 2) ? 1 : threads;
 #ifdef _OPENMP
     #pragma omp parallel for num_threads(parts) schedule(static) if (parts > 1)
 #endif
