@@ -164,7 +164,16 @@ class ByteRows:
 
 def pack_rows(X):
     """Dense rows of integers in [0, 255] over one divisor (those that training keeps as
-    uint8, `libsmo._core.int_rows`) as `ByteRows`; any other rows unchanged."""
+    uint8, `libsmo._core.int_rows`) as `ByteRows`; any other rows unchanged.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d), C-contiguous float64, or csr_matrix
+
+    Returns
+    -------
+    ByteRows, or X itself
+    """
     if sp.issparse(X) or X.size == 0:
         return X
     found = small_integer_rows(X, np.arange(X.shape[0]))
@@ -177,8 +186,17 @@ def pack_rows(X):
 
 
 def unpack_rows(blocks):
-    """The float64 rows of several blocks (ndarrays, csr_matrix or `ByteRows`), stacked
-    in order: one new C-contiguous array (or CSR matrix)."""
+    """The float64 rows of several blocks stacked in order.
+
+    Parameters
+    ----------
+    blocks : list of ndarray or ByteRows (dense), or of csr_matrix
+        Blocks of the same width.
+
+    Returns
+    -------
+    ndarray (a new C-contiguous array) or csr_matrix
+    """
     if sp.issparse(blocks[0]):
         return sp.vstack(blocks, format="csr")
     X = np.empty((sum(b.shape[0] for b in blocks), blocks[0].shape[1]))
@@ -195,7 +213,16 @@ def unpack_rows(blocks):
 
 def stack_rows(blocks):
     """Blocks of one class's rows stacked, as `ByteRows` when all are, with one
-    divisor (so that they move as bytes again), else as `unpack_rows`."""
+    divisor (so that they move as bytes again), else as `unpack_rows`.
+
+    Parameters
+    ----------
+    blocks : list of ndarray, ByteRows or csr_matrix
+
+    Returns
+    -------
+    ByteRows, ndarray or csr_matrix
+    """
     if (all(isinstance(b, ByteRows) for b in blocks)
             and len({b.divisor for b in blocks}) == 1):
         return ByteRows(np.vstack([b.q for b in blocks]), blocks[0].divisor)

@@ -258,7 +258,20 @@ def pair_costs(client, data, pairs):
     pairs the separation alone ranks the times with Spearman's rho = 0.89: close
     classes (T-shirt and shirt) take 30 times as long as far ones (trousers and
     sneakers). Equal costs (and no separation where `parts.MOMENT_ENTRIES` is exceeded)
-    keep the pairs' order."""
+    keep the pairs' order.
+
+    Parameters
+    ----------
+    client : distributed.Client
+    data : LoadedData
+    pairs : list of (int, int)
+        Class indices.
+
+    Returns
+    -------
+    ndarray of shape (len(pairs),)
+        Relative costs (only their order is used).
+    """
     k = len(data.classes)
     moments = client.gather(data.each(client, parts.class_moments, k))
     counts = sum(m[0] for m in moments).astype(float)
@@ -283,7 +296,20 @@ def run_costliest_first(client, tasks):
     current one runs. Dask alone places a task where its inputs live, when it is
     submitted: at the end of a 10-class Fashion-MNIST fit one worker then sat idle for
     4.7 s while the other worked through a queue of long pairs. A task is pinned loosely
-    (`allow_other_workers`), so a lost worker's tasks run elsewhere."""
+    (`allow_other_workers`), so a lost worker's tasks run elsewhere.
+
+    Parameters
+    ----------
+    client : distributed.Client
+    tasks : list of (float, callable, tuple)
+        Expected cost, a module-level function and its arguments (futures allowed).
+        Each entry is dropped once submitted, so that its inputs can be freed.
+
+    Returns
+    -------
+    list
+        function(*args) of each task, in the order of `tasks`.
+    """
     from distributed import as_completed
     slots = [address for address, worker in client.scheduler_info()["workers"].items()
              for _ in range(worker.get("nthreads", 1))] or [None]
