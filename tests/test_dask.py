@@ -112,6 +112,10 @@ def test_class_rows_move_between_workers_as_bytes():
     other = X[:5] + 1e-3
     assert parts.pack_rows(other) is other
     assert isinstance(parts.stack_rows([packed, parts.pack_rows(X[:7])]), parts.ByteRows)
+    empty = parts.pack_rows(X[:0])   # a partition without rows of the class
+    assert not isinstance(empty, parts.ByteRows)
+    both = parts.stack_rows([empty, packed, empty])
+    assert isinstance(both, parts.ByteRows) and np.array_equal(parts.unpack_rows([both]), X)
     mixed = parts.stack_rows([packed, other])
     assert mixed.dtype == np.float64 and np.array_equal(mixed, np.vstack([X, other]))
     assert np.array_equal(parts.unpack_rows([packed, other, packed]),

@@ -223,9 +223,11 @@ def stack_rows(blocks):
     -------
     ByteRows, ndarray or csr_matrix
     """
-    if (all(isinstance(b, ByteRows) for b in blocks)
-            and len({b.divisor for b in blocks}) == 1):
-        return ByteRows(np.vstack([b.q for b in blocks]), blocks[0].divisor)
+    # a partition without rows of the class gives an empty block of doubles
+    filled = [b for b in blocks if b.shape[0]]
+    if (filled and all(isinstance(b, ByteRows) for b in filled)
+            and len({b.divisor for b in filled}) == 1):
+        return ByteRows(np.vstack([b.q for b in filled]), filled[0].divisor)
     return unpack_rows(blocks)
 
 
