@@ -82,6 +82,37 @@ def test_row_cache_exchanges_on_two_threads_match_one():
     assert any(caches[1].cached(i) for i in range(n))
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("n_swaps", [1, 60, 700])   # 700: more than the rows, flushed
+def test_a_shrinking_pass_deferred_leaves_the_rows_the_exchanges_leave(threads, n_swaps):
+    """RowCache.swap_pass (the exchanges of one shrinking pass kept and then made row by
+    row, on the threads) ends with the same cached rows as the exchanges made one at a
+    time: the same values, and the same rows evicted for holding only the lower entry
+    of some exchange (rows of varied lengths, exchanges within the shrunk lengths and
+    beyond them)."""
+    n = 300
+    rng = np.random.default_rng(n_swaps)
+    fills = rng.random((n, n)).astype(np.float32)
+    one_at_a_time, deferred = RowCache(n, 1e9, 1), RowCache(n, 1e9, threads)
+    lengths = rng.choice([40, 150, 260, n], size=n)
+    for cache in (one_at_a_time, deferred):
+        for i in range(220):
+            cache.request(i, int(lengths[i]), fills[i])
+    pairs = [(int(i), int(j)) for i, j in rng.integers(n, size=(n_swaps, 2))]
+    for i, j in pairs:
+        one_at_a_time.swap(i, j)
+    deferred.swap_pass(pairs)
+    kept = [i for i in range(n) if one_at_a_time.cached(i)]
+    assert kept
+    if n_swaps > 1:
+        assert len(kept) < 220   # some rows could not follow an exchange
+    for i in range(n):
+        assert deferred.cached(i) == one_at_a_time.cached(i)
+    # the cache goes on as usual afterwards
+    assert deferred.request(kept[0], n, fills[0]) == one_at_a_time.request(kept[0], n,
+                                                                            fills[0])
+
+
 def test_sleeping_threads_are_woken_only_for_long_passes():
     """Under OMP_WAIT_POLICY=passive the passes, exchanges and kernel rows stay on one
     thread unless very long (each parallel region would wake sleeping threads): the

@@ -15,6 +15,8 @@ from libc.stdlib cimport malloc, calloc, realloc, free
 
 cdef extern from "step_loops.h" nogil:
     void smo_swap_entries_threads(int count, float** rows, int lo, int hi, int threads)
+    void smo_apply_swaps_threads(int count, float** rows, const int* lengths,
+                                 const int* pending, int n_swaps, char* evict, int threads)
     int smo_threads_sleep()
 
 
@@ -62,9 +64,15 @@ cdef class RowCache:
         self.lru_prev = <int*>malloc((n_rows + 1) * sizeof(int))
         self.lru_next = <int*>malloc((n_rows + 1) * sizeof(int))
         self.swap_rows = <float**>malloc((n_rows + 1) * sizeof(float*))
+        self.pending = <int*>malloc((2 * n_rows + 2) * sizeof(int))
+        self.swap_slots = <int*>malloc((n_rows + 1) * sizeof(int))
+        self.swap_lengths = <int*>malloc((n_rows + 1) * sizeof(int))
+        self.swap_evict = <char*>malloc(n_rows + 1)
         self.n_threads = max(1, n_threads)
         if (self.data == NULL or self.length == NULL or self.lru_prev == NULL
-                or self.lru_next == NULL or self.swap_rows == NULL):
+                or self.lru_next == NULL or self.swap_rows == NULL or self.pending == NULL
+                or self.swap_slots == NULL or self.swap_lengths == NULL
+                or self.swap_evict == NULL):
             raise MemoryError("cannot allocate the kernel cache index")
         # index n_rows is the sentinel of the circular LRU list
         self.lru_prev[n_rows] = n_rows
@@ -80,6 +88,10 @@ cdef class RowCache:
         free(self.lru_prev)
         free(self.lru_next)
         free(self.swap_rows)
+        free(self.pending)
+        free(self.swap_slots)
+        free(self.swap_lengths)
+        free(self.swap_evict)
 
     cdef inline void _unlink(self, int i) noexcept nogil:
         self.lru_next[self.lru_prev[i]] = self.lru_next[i]
@@ -105,9 +117,12 @@ cdef class RowCache:
         Returns the number of leading entries already valid; the caller fills the rest.
         Returns -1 when memory cannot be had (the caller must fail cleanly).
         """
-        cdef int have = self.length[i]
+        cdef int have
         cdef float* grown
         cdef int victim
+        if self.n_swaps:   # a row is read: the deferred exchanges first
+            self._flush_swaps()
+        have = self.length[i]
         if have:
             self._unlink(i)
         if length > have:
@@ -151,6 +166,15 @@ cdef class RowCache:
             self._link_last(j)
         lo = i if i < j else j
         hi = j if i < j else i
+        if self.deferring:
+            if self.n_swaps == self.n_rows:
+                self._flush_swaps()
+            self.pending[2 * self.n_swaps] = lo
+            self.pending[2 * self.n_swaps + 1] = hi
+            self.n_swaps += 1
+            self.swaps_min_lo = lo if self.n_swaps == 1 or lo < self.swaps_min_lo else (
+                self.swaps_min_lo)
+            return
         h = self.lru_next[self.n_rows]
         while h != self.n_rows:
             nxt = self.lru_next[h]
@@ -163,6 +187,40 @@ cdef class RowCache:
                     self._evict(h)
             h = nxt
         smo_swap_entries_threads(count, self.swap_rows, lo, hi, self.n_threads)
+
+    cdef void defer_swaps(self) noexcept nogil:
+        """Keep the entry exchanges of the coming `swap_index` calls until `apply_swaps`
+        (the rows' own slots still move at once). A shrinking pass reads no row between
+        its exchanges, and `swap_index` listed every cached row for each of them: now
+        the rows are listed once and each visited once for all of the pass's exchanges,
+        on the cache's threads. The cached values end the same; a row that could not
+        follow some exchange is evicted at the end instead of at it."""
+        self.deferring = 1
+
+    cdef void apply_swaps(self) noexcept nogil:
+        """Make the exchanges kept since `defer_swaps` in every cached row; exchanges
+        come at once again."""
+        self._flush_swaps()
+        self.deferring = 0
+
+    cdef void _flush_swaps(self) noexcept nogil:
+        cdef int h, k, count = 0
+        if self.n_swaps == 0:
+            return
+        h = self.lru_next[self.n_rows]
+        while h != self.n_rows:
+            if self.length[h] > self.swaps_min_lo:   # else no exchange reaches the row
+                self.swap_rows[count] = self.data[h]
+                self.swap_slots[count] = h
+                self.swap_lengths[count] = self.length[h]
+                count += 1
+            h = self.lru_next[h]
+        smo_apply_swaps_threads(count, self.swap_rows, self.swap_lengths, self.pending,
+                                self.n_swaps, self.swap_evict, self.n_threads)
+        for k in range(count):
+            if self.swap_evict[k]:
+                self._evict(self.swap_slots[k])
+        self.n_swaps = 0
 
     # ---- Python access, for tests ------------------------------------------------------
 
@@ -204,3 +262,14 @@ cdef class RowCache:
         if not (0 <= i < self.n_rows and 0 <= j < self.n_rows):
             raise IndexError(f"rows {i}, {j} are outside {self.n_rows} rows")
         self.swap_index(i, j)
+
+    def swap_pass(self, pairs):
+        """Follow a shrinking pass's exchanges (i, j), deferred and then applied
+        together (`defer_swaps`, `apply_swaps`), as the solver makes them."""
+        for i, j in pairs:
+            if not (0 <= i < self.n_rows and 0 <= j < self.n_rows):
+                raise IndexError(f"rows {i}, {j} are outside {self.n_rows} rows")
+        self.defer_swaps()
+        for i, j in pairs:
+            self.swap_index(i, j)
+        self.apply_swaps()

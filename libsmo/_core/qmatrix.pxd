@@ -20,6 +20,8 @@ cdef class QMatrix:
     cdef bint is_cached(self, int i) noexcept nogil
     cdef float* get_rows(self, const int* rows, int count, int length) noexcept nogil
     cdef void swap_index(self, int i, int j) noexcept nogil
+    cdef void defer_swaps(self) noexcept nogil
+    cdef void apply_swaps(self) noexcept nogil
 
 
 cdef class SVRQMatrix(QMatrix):

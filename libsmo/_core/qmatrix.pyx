@@ -91,6 +91,13 @@ cdef class QMatrix:
                                    &self.kbuf[0], &row[start], self.kernel.n_threads)
         return row
 
+    cdef void defer_swaps(self) noexcept nogil:
+        """The cache's row exchanges wait for `apply_swaps` (RowCache.defer_swaps)."""
+        self.cache.defer_swaps()
+
+    cdef void apply_swaps(self) noexcept nogil:
+        self.cache.apply_swaps()
+
     cdef void swap_index(self, int i, int j) noexcept nogil:
         self.cache.swap_index(i, j)
         self.kernel.swap(i, j)

@@ -372,9 +372,7 @@ cdef class Solver:
 
     cdef int do_shrinking(self) noexcept nogil:
         cdef int i, g
-        cdef double m_up[2]
-        cdef double neg_M_low[2]
-        cdef double v
+        cdef double m_up[2], neg_M_low[2], v
         for g in range(2):
             m_up[g] = -INFINITY
             neg_M_low[g] = -INFINITY
@@ -394,6 +392,7 @@ cdef class Solver:
                 return -1
             self.active_size = self.l
         i = 0
+        self.Q.defer_swaps()   # no row is read until the pass ends
         while i < self.active_size:
             if be_shrunk(self, i, m_up, neg_M_low):
                 self.active_size -= 1
@@ -403,6 +402,7 @@ cdef class Solver:
                         break
                     self.active_size -= 1
             i += 1
+        self.Q.apply_swaps()
         return 0
 
     cdef int _unshrink_all(self) noexcept nogil:

@@ -201,4 +201,37 @@ static void smo_swap_entries_threads(int count, float** rows, int lo, int hi, in
     }
 }
 
+/* The exchanges pending[2k] <-> pending[2k + 1], k in [0, n_swaps), in order, in each of
+ * the `count` rows (lengths[h] valid entries): a row that holds the lower entry of an
+ * exchange but not the higher cannot follow it and gets evict[h] = 1 (it is left as it
+ * is from there). RowCache.apply_swaps: one visit per row for a shrinking pass's
+ * exchanges, on up to `threads` threads. */
+static void smo_apply_swaps_threads(int count, float** rows, const int* lengths,
+                                    const int* pending, int n_swaps, char* evict,
+                                    int threads)
+{
+    int h, parts = (count < (smo_threads_sleep() ? SMO_STEP_PARALLEL_MIN_PASSIVE
+                                                 : SMO_SWAP_PARALLEL_MIN)
+                    || threads < 2) ? 1 : threads;
+#ifdef _OPENMP
+    #pragma omp parallel for num_threads(parts) schedule(static) if (parts > 1)
+#endif
+    for (h = 0; h < count; h++) {
+        float* row = rows[h];
+        int k, length = lengths[h];
+        evict[h] = 0;
+        for (k = 0; k < n_swaps; k++) {
+            int lo = pending[2 * k], hi = pending[2 * k + 1];
+            if (length > hi) {
+                float t = row[lo];
+                row[lo] = row[hi];
+                row[hi] = t;
+            } else if (length > lo) {
+                evict[h] = 1;
+                break;
+            }
+        }
+    }
+}
+
 #endif
