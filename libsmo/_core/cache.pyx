@@ -169,11 +169,11 @@ cdef class RowCache:
         if self.deferring:
             if self.n_swaps == self.n_rows:
                 self._flush_swaps()
+            if self.n_swaps == 0 or lo < self.swaps_min_lo:
+                self.swaps_min_lo = lo
             self.pending[2 * self.n_swaps] = lo
             self.pending[2 * self.n_swaps + 1] = hi
             self.n_swaps += 1
-            self.swaps_min_lo = lo if self.n_swaps == 1 or lo < self.swaps_min_lo else (
-                self.swaps_min_lo)
             return
         h = self.lru_next[self.n_rows]
         while h != self.n_rows:

@@ -186,11 +186,15 @@ static void smo_signed_row_threads(int n, double s_i, const double* sign, const 
  * exchange of two variables (RowCache.swap_index), on up to `threads` threads when
  * there are SMO_SWAP_PARALLEL_MIN rows or more. */
 #define SMO_SWAP_PARALLEL_MIN 64
+static inline int smo_swap_threads(int count, int threads)
+{
+    int least = smo_threads_sleep() ? SMO_STEP_PARALLEL_MIN_PASSIVE : SMO_SWAP_PARALLEL_MIN;
+    return (count < least || threads < 2) ? 1 : threads;
+}
+
 static void smo_swap_entries_threads(int count, float** rows, int lo, int hi, int threads)
 {
-    int h, parts = (count < (smo_threads_sleep() ? SMO_STEP_PARALLEL_MIN_PASSIVE
-                                                 : SMO_SWAP_PARALLEL_MIN)
-                    || threads < 2) ? 1 : threads;
+    int h, parts = smo_swap_threads(count, threads);
 #ifdef _OPENMP
     #pragma omp parallel for num_threads(parts) schedule(static) if (parts > 1)
 #endif
@@ -210,9 +214,7 @@ static void smo_apply_swaps_threads(int count, float** rows, const int* lengths,
                                     const int* pending, int n_swaps, char* evict,
                                     int threads)
 {
-    int h, parts = (count < (smo_threads_sleep() ? SMO_STEP_PARALLEL_MIN_PASSIVE
-                                                 : SMO_SWAP_PARALLEL_MIN)
-                    || threads < 2) ? 1 : threads;
+    int h, parts = smo_swap_threads(count, threads);
 #ifdef _OPENMP
     #pragma omp parallel for num_threads(parts) schedule(static) if (parts > 1)
 #endif
