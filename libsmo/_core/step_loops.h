@@ -18,7 +18,6 @@
 #define LIBSMO_STEP_LOOPS_H
 
 #include <stdlib.h>
-#include <strings.h>
 #include "inner_loops.h"
 #ifdef _OPENMP
 #include <omp.h>
@@ -39,13 +38,19 @@
  * threads reading it first writes the same value). */
 static int smo_threads_sleep(void)
 {
-    static int known = 0, sleep = 0;
+    static int known = 0, asleep = 0;
     if (!known) {
         const char* policy = getenv("OMP_WAIT_POLICY");
-        sleep = policy != NULL && strcasecmp(policy, "passive") == 0;
+        const char* word = "passive";
+        int k = 0;
+        /* "passive" in any case (strcasecmp is POSIX, not C) */
+        while (policy != NULL && word[k] != '\0'
+               && (policy[k] | 0x20) == word[k])
+            k++;
+        asleep = policy != NULL && word[k] == '\0' && policy[k] == '\0';
         known = 1;
     }
-    return sleep;
+    return asleep;
 }
 
 /* Start of range k of `parts` over [0, n), a multiple of 8 (the vector loops' stride)
