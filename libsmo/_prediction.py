@@ -277,8 +277,8 @@ def for_each_kernel_block(visit, X, SV, kernel, gamma, degree, coef0, X_norms=No
             _nbytes(X) + _nbytes(SV if kernel == "precomputed" else SV.rows))))
         block_cols = 3 * n_sv // 2 if sparse_product else n_sv
         counting = coef is not None and kernel != "precomputed" and SV.bits is not None
-        for block in (iter_row_blocks(n_rows, 1, 8 * COUNTED_BLOCK_ROWS) if counting
-                      else iter_row_blocks(n_rows, block_cols, budget)):
+        for block in (iter_row_blocks(n_rows, n_cols=1, budget=8 * COUNTED_BLOCK_ROWS)
+                      if counting else iter_row_blocks(n_rows, block_cols, budget)):
             if not _visit_block(visit, block, X, SV, kernel, gamma, degree, coef0,
                                 X_norms, rows, coef, coef_t, counting):
                 # rows that are not zeros and ones: kernel blocks within the budget
@@ -315,9 +315,6 @@ def _visit_block(visit, block, X, SV, kernel, gamma, degree, coef0, X_norms, row
     if kernel == "precomputed":
         visit(block, _times(X_block[:, SV], coef))
         return True
-    norms = None
-    if kernel == "rbf":
-        norms = squared_norms(X_block) if X_norms is None else X_norms[taken]
     matched, outside = SV.match(X_block)
     if SV.bits is not None:
         counted = bit_block(matched, outside, SV, kernel, gamma, degree, coef0, coef_t)
@@ -326,6 +323,10 @@ def _visit_block(visit, block, X, SV, kernel, gamma, degree, coef0, X_norms, row
             return True
     if counted_only:
         return False
+    # the rows' norms only where the dot products are taken (counts need none)
+    norms = None
+    if kernel == "rbf":
+        norms = squared_norms(X_block) if X_norms is None else X_norms[taken]
     matched = dense_block(matched, SV.rows)
     by_feature = SV.by_feature() if reads_by_feature(matched, SV.rows) else None
     visit(block, _times(kernel_block(matched, SV.rows, kernel, gamma, degree, coef0,
