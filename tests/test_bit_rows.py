@@ -11,6 +11,7 @@ import libsmo
 from libsmo import _prediction, _sparse as sp, execution
 from libsmo._support_rows import SupportRows
 from libsmo._core.kernel import Kernel, bit_kernel_block, bit_kernel_products
+from libsmo._core.qmatrix import QMatrix
 from libsmo._core.bitmaps import pack_bits
 from conftest import load_dataset
 
@@ -67,6 +68,27 @@ def test_multiclass_pairs_take_the_same_steps(monkeypatch):
     np.testing.assert_array_equal(counted.n_iter, plain.n_iter)
     np.testing.assert_array_equal(counted.sv_coef, plain.sv_coef)
     np.testing.assert_array_equal(counted.rho, plain.rho)
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear"])
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_q_rows_counted_into_float_are_the_dot_products_rows(kernel, n_threads):
+    """The solver's Q rows from the bitmaps go from count to float32 in one pass
+    (`smo_bit_q_rows`); with the dot products they pass through a row of doubles. The
+    same bits, whole and as extended prefixes, on rows long enough to be split over the
+    threads (3,000 > the kernel's 2,048 entries), also after swaps."""
+    X, y = load_dataset("a9a", n_rows=3000)
+    args = (kernel, 0.05, 3, 0.0)
+    Qs = [QMatrix(Kernel(X, *args, n_threads=n_threads, bit_rows=bits), y, 100.0)
+          for bits in (True, False)]
+    assert Qs[0].kernel.rows.has_bit_rows and not Qs[1].kernel.rows.has_bit_rows
+    for i in (0, 1, 2999):
+        np.testing.assert_array_equal(Qs[0].row(i, 2500), Qs[1].row(i, 2500))
+        np.testing.assert_array_equal(Qs[0].row(i), Qs[1].row(i))   # extended
+    for Q in Qs:
+        Q.swap(5, 2998)
+    np.testing.assert_array_equal(Qs[0].row(5), Qs[1].row(5))
+    np.testing.assert_array_equal(Qs[0].row(7), Qs[1].row(7))
 
 
 @pytest.mark.parametrize("kernel", ["rbf", "poly", "sigmoid", "linear"])

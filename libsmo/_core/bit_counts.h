@@ -55,27 +55,30 @@ static inline long smo_popcount64(uint64_t w)
 /* The row loop for W words a row: with W a constant the compiler unrolls the count and
  * keeps the words of x in registers (w8a, 5 words: 3.4 ns a value with the words counted
  * in a loop of unknown length). */
-#define SMO_BIT_LOOP(W, OP) \
+#define SMO_BIT_LOOP(W, OP, STORE) \
     for (j = 0; j < n; j++) { \
         const uint64_t* row = rows + (long)j * (W); \
         long c = 0; \
         for (w = 0; w < (W); w++) \
             c += smo_popcount64(row[w] OP x[w]); \
-        out[j] = table ? table[c] : (double)c; \
+        STORE; \
     }
 
-#define SMO_BIT_CASES(OP) \
+#define SMO_BIT_CASES(OP, STORE) \
     switch (words) { \
-    case 1: SMO_BIT_LOOP(1, OP) break; \
-    case 2: SMO_BIT_LOOP(2, OP) break; \
-    case 3: SMO_BIT_LOOP(3, OP) break; \
-    case 4: SMO_BIT_LOOP(4, OP) break; \
-    case 5: SMO_BIT_LOOP(5, OP) break; \
-    case 6: SMO_BIT_LOOP(6, OP) break; \
-    case 7: SMO_BIT_LOOP(7, OP) break; \
-    case 8: SMO_BIT_LOOP(8, OP) break; \
-    default: SMO_BIT_LOOP(words, OP) break; \
+    case 1: SMO_BIT_LOOP(1, OP, STORE) break; \
+    case 2: SMO_BIT_LOOP(2, OP, STORE) break; \
+    case 3: SMO_BIT_LOOP(3, OP, STORE) break; \
+    case 4: SMO_BIT_LOOP(4, OP, STORE) break; \
+    case 5: SMO_BIT_LOOP(5, OP, STORE) break; \
+    case 6: SMO_BIT_LOOP(6, OP, STORE) break; \
+    case 7: SMO_BIT_LOOP(7, OP, STORE) break; \
+    case 8: SMO_BIT_LOOP(8, OP, STORE) break; \
+    default: SMO_BIT_LOOP(words, OP, STORE) break; \
     }
+
+#define SMO_STORE_VALUE (out[j] = table ? table[c] : (double)c)
+#define SMO_STORE_Q (q_out[j] = (float)(s_i * sign[j] * table[c]))
 
 SMO_POPCNT_CLONES
 static void smo_bit_rows(int n, int words, const uint64_t* SMO_RESTRICT rows,
@@ -84,9 +87,28 @@ static void smo_bit_rows(int n, int words, const uint64_t* SMO_RESTRICT rows,
 {
     int j, w;
     if (by_xor) {
-        SMO_BIT_CASES(^)
+        SMO_BIT_CASES(^, SMO_STORE_VALUE)
     } else {
-        SMO_BIT_CASES(&)
+        SMO_BIT_CASES(&, SMO_STORE_VALUE)
+    }
+}
+
+/* A row of the solver's Q matrix in one pass: q_out_j <- (float)(s_i sign_j table[c_j]),
+ * the very expression smo_signed_row_threads applies to smo_bit_rows' out_j (the same
+ * bits). Counting straight into float32 leaves out the row of doubles between the two:
+ * on a9a, 16 bytes an entry written and read again, and the second pass was as long as
+ * a third of the counts. */
+SMO_POPCNT_CLONES
+static void smo_bit_q_rows(int n, int words, const uint64_t* SMO_RESTRICT rows,
+                           const uint64_t* SMO_RESTRICT x, int by_xor,
+                           const double* SMO_RESTRICT table, double s_i,
+                           const double* SMO_RESTRICT sign, float* SMO_RESTRICT q_out)
+{
+    int j, w;
+    if (by_xor) {
+        SMO_BIT_CASES(^, SMO_STORE_Q)
+    } else {
+        SMO_BIT_CASES(&, SMO_STORE_Q)
     }
 }
 

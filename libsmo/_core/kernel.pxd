@@ -26,6 +26,7 @@ cdef class Kernel:
     # common features (or, for RBF, of differing features), 0 to n_features
     cdef double[::1] bit_table
 
+    cdef int row_threads(self, int n) noexcept nogil
     cdef void row(self, int i, int start, int end, double* out) noexcept nogil
     cdef void rows_many(self, const int* sources, int count, int start, int end,
                         double* out, long ld_out) noexcept nogil

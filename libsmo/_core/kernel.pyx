@@ -11,12 +11,10 @@ over the whole row at once; the RBF exponentials go four at a time (inner_loops.
 smo_rbf_from_dots), with |u - v|^2 = |u|^2 + |v|^2 - 2 u'v from the rows' squared norms,
 as LIBSVM computes it during training.
 
-Rows of zeros and ones (a9a, w8a) are counted on bitmaps (`Rows.bit_values`), and then
-a kernel value is a function of one integer: the number of features the two rows share
-(linear, poly, sigmoid) or that one has and the other lacks (RBF: |u|^2 + |v|^2 - 2 u'v
-is exactly that count). The kernel computes that function once for each count from 0 to
-n_features, with the very operations the row loops use, and a row is then a count and a
-table load per entry: the same values, without an exponential or a dot product.
+Rows of zeros and ones (a9a, w8a) are counted on bitmaps (`Rows.bit_values`): a kernel
+value is then a function of one count, the features the two rows share (linear, poly,
+sigmoid) or that only one has (RBF: exactly |u|^2 + |v|^2 - 2 u'v), tabulated once for
+0 to n_features with the row loops' operations (`bit_table`; the same values).
 
 The solver permutes its variables so that the active (unshrunk) ones form a prefix, the
 way LIBSVM does; `swap` follows that permutation, so "row i, entries [start, end)"
@@ -97,12 +95,9 @@ cdef class Kernel:
         rows only with copy_dense.
     n_threads : int
         OpenMP threads used for long rows (1 = serial).
-    copy_dense : bool
-        Dense rows: a private copy (feature-major for few features, else row-major) or
-        the caller's array read in place (see `Rows`).
-    bit_rows, int_rows : bool
-        Count the dot products of rows of zeros and ones on bitmaps, sum those of rows
-        of small integers in int16 (see `Rows`; the same values, faster). False only to
+    copy_dense, bit_rows, int_rows : bool
+        Dense rows copied (else read in place), 0/1 rows counted on bitmaps, rows of
+        small integers summed in int16 (see `Rows`; the same values). False only to
         compare against the other loops.
     """
 
@@ -158,10 +153,14 @@ cdef class Kernel:
         else:
             return tanh(self.gamma * dot + self.coef0)
 
+    cdef int row_threads(self, int n) noexcept nogil:
+        """The threads for a row of n entries (1 below PARALLEL_MIN_ENTRIES)."""
+        return self.n_threads if n >= PARALLEL_MIN_ENTRIES else 1
+
     cdef void row(self, int i, int start, int end, double* out) noexcept nogil:
         """K(x_i, x_j) for j in [start, end) into out[0 : end - start]."""
         cdef int n = end - start
-        cdef int nthreads = self.n_threads if n >= PARALLEL_MIN_ENTRIES else 1
+        cdef int nthreads = self.row_threads(n)
         if n <= 0:
             return
         if self.rows.bit_words > 0:
@@ -180,7 +179,7 @@ cdef class Kernel:
         dot products where the rows allow it (`Rows.dots_many`), the same values as
         `row`."""
         cdef int b, n = end - start
-        cdef int nthreads = self.n_threads if n >= PARALLEL_MIN_ENTRIES else 1
+        cdef int nthreads = self.row_threads(n)
         if n <= 0:
             return
         if self.rows.bit_words > 0:

@@ -11,6 +11,7 @@ kernel on demand and kept in the row cache (`libsmo._core.cache.RowCache`) as fl
 import numpy as np
 cimport numpy as cnp
 from libsmo._core.cache cimport RowCache
+from libsmo._core.kernel cimport RBF
 from libsmo._core.rows cimport MANY_ROWS
 
 cnp.import_array()
@@ -85,7 +86,13 @@ cdef class QMatrix:
         cdef int start = self.cache.get(i, length, &row)
         if start < 0:
             return NULL
-        if start < length:
+        if start < length and self.kernel.rows.bit_words > 0:
+            # counted straight into the cached row (`smo_bit_q_rows`): the same bits
+            self.kernel.rows.bit_values(
+                i, start, length, self.kernel.row_threads(length - start),
+                self.kernel.kernel_type == RBF, &self.kernel.bit_table[0], NULL,
+                self.sign[i], &self.sign[start], &row[start])
+        elif start < length:
             self.kernel.row(i, start, length, &self.kbuf[0])
             smo_signed_row_threads(length - start, self.sign[i], &self.sign[start],
                                    &self.kbuf[0], &row[start], self.kernel.n_threads)

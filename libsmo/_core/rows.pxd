@@ -52,7 +52,11 @@ cdef class Rows:
     cdef void dots(self, int i, int start, int end, int nthreads,
                    double* out) noexcept nogil
     cdef void bit_values(self, int i, int start, int end, int nthreads, bint by_xor,
-                         const double* table, double* out) noexcept nogil
+                         const double* table, double* out, double s_i=*,
+                         const double* sign=*, float* q_out=*) noexcept nogil
+    cdef void _bit_block(self, int i, int start, int lo, int n, bint by_xor,
+                         const double* table, double* out, double s_i,
+                         const double* sign, float* q_out) noexcept nogil
     cdef bint reads_rows_together(self) noexcept nogil
     cdef void dots_many(self, const int* sources, int count, int start, int end,
                         int nthreads, double* out, long ld_out) noexcept nogil

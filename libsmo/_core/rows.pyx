@@ -59,6 +59,9 @@ from libsmo._core.int_rows import small_integer_rows
 cdef extern from "bit_counts.h" nogil:
     void smo_bit_rows(int n, int words, const uint64_t* rows, const uint64_t* x,
                       int by_xor, const double* table, double* out)
+    void smo_bit_q_rows(int n, int words, const uint64_t* rows, const uint64_t* x,
+                        int by_xor, const double* table, double s_i, const double* sign,
+                        float* q_out)
 
 
 cdef extern from "inner_loops.h" nogil:
@@ -342,23 +345,37 @@ cdef class Rows:
                                      out)
 
     cdef void bit_values(self, int i, int start, int end, int nthreads, bint by_xor,
-                         const double* table, double* out) noexcept nogil:
+                         const double* table, double* out, double s_i=1.0,
+                         const double* sign=NULL, float* q_out=NULL) noexcept nogil:
         """For rows with bitmaps (`bit_words` > 0): c_j = the features rows i and j
         share (x_i'x_j), or with `by_xor` the features only one of them has
         (|x_i - x_j|^2), for j in [start, end); out[j - start] = table[c_j], or c_j
-        itself without a table (NULL). Counts run from 0 to n_features."""
+        itself without a table (NULL). Counts run from 0 to n_features.
+
+        With `q_out`, a Q row instead: q_out[j - start] = (float)(s_i sign[j - start]
+        table[c_j]) and `out` is not touched (`smo_bit_q_rows`)."""
         cdef int b, n_blocks, n = end - start
         if n <= 0:
             return
         if nthreads > 1:
             n_blocks = (n + DENSE_BLOCK - 1) // DENSE_BLOCK
             for b in prange(n_blocks, schedule="static", num_threads=nthreads):
-                smo_bit_rows(min(DENSE_BLOCK, n - b * DENSE_BLOCK), self.bit_words,
-                             &self.bits[start + b * DENSE_BLOCK, 0], &self.bits[i, 0],
-                             by_xor, table, &out[b * DENSE_BLOCK])
+                self._bit_block(i, start, b * DENSE_BLOCK,
+                                min(DENSE_BLOCK, n - b * DENSE_BLOCK), by_xor, table, out,
+                                s_i, sign, q_out)
         else:
-            smo_bit_rows(n, self.bit_words, &self.bits[start, 0], &self.bits[i, 0],
-                         by_xor, table, out)
+            self._bit_block(i, start, 0, n, by_xor, table, out, s_i, sign, q_out)
+
+    cdef inline void _bit_block(self, int i, int start, int lo, int n, bint by_xor,
+                                const double* table, double* out, double s_i,
+                                const double* sign, float* q_out) noexcept nogil:
+        """`bit_values` for the n entries from start + lo (one thread's block)."""
+        if q_out == NULL:
+            smo_bit_rows(n, self.bit_words, &self.bits[start + lo, 0], &self.bits[i, 0],
+                         by_xor, table, &out[lo])
+        else:
+            smo_bit_q_rows(n, self.bit_words, &self.bits[start + lo, 0], &self.bits[i, 0],
+                           by_xor, table, s_i, &sign[lo], &q_out[lo])
 
     cdef bint reads_rows_together(self) noexcept nogil:
         """Whether `dots_many` builds several rows of dot products in one pass over the
