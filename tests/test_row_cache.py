@@ -118,27 +118,6 @@ def test_a_longer_request_extends_the_row_and_keeps_its_prefix():
     np.testing.assert_array_equal(cache.cached(2), np.r_[M[2, :3], [-1.0] * 3, M[2, 6:]])
 
 
-@pytest.mark.parametrize("n_threads", [1, 2])
-def test_a_long_row_grown_on_threads_keeps_its_prefix(n_threads):
-    """A row of 8,192 entries or more grows by a copy on the cache's threads
-    (`smo_copy_row_threads`) instead of realloc: the prefix moves intact, the new
-    entries are the fill's, and the budget counts the row at its new length."""
-    n = 20000
-    M = np.random.default_rng(3).standard_normal((3, n)).astype(np.float32)
-    cache = RowCache(n, budget_for(n, 2 * n), n_threads)
-    assert cache.request(1, 9000, M[1]) == 0
-    assert cache.request(2, 100, M[2]) == 0
-    assert cache.request(1, n, np.r_[np.zeros(9000, np.float32), M[1, 9000:]]) == 9000
-    np.testing.assert_array_equal(cache.cached(1), M[1])
-    np.testing.assert_array_equal(cache.cached(2), M[2, :100])
-    # the budget holds two full rows: a third evicts the least recent, row 1
-    assert cache.request(2, 10000, M[2]) == 100
-    assert cache.request(0, n, M[0]) == 0
-    assert cache.cached(1) == []
-    np.testing.assert_array_equal(cache.cached(2), M[2, :10000])
-    np.testing.assert_array_equal(cache.cached(0), M[0])
-
-
 @pytest.mark.parametrize("k", [2, 3, 5])
 def test_a_budget_of_k_rows_holds_k_rows_and_evicts_the_least_recent(k):
     n = 10

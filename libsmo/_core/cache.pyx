@@ -18,12 +18,6 @@ cdef extern from "step_loops.h" nogil:
     void smo_apply_swaps_threads(int count, float** rows, const int* lengths,
                                  const int* pending, int n_swaps, char* evict, int threads)
     int smo_threads_sleep()
-    void smo_copy_row_threads(int n, const float* src, float* dst, int threads)
-
-
-# Rows that grow from this many entries are moved by malloc and a copy on the cache's
-# threads rather than by realloc on one.
-cdef int COPY_PARALLEL_MIN = 8192
 
 
 def openmp_threads_sleep():
@@ -137,14 +131,7 @@ cdef class RowCache:
                 if victim == self.n_rows:
                     break
                 self._evict(victim)
-            if self.n_threads > 1 and have >= COPY_PARALLEL_MIN:
-                # a long row moves on the threads (`smo_copy_row_threads`)
-                grown = <float*>malloc(length * sizeof(float))
-                if grown != NULL:
-                    smo_copy_row_threads(have, self.data[i], grown, self.n_threads)
-                    free(self.data[i])
-            else:
-                grown = <float*>realloc(self.data[i], length * sizeof(float))
+            grown = <float*>realloc(self.data[i], length * sizeof(float))
             if grown == NULL:
                 if have:
                     self._link_last(i)

@@ -18,7 +18,6 @@
 #define LIBSMO_STEP_LOOPS_H
 
 #include <stdlib.h>
-#include <string.h>
 #include "inner_loops.h"
 #ifdef _OPENMP
 #include <omp.h>
@@ -185,22 +184,6 @@ static void smo_signed_row_threads(int n, double s_i, const double* sign, const 
         int j;
         for (j = lo; j < hi; j++)
             out[j] = (float)(s_i * sign[j] * k[j]);
-    }
-}
-
-/* dst[0 : n] <- src[0 : n] on up to `threads` threads: a cached row moved when it grows
- * (RowCache.get). On a9a most growths take a row to all 32,561 variables for G_bar,
- * and the copy of its old entries, left to realloc on one thread, was the largest
- * serial part of a two-thread step. */
-static void smo_copy_row_threads(int n, const float* src, float* dst, int threads)
-{
-    int parts = smo_step_threads(n, threads), part;
-#ifdef _OPENMP
-    #pragma omp parallel for num_threads(parts) schedule(static, 1) if (parts > 1)
-#endif
-    for (part = 0; part < parts; part++) {
-        int lo = smo_part_start(n, parts, part), hi = smo_part_start(n, parts, part + 1);
-        memcpy(dst + lo, src + lo, (size_t)(hi - lo) * sizeof(float));
     }
 }
 
