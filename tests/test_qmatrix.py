@@ -114,6 +114,32 @@ def test_prefixes_of_rows_and_their_extension(layout, name):
         assert_float32_of(row, expected[i, :length])
 
 
+@pytest.mark.parametrize("name", list(KERNELS))
+def test_whole_rows_for_g_bar_leave_the_cached_prefix_as_it_is(layout, name):
+    """`get_row_split` (the G_bar update's whole row): the cached prefix and a tail
+    computed beside it give the whole row, the same bits as a row cached whole, and
+    the cached part does not grow; a row not cached is cached whole. SVR's rows are
+    whole kernel rows and come back whole."""
+    D = data()
+    s = signs(len(D))
+    X = in_layout(D, layout)
+    Q = QMatrix(Kernel(X, *KERNELS[name]), s, 100.0)
+    whole = QMatrix(Kernel(X, *KERNELS[name]), s, 100.0)
+    Q.row(4, 6)
+    for _ in range(2):   # asked twice: still 6 entries from the cache
+        split, row = Q.row_split(4, 11)
+        assert split == 6
+        np.testing.assert_array_equal(row, whole.row(4))
+    assert Q.row_split(7, 11)[0] == 11
+    assert Q.row_split(7, 11)[0] == 11
+    np.testing.assert_array_equal(Q.row_split(7, 11)[1], whole.row(7))
+    svr = SVRQMatrix(Kernel(X, *KERNELS[name]), 100.0)
+    svr.row(3, 5)
+    split, row = svr.row_split(3, 2 * len(D))
+    assert split == 2 * len(D)
+    np.testing.assert_array_equal(row, svr.row(3))
+
+
 @pytest.mark.parametrize("cache_mb", [100.0, TINY_CACHE_MB], ids=["large", "tiny"])
 @pytest.mark.parametrize("name", list(KERNELS))
 def test_rows_after_swaps_are_the_permuted_matrix(layout, name, cache_mb):

@@ -12,11 +12,16 @@ cdef class QMatrix:
     cdef double[::1] sign
     cdef double[::1] diag
     cdef double[::1] kbuf
+    # the entries of a row that `get_row_split` leaves out of the cache
+    cdef float[::1] tail
     # rows computed together on a miss (1: one at a time) and their kernel values
     cdef readonly int rows_together
     cdef double[::1] kbuf_many
 
     cdef float* get_row(self, int i, int length) noexcept nogil
+    cdef float* get_row_split(self, int i, int length, int* split,
+                              float** tail) noexcept nogil
+    cdef void _fill(self, int i, int start, int end, float* out) noexcept nogil
     cdef bint is_cached(self, int i) noexcept nogil
     cdef float* get_rows(self, const int* rows, int count, int length) noexcept nogil
     cdef void swap_index(self, int i, int j) noexcept nogil

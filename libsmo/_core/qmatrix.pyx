@@ -43,6 +43,7 @@ cdef class QMatrix:
         n = kernel.n_rows
         self.cache = RowCache(n, cache_size_mb * 1024.0 * 1024.0, kernel.n_threads)
         self.kbuf = np.empty(max(n, 1))
+        self.tail = np.empty(max(n, 1), dtype=np.float32)
         self.diag = np.empty(n)
         for i in range(n):
             self.diag[i] = kernel.value(i, i)
@@ -86,17 +87,42 @@ cdef class QMatrix:
         cdef int start = self.cache.get(i, length, &row)
         if start < 0:
             return NULL
-        if start < length and self.kernel.rows.bit_words > 0:
-            # counted straight into the cached row (`smo_bit_q_rows`): the same bits
-            self.kernel.rows.bit_values(
-                i, start, length, self.kernel.row_threads(length - start),
-                self.kernel.kernel_type == RBF, &self.kernel.bit_table[0], NULL,
-                self.sign[i], &self.sign[start], &row[start])
-        elif start < length:
-            self.kernel.row(i, start, length, &self.kbuf[0])
-            smo_signed_row_threads(length - start, self.sign[i], &self.sign[start],
-                                   &self.kbuf[0], &row[start], self.kernel.n_threads)
+        if start < length:
+            self._fill(i, start, length, &row[start])
         return row
+
+    cdef float* get_row_split(self, int i, int length, int* split,
+                              float** tail) noexcept nogil:
+        """Q row i over the first `length` variables without growing its cached part:
+        entries [0, split[0]) in the returned row, [split[0], length) in tail[0][0 :
+        length - split[0]] (valid until the next call). NULL when memory ran out.
+
+        The G_bar update reads a whole row when a variable reaches or leaves its bound,
+        the step having just cached it over the active variables. Growing it meant
+        moving it: on a9a 11,607 growths copied about 28,000 entries each to add 4,500,
+        and a row's inactive entries are seldom read twice (2,022 updates found a
+        whole row). A row not cached at all is cached whole, as `get_row` does."""
+        cdef int have = self.cache.length[i]
+        tail[0] = &self.tail[0]
+        if have == 0 or have >= length:
+            split[0] = length
+            return self.get_row(i, length)
+        split[0] = have
+        self._fill(i, have, length, tail[0])
+        return self.get_row(i, have)
+
+    cdef void _fill(self, int i, int start, int end, float* out) noexcept nogil:
+        """Q_ij for j in [start, end) into out[0 : end - start] (not cached)."""
+        if self.kernel.rows.bit_words > 0:
+            # counted straight into float32 (`smo_bit_q_rows`): the same bits
+            self.kernel.rows.bit_values(
+                i, start, end, self.kernel.row_threads(end - start),
+                self.kernel.kernel_type == RBF, &self.kernel.bit_table[0], NULL,
+                self.sign[i], &self.sign[start], out)
+        else:
+            self.kernel.row(i, start, end, &self.kbuf[0])
+            smo_signed_row_threads(end - start, self.sign[i], &self.sign[start],
+                                   &self.kbuf[0], out, self.kernel.n_threads)
 
     cdef void defer_swaps(self) noexcept nogil:
         """The cache's row exchanges wait for `apply_swaps` (RowCache.defer_swaps)."""
@@ -133,6 +159,28 @@ cdef class QMatrix:
         if q == NULL:
             raise MemoryError("cannot allocate a Q row")
         return np.array([q[k] for k in range(m)], dtype=np.float32)
+
+    def row_split(self, int i, int length):
+        """Python access for tests: Q row i over the first `length` variables as the
+        G_bar update reads it (`get_row_split`).
+
+        Returns
+        -------
+        split : int
+            How many leading entries came from the cached row.
+        values : ndarray of float32
+        """
+        cdef int n = self.diag.shape[0], split = 0, k
+        cdef float* q
+        cdef float* tail
+        if not (0 <= i < n and 0 <= length <= n):
+            raise IndexError(f"row {i} of length {length} is outside {n} variables")
+        with nogil:
+            q = self.get_row_split(i, length, &split, &tail)
+        if q == NULL:
+            raise MemoryError("cannot allocate a Q row")
+        return split, np.array([q[k] if k < split else tail[k - split]
+                                for k in range(length)], dtype=np.float32)
 
     def swap(self, int i, int j):
         """Python access for tests: exchange variables i and j, as the solver does."""
@@ -208,6 +256,12 @@ cdef class SVRQMatrix(QMatrix):
         self.buffer_row[b] = i
         self.buffer_length[b] = length
         return out
+
+    cdef float* get_row_split(self, int i, int length, int* split,
+                              float** tail) noexcept nogil:
+        # the cache holds whole kernel rows: nothing grows, nothing is left out
+        split[0] = length
+        return self.get_row(i, length)
 
     cdef void swap_index(self, int i, int j) noexcept nogil:
         # the assembled rows are in the old order

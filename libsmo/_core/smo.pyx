@@ -29,13 +29,10 @@ stopping, the gradient of the shrunk ones is rebuilt from G_bar and optimality i
 on the whole problem.
 
 The loop runs without the GIL; `libsmo._core.stopping.StopConditions` decides when it
-must stop (step cap, time limit, stop flag, Ctrl-C, callback), after every step and
-after every row of the gradient's initialisation and reconstruction (a one-class start
-of 12,500 non-zero alphas over 25,000 rows is minutes of rows). Every operation that
-can fail returns -1 and records why in `stop` (NO_MEMORY, or the poller's reason). The
-result is a `libsmo._core.solution.Solution`. On more than one thread (the kernel's),
-the passes over long active sets are shared among them (step_loops.h), with the same
-results and so the same steps.
+must stop (step cap, time limit, stop flag, Ctrl-C, callback) after every step and every
+row of the gradient's (re)construction. What can fail returns -1 and records why in
+`stop`. The result is a `Solution`. On the kernel's threads the passes over long active
+sets are shared (step_loops.h): the same results, so the same steps.
 """
 import numpy as np
 cimport numpy as cnp
@@ -293,11 +290,14 @@ cdef class Solver:
         return 1
 
     cdef int _update_G_bar(self, int i, double coef) noexcept nogil:
-        cdef int l = self.l
-        cdef float* Qi = self.Q.get_row(i, l)
+        cdef int l = self.l, split
+        cdef float* tail
+        cdef float* Qi = self.Q.get_row_split(i, l, &split, &tail)
         if Qi == NULL:
             return out_of_memory(self)
-        smo_add_scaled_row_threads(l, &self.G_bar[0], coef, Qi, self.n_threads)
+        smo_add_scaled_row_threads(split, &self.G_bar[0], coef, Qi, self.n_threads)
+        smo_add_scaled_row_threads(l - split, &self.G_bar[split], coef, tail,
+                                   self.n_threads)
         return 0
 
     # ---- second-order selection (Fan, Chen and Lin 2005) ----------------------------
