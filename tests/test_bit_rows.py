@@ -265,6 +265,28 @@ def test_bit_kernel_products_equal_the_block_times_coefficients(columns):
                                atol=1e-12)
 
 
+@pytest.mark.parametrize("words", [1, 2, 5, 6])
+@pytest.mark.parametrize("n_sv", [3, 8, 21])
+@pytest.mark.parametrize("by_xor", [True, False])
+def test_word_major_counts_of_the_sums_are_the_block_values(words, n_sv, by_xor):
+    """`bit_kernel_products` counts the support vectors word-major (`smo_bit_cols`,
+    eight at a time with AVX-512 VPOPCNTQ where the processor has it, the rest one by
+    one): with the identity as coefficients each sum is one kernel value, exactly the
+    value `bit_kernel_block` counts row by row, for AND and XOR, full groups of eight
+    and tails."""
+    rng = np.random.default_rng(words * 100 + n_sv)
+    full = np.iinfo(np.uint64).max
+    x_bits = rng.integers(0, full, size=(17, words), dtype=np.uint64, endpoint=True)
+    sv_bits = rng.integers(0, full, size=(n_sv, words), dtype=np.uint64, endpoint=True)
+    offsets = rng.integers(0, 4, size=17).astype(np.int64)
+    table = rng.standard_normal(64 * words + 8)
+    block = np.empty((17, n_sv))
+    bit_kernel_block(x_bits, sv_bits, offsets, table, by_xor, block)
+    sums = np.empty((17, n_sv))
+    bit_kernel_products(x_bits, sv_bits, offsets, table, by_xor, np.eye(n_sv), sums)
+    np.testing.assert_array_equal(sums, block)
+
+
 def test_rows_of_no_columns_count_zero():
     """Bitmaps of no words: every count is 0, so each value is the table's entry at the
     row's offset, in the block and in the kernel sums."""

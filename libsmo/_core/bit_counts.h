@@ -112,4 +112,65 @@ static void smo_bit_q_rows(int n, int words, const uint64_t* SMO_RESTRICT rows,
     }
 }
 
+/* Support vectors' bitmaps stored word-major (word w of vector j at cols[w * ld + j]),
+ * for prediction's kernel sums: out_j <- table[c_j] for j in [0, n), c_j counted as
+ * smo_bit_rows counts it, so the same values. Word-major rows let eight vectors be
+ * counted by one AVX-512 VPOPCNTQ on processors that have it (Zen 4, Ice Lake and
+ * later): w8a's 5 words, 1.45 -> 0.89 ns a value in a one-off micro-benchmark, where
+ * gathering eight row-major vectors was slower than the scalar loop (2.6 against 2.0
+ * ns). Elsewhere, and for the last n mod 8 vectors, the scalar loop. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#include <immintrin.h>
+#define SMO_VPOPCNT_PATH 1
+static int smo_has_vpopcnt(void)
+{
+    static int known = 0, has = 0;   /* a race between threads writes the same value */
+    if (!known) {
+        __builtin_cpu_init();
+        has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq");
+        known = 1;
+    }
+    return has;
+}
+
+__attribute__((target("avx512f,avx512vpopcntdq")))
+static int smo_bit_cols_vpopcnt(int n, int words, const uint64_t* cols, long ld,
+                                const uint64_t* x, int by_xor, const double* table,
+                                double* out)
+{
+    int j, w;
+    for (j = 0; j + 8 <= n; j += 8) {
+        __m512i count = _mm512_setzero_si512();
+        for (w = 0; w < words; w++) {
+            __m512i v = _mm512_loadu_si512((const void*)(cols + (long)w * ld + j));
+            __m512i xw = _mm512_set1_epi64((long long)x[w]);
+            v = by_xor ? _mm512_xor_si512(v, xw) : _mm512_and_si512(v, xw);
+            count = _mm512_add_epi64(count, _mm512_popcnt_epi64(v));
+        }
+        _mm512_storeu_pd(out + j, _mm512_i64gather_pd(count, table, 8));
+    }
+    return j;
+}
+#endif
+
+SMO_POPCNT_CLONES
+static void smo_bit_cols(int n, int words, const uint64_t* SMO_RESTRICT cols, long ld,
+                         const uint64_t* SMO_RESTRICT x, int by_xor,
+                         const double* SMO_RESTRICT table, double* SMO_RESTRICT out)
+{
+    int j = 0, w;
+#ifdef SMO_VPOPCNT_PATH
+    if (smo_has_vpopcnt())
+        j = smo_bit_cols_vpopcnt(n, words, cols, ld, x, by_xor, table, out);
+#endif
+    for (; j < n; j++) {
+        long c = 0;
+        for (w = 0; w < words; w++) {
+            uint64_t v = cols[(long)w * ld + j];
+            c += smo_popcount64(by_xor ? v ^ x[w] : v & x[w]);
+        }
+        out[j] = table[c];
+    }
+}
+
 #endif

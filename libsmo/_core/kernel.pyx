@@ -54,6 +54,8 @@ cdef extern from "bit_counts.h" nogil:
     double smo_rbf_exp(double x)
     void smo_bit_rows(int n, int words, const uint64_t* rows, const uint64_t* x,
                       int by_xor, const double* table, double* out)
+    void smo_bit_cols(int n, int words, const uint64_t* cols, long ld, const uint64_t* x,
+                      int by_xor, const double* table, double* out)
 
 cnp.import_array()
 
@@ -259,11 +261,9 @@ def rbf_block_from_dots(double[:, ::1] dots, const double[::1] row_norms,
     sv_norms : ndarray of shape (n_sv,)
     gamma : float
     n_threads : int
-        0: as many as OpenMP is allowed (threadpoolctl's limits apply). The caller
-        passes 1 right after a multithreaded BLAS product: OpenBLAS's threads keep
-        spinning for a while after a call, and OpenMP threads started then compete with
-        them for the cores (a dense Fashion-MNIST prediction: 0.53 s with one thread
-        here, 0.90 s with two).
+        0: as many as OpenMP is allowed (threadpoolctl's limits apply). 1 right after a
+        multithreaded BLAS product, whose threads keep spinning for a while (a dense
+        Fashion-MNIST prediction: 0.53 s with one thread here, 0.90 s with two).
 
     Returns
     -------
@@ -389,11 +389,9 @@ def rbf_exp_table(double gamma, Py_ssize_t size):
 cdef int _bit_threads(const uint64_t[:, ::1] x_bits, const uint64_t[:, ::1] sv_bits,
                       const long long[::1] offsets, const double[::1] table,
                       Py_ssize_t n_rows, int n_threads) except -1:
-    """Check what `bit_kernel_block` and `bit_kernel_products` share (ValueError: the
-    bitmaps' and offsets' shapes, a table too short for some count) and return the
-    OpenMP threads for their rows: 0 when there is nothing to count. Rows of no columns
-    (0 words) need no case of their own: every count is 0, smo_bit_rows reads no word
-    and gives table[offset]."""
+    """Check what `bit_kernel_block` and `bit_kernel_products` share (the shapes, a
+    table long enough for every count: ValueError) and return the OpenMP threads for
+    their rows, 0 when there is nothing to count (0 words: every count is 0)."""
     cdef Py_ssize_t words = x_bits.shape[1], n_sv = sv_bits.shape[0]
     if x_bits.shape[0] != n_rows or sv_bits.shape[1] != words or offsets.shape[0] != n_rows:
         raise ValueError(f"bitmaps of shapes {tuple(x_bits.shape)[:2]} and "
@@ -417,9 +415,8 @@ def bit_kernel_block(const uint64_t[:, ::1] x_bits, const uint64_t[:, ::1] sv_bi
     have (by_xor False: the dot product) or that only one has (by_xor True: the squared
     distance on these columns).
 
-    Prediction's kernel blocks of 0/1 rows (a9a, w8a) go through here: a bit count and a
-    table load per value, in place of a dot product and an exponential. `offsets` adds
-    what a row holds outside the support vectors' columns to its squared distance.
+    Prediction's kernel blocks of 0/1 rows (a9a, w8a): a bit count and a table load per
+    value. `offsets` adds a row's features outside the support vectors' columns.
 
     Parameters
     ----------
@@ -460,7 +457,9 @@ def bit_kernel_products(const uint64_t[:, ::1] x_bits, const uint64_t[:, ::1] sv
                         int n_threads=0):
     """out[i, m] = sum_j K_ij coef_t[m, j], K_ij counted as `bit_kernel_block` counts
     it, without the block: each row's kernel values go to a buffer that stays in the
-    core's cache and meet each coefficient row there (rows.pxd's `dense_dot`).
+    core's cache and meet each coefficient row there (rows.pxd's `dense_dot`). The
+    support vectors' bitmaps are counted word-major (`smo_bit_cols`: eight at a time
+    where the processor has AVX-512 VPOPCNTQ).
 
     Parameters
     ----------
@@ -480,6 +479,7 @@ def bit_kernel_products(const uint64_t[:, ::1] x_bits, const uint64_t[:, ::1] sv
     cdef int words = <int>x_bits.shape[1]
     cdef int threads, c
     cdef double[:, ::1] values
+    cdef const uint64_t[:, ::1] sv_cols = np.ascontiguousarray(np.asarray(sv_bits).T)
     if coef_t.shape[0] != n_columns or coef_t.shape[1] != n_sv:
         raise ValueError(f"coefficients of shape {tuple(coef_t.shape)[:2]} for "
                          f"{n_sv} support vectors and a result of shape "
@@ -494,7 +494,7 @@ def bit_kernel_products(const uint64_t[:, ::1] x_bits, const uint64_t[:, ::1] sv
     with nogil:
         # rows handed out 64 at a time: a core that a neighbour slows gets fewer
         for i in prange(n_rows, num_threads=threads, schedule="dynamic", chunksize=64):
-            smo_bit_rows(n_sv, words, &sv_bits[0, 0], &x_bits[i, 0], by_xor,
+            smo_bit_cols(n_sv, words, &sv_cols[0, 0], n_sv, &x_bits[i, 0], by_xor,
                          &table[offsets[i]], &values[threadid(), 0])
             for c in range(n_columns):
                 out[i, c] = dense_dot(&values[threadid(), 0], &coef_t[c, 0], n_sv)
