@@ -271,9 +271,9 @@ def test_bit_kernel_products_equal_the_block_times_coefficients(columns):
 def test_word_major_counts_of_the_sums_are_the_block_values(words, n_sv, by_xor):
     """`bit_kernel_products` counts the support vectors word-major (`smo_bit_cols`,
     eight at a time with AVX-512 VPOPCNTQ where the processor has it, the rest one by
-    one): with the identity as coefficients each sum is one kernel value, exactly the
-    value `bit_kernel_block` counts row by row, for AND and XOR, full groups of eight
-    and tails."""
+    one) or row by row: with the identity as coefficients each sum is one kernel value,
+    exactly the value `bit_kernel_block` counts, for AND and XOR, full groups of eight
+    and tails, either way and by default."""
     rng = np.random.default_rng(words * 100 + n_sv)
     full = np.iinfo(np.uint64).max
     x_bits = rng.integers(0, full, size=(17, words), dtype=np.uint64, endpoint=True)
@@ -282,9 +282,11 @@ def test_word_major_counts_of_the_sums_are_the_block_values(words, n_sv, by_xor)
     table = rng.standard_normal(64 * words + 8)
     block = np.empty((17, n_sv))
     bit_kernel_block(x_bits, sv_bits, offsets, table, by_xor, block)
-    sums = np.empty((17, n_sv))
-    bit_kernel_products(x_bits, sv_bits, offsets, table, by_xor, np.eye(n_sv), sums)
-    np.testing.assert_array_equal(sums, block)
+    for word_major in (None, True, False):
+        sums = np.empty((17, n_sv))
+        bit_kernel_products(x_bits, sv_bits, offsets, table, by_xor, np.eye(n_sv), sums,
+                            word_major=word_major)
+        np.testing.assert_array_equal(sums, block)
 
 
 def test_rows_of_no_columns_count_zero():

@@ -118,7 +118,9 @@ static void smo_bit_q_rows(int n, int words, const uint64_t* SMO_RESTRICT rows,
  * counted by one AVX-512 VPOPCNTQ on processors that have it (Zen 4, Ice Lake and
  * later): w8a's 5 words, 1.45 -> 0.89 ns a value in a one-off micro-benchmark, where
  * gathering eight row-major vectors was slower than the scalar loop (2.6 against 2.0
- * ns). Elsewhere, and for the last n mod 8 vectors, the scalar loop. */
+ * ns). The scalar loop counts the last n mod 8 vectors; without VPOPCNTQ
+ * (smo_has_vpopcnt() == 0) callers keep the row-major bitmaps and smo_bit_rows, whose
+ * unrolled loops are faster than this one's. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 #include <immintrin.h>
 #define SMO_VPOPCNT_PATH 1
@@ -151,6 +153,8 @@ static int smo_bit_cols_vpopcnt(int n, int words, const uint64_t* cols, long ld,
     }
     return j;
 }
+#else
+static int smo_has_vpopcnt(void) { return 0; }
 #endif
 
 SMO_POPCNT_CLONES

@@ -7,18 +7,16 @@ or a precomputed Gram matrix); this module turns them into LIBSVM's kernel funct
     linear u'v,  poly (gamma u'v + coef0)^degree,  rbf exp(-gamma |u - v|^2),
     sigmoid tanh(gamma u'v + coef0),  precomputed: the user's matrix,
 
-over the whole row at once; the RBF exponentials go four at a time (inner_loops.h's
-smo_rbf_from_dots), with |u - v|^2 = |u|^2 + |v|^2 - 2 u'v from the rows' squared norms,
-as LIBSVM computes it during training.
+over the whole row at once (RBF four exponentials at a time, inner_loops.h), with
+|u - v|^2 = |u|^2 + |v|^2 - 2 u'v from the rows' squared norms, as LIBSVM trains.
 
 Rows of zeros and ones (a9a, w8a) are counted on bitmaps (`Rows.bit_values`): a kernel
 value is then a function of one count, the features the two rows share (linear, poly,
 sigmoid) or that only one has (RBF: exactly |u|^2 + |v|^2 - 2 u'v), tabulated once for
 0 to n_features with the row loops' operations (`bit_table`; the same values).
 
-The solver permutes its variables so that the active (unshrunk) ones form a prefix, the
-way LIBSVM does; `swap` follows that permutation, so "row i, entries [start, end)"
-always means the solver's variables.
+The solver keeps its active variables a prefix (LIBSVM's permutation); `swap` follows
+it, so "row i, entries [start, end)" always means the solver's variables.
 """
 import numpy as np
 cimport numpy as cnp
@@ -56,15 +54,15 @@ cdef extern from "bit_counts.h" nogil:
                       int by_xor, const double* table, double* out)
     void smo_bit_cols(int n, int words, const uint64_t* cols, long ld, const uint64_t* x,
                       int by_xor, const double* table, double* out)
+    int smo_has_vpopcnt()
 
 cnp.import_array()
 
 KERNEL_TYPES = {"linear": LINEAR, "poly": POLY, "rbf": RBF, "sigmoid": SIGMOID,
                 "precomputed": PRECOMPUTED}
 
-# Below this many entries a row is computed by one thread: the fork/join of a parallel
-# region costs more than it saves on short rows (far more under OMP_WAIT_POLICY=passive,
-# where each region wakes sleeping threads: step_loops.h).
+# Below this many entries a row is computed by one thread: a parallel region costs more
+# than it saves (far more where OMP_WAIT_POLICY=passive wakes the threads: step_loops.h).
 cdef int PARALLEL_MIN_ENTRIES = (1 << 20) if smo_threads_sleep() else 2048
 
 
@@ -92,9 +90,7 @@ cdef class Kernel:
     gamma, coef0 : float
     degree : int
     rows : array of int, optional
-        The rows of X this kernel works on, in this order (default all). The solver's
-        variable k is row rows[k]; CSR data and Gram matrices are not copied, dense
-        rows only with copy_dense.
+        The rows of X the solver's variables are, in order (default all).
     n_threads : int
         OpenMP threads used for long rows (1 = serial).
     copy_dense, bit_rows, int_rows : bool
@@ -226,12 +222,8 @@ cdef class Kernel:
         self.rows.swap(i, j)
 
     def kernel_row(self, int i):
-        """Python access for tests: K(x_i, x_j) for every row j, in current order.
-
-        Returns
-        -------
-        ndarray of shape (n_rows,)
-        """
+        """Python access for tests: K(x_i, x_j) for every row j, in current order
+        (ndarray of shape (n_rows,))."""
         out = np.empty(self.n_rows)
         cdef double[::1] o = out
         if not 0 <= i < self.n_rows:
@@ -454,12 +446,10 @@ def bit_kernel_block(const uint64_t[:, ::1] x_bits, const uint64_t[:, ::1] sv_bi
 def bit_kernel_products(const uint64_t[:, ::1] x_bits, const uint64_t[:, ::1] sv_bits,
                         const long long[::1] offsets, const double[::1] table,
                         bint by_xor, const double[:, ::1] coef_t, double[:, ::1] out,
-                        int n_threads=0):
+                        int n_threads=0, word_major=None):
     """out[i, m] = sum_j K_ij coef_t[m, j], K_ij counted as `bit_kernel_block` counts
     it, without the block: each row's kernel values go to a buffer that stays in the
-    core's cache and meet each coefficient row there (rows.pxd's `dense_dot`). The
-    support vectors' bitmaps are counted word-major (`smo_bit_cols`: eight at a time
-    where the processor has AVX-512 VPOPCNTQ).
+    core's cache and meet each coefficient row there (rows.pxd's `dense_dot`).
 
     Parameters
     ----------
@@ -467,6 +457,10 @@ def bit_kernel_products(const uint64_t[:, ::1] x_bits, const uint64_t[:, ::1] sv
         As for `bit_kernel_block`.
     coef_t : ndarray of shape (n_columns, n_sv), C-contiguous
     out : ndarray of shape (n_rows, n_columns), C-contiguous, overwritten
+    word_major : bool, optional
+        Count the support vectors word-major, eight at a time (`smo_bit_cols`), or row
+        by row (`smo_bit_rows`); default: word-major where the processor has AVX-512
+        VPOPCNTQ. The same values either way.
 
     Raises
     ------
@@ -479,7 +473,9 @@ def bit_kernel_products(const uint64_t[:, ::1] x_bits, const uint64_t[:, ::1] sv
     cdef int words = <int>x_bits.shape[1]
     cdef int threads, c
     cdef double[:, ::1] values
-    cdef const uint64_t[:, ::1] sv_cols = np.ascontiguousarray(np.asarray(sv_bits).T)
+    cdef bint by_word = smo_has_vpopcnt() if word_major is None else word_major
+    cdef const uint64_t[:, ::1] sv_cols = (np.ascontiguousarray(np.asarray(sv_bits).T)
+                                           if by_word else sv_bits)
     if coef_t.shape[0] != n_columns or coef_t.shape[1] != n_sv:
         raise ValueError(f"coefficients of shape {tuple(coef_t.shape)[:2]} for "
                          f"{n_sv} support vectors and a result of shape "
@@ -494,7 +490,11 @@ def bit_kernel_products(const uint64_t[:, ::1] x_bits, const uint64_t[:, ::1] sv
     with nogil:
         # rows handed out 64 at a time: a core that a neighbour slows gets fewer
         for i in prange(n_rows, num_threads=threads, schedule="dynamic", chunksize=64):
-            smo_bit_cols(n_sv, words, &sv_cols[0, 0], n_sv, &x_bits[i, 0], by_xor,
-                         &table[offsets[i]], &values[threadid(), 0])
+            if by_word:
+                smo_bit_cols(n_sv, words, &sv_cols[0, 0], n_sv, &x_bits[i, 0], by_xor,
+                             &table[offsets[i]], &values[threadid(), 0])
+            else:
+                smo_bit_rows(n_sv, words, &sv_bits[0, 0], &x_bits[i, 0], by_xor,
+                             &table[offsets[i]], &values[threadid(), 0])
             for c in range(n_columns):
                 out[i, c] = dense_dot(&values[threadid(), 0], &coef_t[c, 0], n_sv)
