@@ -91,6 +91,34 @@ def test_q_rows_counted_into_float_are_the_dot_products_rows(kernel, n_threads):
     np.testing.assert_array_equal(Qs[0].row(7), Qs[1].row(7))
 
 
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_word_major_bitmaps_give_the_same_q_rows_and_steps(monkeypatch, n_threads):
+    """The solver's Q rows counted on word-major bitmaps (`Rows.bits_t`,
+    `smo_bit_q_cols`: eight rows a step with VPOPCNTQ where the processor has it, else
+    one by one) are the row-major counts' rows, also after swaps and on two threads; a
+    fit takes the same steps to the same coefficients either way."""
+    from libsmo._core import rows as rows_module
+    X, y = load_dataset("a9a", n_rows=3000)
+    Qs, fits = [], []
+    for word_major in (True, False):
+        monkeypatch.setattr(rows_module, "WORD_MAJOR_BITS", word_major)
+        kernel = Kernel(X, "rbf", 0.05, 3, 0.0, n_threads=n_threads)
+        assert kernel.rows.bits_by_word == word_major
+        Qs.append(QMatrix(kernel, y, 100.0))
+        fits.append(libsmo.train(X, y, C=1.0, gamma=0.05, n_threads=n_threads))
+    for i in (0, 1, 2999):
+        np.testing.assert_array_equal(Qs[0].row(i, 2501), Qs[1].row(i, 2501))
+        np.testing.assert_array_equal(Qs[0].row(i), Qs[1].row(i))
+    for Q in Qs:
+        Q.swap(5, 2998)
+        Q.swap(6, 5)
+    for i in (5, 6, 2998):
+        np.testing.assert_array_equal(Qs[0].row(i), Qs[1].row(i))
+    assert fits[0].n_iter == fits[1].n_iter
+    np.testing.assert_array_equal(fits[0].sv_coef, fits[1].sv_coef)
+    np.testing.assert_array_equal(fits[0].rho, fits[1].rho)
+
+
 @pytest.mark.parametrize("kernel", ["rbf", "poly", "sigmoid", "linear"])
 @pytest.mark.parametrize("n_rows", [1, 5, 37])
 def test_kernel_rows_are_the_same_values(kernel, n_rows):

@@ -153,9 +153,56 @@ static int smo_bit_cols_vpopcnt(int n, int words, const uint64_t* cols, long ld,
     }
     return j;
 }
+
+/* smo_bit_q_rows' values, word-major: eight Q entries a step, through the same double
+ * expression (s_i sign_j) table[c_j] and the same rounding to float. */
+__attribute__((target("avx512f,avx512vpopcntdq")))
+static int smo_bit_q_cols_vpopcnt(int n, int words, const uint64_t* cols, long ld,
+                                  const uint64_t* x, int by_xor, const double* table,
+                                  double s_i, const double* sign, float* q_out)
+{
+    int j, w;
+    __m512d si = _mm512_set1_pd(s_i);
+    for (j = 0; j + 8 <= n; j += 8) {
+        __m512i count = _mm512_setzero_si512();
+        for (w = 0; w < words; w++) {
+            __m512i v = _mm512_loadu_si512((const void*)(cols + (long)w * ld + j));
+            __m512i xw = _mm512_set1_epi64((long long)x[w]);
+            v = by_xor ? _mm512_xor_si512(v, xw) : _mm512_and_si512(v, xw);
+            count = _mm512_add_epi64(count, _mm512_popcnt_epi64(v));
+        }
+        __m512d q = _mm512_mul_pd(_mm512_mul_pd(si, _mm512_loadu_pd(sign + j)),
+                                  _mm512_i64gather_pd(count, table, 8));
+        _mm256_storeu_ps(q_out + j, _mm512_cvtpd_ps(q));
+    }
+    return j;
+}
 #else
 static int smo_has_vpopcnt(void) { return 0; }
 #endif
+
+/* smo_bit_q_rows over word-major bitmaps (Rows.bits_t): eight rows a step where the
+ * processor has VPOPCNTQ, the scalar loop for the rest (and elsewhere). */
+SMO_POPCNT_CLONES
+static void smo_bit_q_cols(int n, int words, const uint64_t* SMO_RESTRICT cols, long ld,
+                           const uint64_t* SMO_RESTRICT x, int by_xor,
+                           const double* SMO_RESTRICT table, double s_i,
+                           const double* SMO_RESTRICT sign, float* SMO_RESTRICT q_out)
+{
+    int j = 0, w;
+#ifdef SMO_VPOPCNT_PATH
+    if (smo_has_vpopcnt())
+        j = smo_bit_q_cols_vpopcnt(n, words, cols, ld, x, by_xor, table, s_i, sign, q_out);
+#endif
+    for (; j < n; j++) {
+        long c = 0;
+        for (w = 0; w < words; w++) {
+            uint64_t v = cols[(long)w * ld + j];
+            c += smo_popcount64(by_xor ? v ^ x[w] : v & x[w]);
+        }
+        q_out[j] = (float)(s_i * sign[j] * table[c]);
+    }
+}
 
 SMO_POPCNT_CLONES
 static void smo_bit_cols(int n, int words, const uint64_t* SMO_RESTRICT cols, long ld,

@@ -40,6 +40,10 @@ cdef class Rows:
     # rows of zeros and ones (built with bit_rows=True): bit f of bits[k] is feature f
     # of row k, `bit_words` words a row (0: no bitmaps); dots counts common features
     cdef uint64_t[:, ::1] bits
+    # the same bitmaps word-major (bits_t[f, k] = bits[k, f]) where `bits_by_word`: the
+    # solver's Q rows are then counted eight rows at a time (`smo_bit_q_cols`)
+    cdef uint64_t[:, ::1] bits_t
+    cdef readonly bint bits_by_word
     cdef readonly int bit_words
     # rows of small integers over one divisor (built with int_rows=True where there are
     # no bitmaps), as int16 or uint8 (int_rows.IntRows); int_divisor 0: none

@@ -16,36 +16,28 @@ Layouts (chosen at construction, see `RowLayout` in rows.pxd):
   a gather over its own non-zeros, so no two index lists are ever merged (`dot` on a
   single pair merges them instead: no buffer to clear).
 - Dense rows are read where the caller keeps them (SHARED_DENSE), through `index`: a
-  row of many features is one sequential run wherever it lies, so the kernel loses
-  nothing by not owning them, and training memory stays data + cache + O(n) (a private
-  copy added the data's size again: 1.5 GB for 200,000 x 1,000). With
-  `copy_dense=True`, the kernel gets a private copy instead: with at most
-  FEATURE_MAJOR_MAX_FEATURES features feature-major, where a row of dot products is
-  built one feature at a time over contiguous blocks of rows (inner_loops.h's
-  smo_dense_dots, vectorised across rows; letter, 16 features: 2.5x faster than a
-  product per row), else row-major, swaps moving the rows themselves. The executor asks
-  for the feature-major copy only when it fits in half of the cache budget, and takes
-  it from the cache.
+  row of many features is one sequential run wherever it lies, and training memory
+  stays data + cache + O(n). With `copy_dense=True` the kernel gets a private copy:
+  feature-major with at most FEATURE_MAJOR_MAX_FEATURES features (smo_dense_dots,
+  vectorised across rows; letter: 2.5x faster than a product per row), else row-major.
+  The executor asks for the feature-major copy only where it fits in half the cache.
 - A precomputed kernel's Gram matrix is read in place: its "dot products" are the
   kernel values themselves.
 - Rows whose values are all zeros and ones (a9a, w8a: one-hot features), CSR or dense,
   get bitmaps beside them when the kernel asks (`bit_rows=True`): a row of dot products
-  is then a count of common bits, popcount(x_i & x_j), per row. The counts are exactly
-  the sums the other loops build (sums of zeros and ones are exact in double), so the
-  solver takes the same steps.
+  is then a count of common bits, popcount(x_i & x_j), per row: exactly the other
+  loops' sums, so the same steps. Where the processor has AVX-512 VPOPCNTQ a
+  word-major copy (`bits_t`) lets the solver's Q rows count eight rows at a time.
 - Other rows of many features whose values are all small integers over one divisor
   (8-bit images as pixel / 255: Fashion-MNIST) get int16 copies, uint8 where they
   fit, when the kernel asks (`int_rows=True`, `int_rows.IntRows`): dot products summed
   exactly in integers (int_dots.h), four sources a pass, the values of the double loops
   up to their rounding. The doubles behind them are then read in place, even with
-  copy_dense.
-- CSR rows get either only where it takes no more memory than the CSR values and
-  indices it shadows (12 bytes a stored value).
+  copy_dense. CSR rows get either only where it takes no more memory than the CSR
+  values and indices it shadows (12 bytes a stored value).
 
-The CSR and dense rows of dot products are this module's own loops rather than BLAS
-dgemv: OpenBLAS spreads each dgemv over threads of its own, which on a machine whose
-other core is busy made whole fits 15 times slower (RFF features of a9a, 6000 x 300:
-23 s against 1.5 s); the caller's `nthreads` (OpenMP) already spreads long rows.
+The rows of dot products are this module's own loops, not BLAS dgemv, whose own threads
+made whole fits 15 times slower where the other core was busy (RFF features of a9a).
 """
 import numpy as np
 cimport numpy as cnp
@@ -62,6 +54,10 @@ cdef extern from "bit_counts.h" nogil:
     void smo_bit_q_rows(int n, int words, const uint64_t* rows, const uint64_t* x,
                         int by_xor, const double* table, double s_i, const double* sign,
                         float* q_out)
+    void smo_bit_q_cols(int n, int words, const uint64_t* cols, long ld, const uint64_t* x,
+                        int by_xor, const double* table, double s_i, const double* sign,
+                        float* q_out)
+    int smo_has_vpopcnt()
 
 
 cdef extern from "inner_loops.h" nogil:
@@ -78,6 +74,9 @@ cnp.import_array()
 
 # Dense rows are split into blocks of this many entries between threads.
 cdef int DENSE_BLOCK = 1024
+# Word-major bitmaps (`Rows.bits_t`): None where the processor has AVX-512 VPOPCNTQ;
+# True or False forces them on or off (tests compare the two).
+WORD_MAJOR_BITS = None
 # Dense data with at most this many features is stored feature-major. There a row of
 # dot products sixteen rows at a time is 2.5x faster than a dot product per row
 # (1,150 rows of 16 features: 0.09 against 0.22 ns per product); with many features the
@@ -177,11 +176,9 @@ cdef class Rows:
 
     def _take_compact_rows(self, X, bint bit_rows, bint int_rows):
         """Bitmaps of the rows if asked and every value is 0 or 1 (`bitmaps.pack_bits`),
-        else int16 rows if asked, the rows have more than FEATURE_MAJOR_MAX_FEATURES
-        features and their values are small integers over one divisor
-        (`int_rows.small_integer_rows`, which also sets the squared norms); for CSR
-        rows, either only where it takes no more memory than the values and indices it
-        shadows."""
+        else, if asked, integer rows of more than FEATURE_MAJOR_MAX_FEATURES features
+        over one divisor (`int_rows.small_integer_rows`, which sets the squared norms);
+        for CSR rows, only where they take no more memory than what they shadow."""
         if self.n_rows == 0 or self.n_features == 0:
             return
         words = (self.n_features + 63) // 64
@@ -191,6 +188,10 @@ cdef class Rows:
             if bits is not None:
                 self.bits = bits
                 self.bit_words = words
+                self.bits_by_word = (smo_has_vpopcnt() if WORD_MAJOR_BITS is None
+                                     else WORD_MAJOR_BITS)
+                if self.bits_by_word:
+                    self.bits_t = np.ascontiguousarray(bits.T)
                 return
         if int_rows and self.n_features > FEATURE_MAJOR_MAX_FEATURES:
             ints = small_integer_rows(X, self.index)
@@ -373,6 +374,9 @@ cdef class Rows:
         if q_out == NULL:
             smo_bit_rows(n, self.bit_words, &self.bits[start + lo, 0], &self.bits[i, 0],
                          by_xor, table, &out[lo])
+        elif self.bits_by_word:
+            smo_bit_q_cols(n, self.bit_words, &self.bits_t[0, start + lo], self.n_rows,
+                           &self.bits[i, 0], by_xor, table, s_i, &sign[lo], &q_out[lo])
         else:
             smo_bit_q_rows(n, self.bit_words, &self.bits[start + lo, 0], &self.bits[i, 0],
                            by_xor, table, s_i, &sign[lo], &q_out[lo])
@@ -451,6 +455,8 @@ cdef class Rows:
             w = self.bits[i, f]
             self.bits[i, f] = self.bits[j, f]
             self.bits[j, f] = w
+            if self.bits_by_word:
+                self.bits_t[f, i], self.bits_t[f, j] = self.bits_t[f, j], w
         if self.int_divisor > 0:
             self.int_store.swap(i, j)
         self.index[i], self.index[j] = self.index[j], self.index[i]
