@@ -121,6 +121,20 @@ static void smo_bit_q_rows(int n, int words, const uint64_t* SMO_RESTRICT rows,
  * ns). The scalar loop counts the last n mod 8 vectors; without VPOPCNTQ
  * (smo_has_vpopcnt() == 0) callers keep the row-major bitmaps and smo_bit_rows, whose
  * unrolled loops are faster than this one's. */
+/* The count c_j of vector j, word-major: the scalar loop of both functions below,
+ * inlined into each of their clones. */
+static inline long smo_count_col(const uint64_t* cols, long ld, int j, int words,
+                          const uint64_t* x, int by_xor)
+{
+    long c = 0;
+    int w;
+    for (w = 0; w < words; w++) {
+        uint64_t v = cols[(long)w * ld + j];
+        c += smo_popcount64(by_xor ? v ^ x[w] : v & x[w]);
+    }
+    return c;
+}
+
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 #include <immintrin.h>
 #define SMO_VPOPCNT_PATH 1
@@ -135,22 +149,31 @@ static int smo_has_vpopcnt(void)
     return has;
 }
 
+/* The counts c_j of the eight vectors j0 .. j0 + 7, word-major. */
+__attribute__((target("avx512f,avx512vpopcntdq")))
+static inline __m512i smo_count8(const uint64_t* cols, long ld, int j0, int words,
+                                 const uint64_t* x, int by_xor)
+{
+    __m512i count = _mm512_setzero_si512();
+    int w;
+    for (w = 0; w < words; w++) {
+        __m512i v = _mm512_loadu_si512((const void*)(cols + (long)w * ld + j0));
+        __m512i xw = _mm512_set1_epi64((long long)x[w]);
+        v = by_xor ? _mm512_xor_si512(v, xw) : _mm512_and_si512(v, xw);
+        count = _mm512_add_epi64(count, _mm512_popcnt_epi64(v));
+    }
+    return count;
+}
+
 __attribute__((target("avx512f,avx512vpopcntdq")))
 static int smo_bit_cols_vpopcnt(int n, int words, const uint64_t* cols, long ld,
                                 const uint64_t* x, int by_xor, const double* table,
                                 double* out)
 {
-    int j, w;
-    for (j = 0; j + 8 <= n; j += 8) {
-        __m512i count = _mm512_setzero_si512();
-        for (w = 0; w < words; w++) {
-            __m512i v = _mm512_loadu_si512((const void*)(cols + (long)w * ld + j));
-            __m512i xw = _mm512_set1_epi64((long long)x[w]);
-            v = by_xor ? _mm512_xor_si512(v, xw) : _mm512_and_si512(v, xw);
-            count = _mm512_add_epi64(count, _mm512_popcnt_epi64(v));
-        }
-        _mm512_storeu_pd(out + j, _mm512_i64gather_pd(count, table, 8));
-    }
+    int j;
+    for (j = 0; j + 8 <= n; j += 8)
+        _mm512_storeu_pd(out + j, _mm512_i64gather_pd(
+            smo_count8(cols, ld, j, words, x, by_xor), table, 8));
     return j;
 }
 
@@ -161,18 +184,12 @@ static int smo_bit_q_cols_vpopcnt(int n, int words, const uint64_t* cols, long l
                                   const uint64_t* x, int by_xor, const double* table,
                                   double s_i, const double* sign, float* q_out)
 {
-    int j, w;
+    int j;
     __m512d si = _mm512_set1_pd(s_i);
     for (j = 0; j + 8 <= n; j += 8) {
-        __m512i count = _mm512_setzero_si512();
-        for (w = 0; w < words; w++) {
-            __m512i v = _mm512_loadu_si512((const void*)(cols + (long)w * ld + j));
-            __m512i xw = _mm512_set1_epi64((long long)x[w]);
-            v = by_xor ? _mm512_xor_si512(v, xw) : _mm512_and_si512(v, xw);
-            count = _mm512_add_epi64(count, _mm512_popcnt_epi64(v));
-        }
-        __m512d q = _mm512_mul_pd(_mm512_mul_pd(si, _mm512_loadu_pd(sign + j)),
-                                  _mm512_i64gather_pd(count, table, 8));
+        __m512d t = _mm512_i64gather_pd(smo_count8(cols, ld, j, words, x, by_xor),
+                                        table, 8);
+        __m512d q = _mm512_mul_pd(_mm512_mul_pd(si, _mm512_loadu_pd(sign + j)), t);
         _mm256_storeu_ps(q_out + j, _mm512_cvtpd_ps(q));
     }
     return j;
@@ -189,19 +206,14 @@ static void smo_bit_q_cols(int n, int words, const uint64_t* SMO_RESTRICT cols, 
                            const double* SMO_RESTRICT table, double s_i,
                            const double* SMO_RESTRICT sign, float* SMO_RESTRICT q_out)
 {
-    int j = 0, w;
+    int j = 0;
 #ifdef SMO_VPOPCNT_PATH
     if (smo_has_vpopcnt())
         j = smo_bit_q_cols_vpopcnt(n, words, cols, ld, x, by_xor, table, s_i, sign, q_out);
 #endif
-    for (; j < n; j++) {
-        long c = 0;
-        for (w = 0; w < words; w++) {
-            uint64_t v = cols[(long)w * ld + j];
-            c += smo_popcount64(by_xor ? v ^ x[w] : v & x[w]);
-        }
-        q_out[j] = (float)(s_i * sign[j] * table[c]);
-    }
+    for (; j < n; j++)
+        q_out[j] = (float)(s_i * sign[j] * table[smo_count_col(cols, ld, j, words, x,
+                                                                by_xor)]);
 }
 
 SMO_POPCNT_CLONES
@@ -209,19 +221,13 @@ static void smo_bit_cols(int n, int words, const uint64_t* SMO_RESTRICT cols, lo
                          const uint64_t* SMO_RESTRICT x, int by_xor,
                          const double* SMO_RESTRICT table, double* SMO_RESTRICT out)
 {
-    int j = 0, w;
+    int j = 0;
 #ifdef SMO_VPOPCNT_PATH
     if (smo_has_vpopcnt())
         j = smo_bit_cols_vpopcnt(n, words, cols, ld, x, by_xor, table, out);
 #endif
-    for (; j < n; j++) {
-        long c = 0;
-        for (w = 0; w < words; w++) {
-            uint64_t v = cols[(long)w * ld + j];
-            c += smo_popcount64(by_xor ? v ^ x[w] : v & x[w]);
-        }
-        out[j] = table[c];
-    }
+    for (; j < n; j++)
+        out[j] = table[smo_count_col(cols, ld, j, words, x, by_xor)];
 }
 
 #endif
