@@ -26,6 +26,7 @@ import numpy as np
 
 from libsmo import _sparse as sp
 from libsmo._core.arrays import all_finite
+from libsmo._core.cache import release_free_memory
 from libsmo._core.kernel import Kernel
 from libsmo._core.qmatrix import QMatrix, SVRQMatrix
 from libsmo._core.solvers import solve, solve_linear
@@ -59,6 +60,11 @@ BIT_ROWS = True
 # as pixel / 255) get int16 copies, and their dot products are summed exactly in
 # integers (`Rows`, int_dots.h). False only to compare against the double loops.
 INT_ROWS = True
+
+
+# A fit whose caches held this many bytes gives the heap's free memory back at its end
+# (`Executor.release_memory`).
+RELEASE_MIN_BYTES = 32 * 2**20
 
 
 def cache_megabytes(cache_size, n_rows):
@@ -111,6 +117,8 @@ class Executor:
         self.deadline = (None if solver.time_limit is None
                          else time.monotonic() + solver.time_limit)
         self.stop_flag = None
+        # shared with `share`'s copies: whether a cache of RELEASE_MIN_BYTES was freed
+        self.large_cache_freed = [False]
 
     def share(self, n_threads, cache_size, stop_flag):
         """The same executor with a share of the threads and the cache (cache_size MB,
@@ -169,13 +177,27 @@ class Executor:
             else:
                 Q = QMatrix(kernel, problem.signs, cache,
                             rows_together=self._rows_together(len(problem.rows)))
-            if not all_finite(Q.diagonal()):
-                self._overflow()
-            solution = solve(Q, problem.linear_term, problem.signs, problem.upper_bound,
-                             problem.start, nu=problem.nu, shrinking=self.solver.shrinking,
-                             selection=self.solver.selection, gradient=problem.gradient,
-                             gradient_bar=problem.gradient_bar, **options)
+            try:
+                if not all_finite(Q.diagonal()):
+                    self._overflow()
+                solution = solve(Q, problem.linear_term, problem.signs,
+                                 problem.upper_bound, problem.start, nu=problem.nu,
+                                 shrinking=self.solver.shrinking,
+                                 selection=self.solver.selection,
+                                 gradient=problem.gradient,
+                                 gradient_bar=problem.gradient_bar, **options)
+            finally:
+                # the rows now, not when a traceback that holds the solver goes
+                if Q.release_cache() >= RELEASE_MIN_BYTES:
+                    self.large_cache_freed[0] = True
         return self._checked(solution)
+
+    def release_memory(self):
+        """Once the fit is over: hand the heap's free memory back to the system if one
+        of its caches held RELEASE_MIN_BYTES or more (`cache.release_free_memory`)."""
+        if self.large_cache_freed[0]:
+            release_free_memory()
+            self.large_cache_freed[0] = False
 
     def _kernel_and_cache(self, rows):
         """The kernel over `rows` and the cache (MB) its Q matrix gets. Dense rows are

@@ -209,7 +209,10 @@ def fit(X, y, params, sample_weight=None, init=None):
     # a Generator (whose fresh entropy costs a system call) only when the probability
     # model needs one
     rng = v.check_random_state(params.random_state) if params.probability else None
-    result = FORMULATIONS[params.svm_type](executor, data, params, rng, start=start)
+    try:
+        result = FORMULATIONS[params.svm_type](executor, data, params, rng, start=start)
+    finally:
+        executor.release_memory()
     support_vectors = (None if kernel.kernel == "precomputed"
                        else take_rows(data.X, result.sv_rows))
     return Model(svm_type=params.svm_type, kernel=kernel.kernel, gamma=kernel.gamma,

@@ -118,6 +118,22 @@ def test_a_longer_request_extends_the_row_and_keeps_its_prefix():
     np.testing.assert_array_equal(cache.cached(2), np.r_[M[2, :3], [-1.0] * 3, M[2, 6:]])
 
 
+def test_release_frees_every_row_and_the_cache_stays_usable():
+    """`release` (a fit's end, `Executor.solve`) frees the rows at once and says how
+    many bytes they held; the budget is whole again and rows come back as before."""
+    M = values(8)
+    cache = RowCache(8, budget_for(8, 2 * 8))
+    cache.request(1, 8, M[1])
+    cache.request(2, 5, M[2])
+    assert cache.release() == 4 * (8 + 5)
+    assert cache.cached(1) == [] and cache.cached(2) == []
+    assert cache.release() == 0
+    assert cache.request(3, 8, M[3]) == 0
+    assert cache.request(4, 8, M[4]) == 0   # two full rows fit again
+    np.testing.assert_array_equal(cache.cached(3), M[3])
+    np.testing.assert_array_equal(cache.cached(4), M[4])
+
+
 @pytest.mark.parametrize("k", [2, 3, 5])
 def test_a_budget_of_k_rows_holds_k_rows_and_evicts_the_least_recent(k):
     n = 10

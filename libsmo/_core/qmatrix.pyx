@@ -137,6 +137,10 @@ cdef class QMatrix:
         self.sign[i], self.sign[j] = self.sign[j], self.sign[i]
         self.diag[i], self.diag[j] = self.diag[j], self.diag[i]
 
+    def release_cache(self):
+        """Free the cached rows now (`RowCache.release`); returns the bytes they held."""
+        return self.cache.release()
+
     def diagonal(self):
         """Q_ii in the current variable order (float64)."""
         return np.asarray(self.diag).copy()
