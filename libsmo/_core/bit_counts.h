@@ -116,9 +116,9 @@ static void smo_bit_q_rows(int n, int words, const uint64_t* SMO_RESTRICT rows,
  * for prediction's kernel sums: out_j <- table[c_j] for j in [0, n), c_j counted as
  * smo_bit_rows counts it, so the same values. Word-major rows let eight vectors be
  * counted by one AVX-512 VPOPCNTQ on processors that have it (Zen 4, Ice Lake and
- * later): w8a's 5 words, 1.45 -> 0.89 ns a value in a one-off micro-benchmark, where
+ * later): w8a's 5 words, 1.64 -> 0.97 ns a value (benchmarks/bit_counts.py), where
  * gathering eight row-major vectors was slower than the scalar loop (2.6 against 2.0
- * ns). The scalar loop counts the last n mod 8 vectors; without VPOPCNTQ
+ * ns in a one-off C program). The scalar loop counts the last n mod 8 vectors; without VPOPCNTQ
  * (smo_has_vpopcnt() == 0) callers keep the row-major bitmaps and smo_bit_rows, whose
  * unrolled loops are faster than this one's. */
 /* The count c_j of vector j, word-major: the scalar loop of both functions below,
