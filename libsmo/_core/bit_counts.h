@@ -77,6 +77,14 @@ static inline long smo_popcount64(uint64_t w)
     default: SMO_BIT_LOOP(words, OP, STORE) break; \
     }
 
+/* The row loop for either count (AND or XOR), each entry stored by STORE. */
+#define SMO_BIT_ROWS_BY_OP(STORE) \
+    if (by_xor) { \
+        SMO_BIT_CASES(^, STORE) \
+    } else { \
+        SMO_BIT_CASES(&, STORE) \
+    }
+
 #define SMO_STORE_VALUE (out[j] = table ? table[c] : (double)c)
 #define SMO_STORE_Q (q_out[j] = (float)(s_i * sign[j] * table[c]))
 
@@ -86,11 +94,7 @@ static void smo_bit_rows(int n, int words, const uint64_t* SMO_RESTRICT rows,
                          const double* SMO_RESTRICT table, double* SMO_RESTRICT out)
 {
     int j, w;
-    if (by_xor) {
-        SMO_BIT_CASES(^, SMO_STORE_VALUE)
-    } else {
-        SMO_BIT_CASES(&, SMO_STORE_VALUE)
-    }
+    SMO_BIT_ROWS_BY_OP(SMO_STORE_VALUE)
 }
 
 /* A row of the solver's Q matrix in one pass: q_out_j <- (float)(s_i sign_j table[c_j]),
@@ -105,11 +109,7 @@ static void smo_bit_q_rows(int n, int words, const uint64_t* SMO_RESTRICT rows,
                            const double* SMO_RESTRICT sign, float* SMO_RESTRICT q_out)
 {
     int j, w;
-    if (by_xor) {
-        SMO_BIT_CASES(^, SMO_STORE_Q)
-    } else {
-        SMO_BIT_CASES(&, SMO_STORE_Q)
-    }
+    SMO_BIT_ROWS_BY_OP(SMO_STORE_Q)
 }
 
 /* Support vectors' bitmaps stored word-major (word w of vector j at cols[w * ld + j]),
