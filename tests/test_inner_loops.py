@@ -44,6 +44,16 @@ int main(void)
         i = smo_argmax_up(n, G, y, pen, &m);
         j = smo_partner(n, G, y, pen, QD, Q, 1.5, y[0], m, &low, &obj);
         printf("S %d %d %.17g %.17g %.17g\n", i, j, m, low, obj);
+        /* the partner again on continuous values of every magnitude, so that the
+           skipped divisions meet near-ties, subnormal and overflowing objectives */
+        for (t = 0; t < n; t++) {
+            double scale = pow(10.0, (rand() % 321) - 160);
+            G[t] = ((double)rand() / RAND_MAX - 0.5) * scale;
+            QD[t] = (double)rand() / RAND_MAX * pow(10.0, (rand() % 21) - 10);
+        }
+        m = ((double)rand() / RAND_MAX) * pow(10.0, (rand() % 321) - 160);
+        j = smo_partner(n, G, y, pen, QD, Q, 1e-3, y[0], m, &low, &obj);
+        printf("P %d %.17g %.17g\n", j, low, obj);
         /* RBF arguments -10 (sq_i + sq_j - 2 dot) from 0 down to about -1500 */
         smo_rbf_from_dots(n, out, sq, 50.0, 10.0);
         for (t = 0; t < n; t++)
@@ -89,6 +99,9 @@ def test_vector_loops_equal_plain_c(tmp_path):
     selections = [(a, b) for a, b in zip(vector, plain) if a.startswith("S")]
     assert len(selections) == 300
     assert all(a == b for a, b in selections)
+    partners = [(a, b) for a, b in zip(vector, plain) if a.startswith("P")]
+    assert len(partners) == 300 and all(a == b for a, b in partners)
+    assert sum(a.split()[1] != "-1" for a, _ in partners) > 200
     # ties and empty index sets did occur
     assert len({a.split()[1] for a, _ in selections}) > 50
     dots = [(a, b) for a, b in zip(vector, plain) if a.startswith("D")]
