@@ -110,3 +110,17 @@ def test_contention_smoke(tmp_path):
     copies = [line for line in proc.stdout.splitlines() if " at once: cpu " in line]
     assert len(copies) == 3, proc.stdout
     assert "| 0 vs 6 | 2 |" in proc.stdout
+
+
+def test_contention_all_pairs_smoke(tmp_path):
+    """contention.py --all-pairs trains the 45 pairs in one process, then shared out
+    over two, and the steps summed over the pairs are the same both ways."""
+    load_fashion_mnist("train", n_rows=10)   # fails under CI, skips elsewhere, if absent
+    proc = subprocess.run(
+        [sys.executable, str(RUN.parent / "contention.py"), "--rows", "1500",
+         "--repeats", "1", "--all-pairs"], cwd=tmp_path, capture_output=True, text=True,
+        timeout=300)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    runs = [line for line in proc.stdout.splitlines() if " at once: cpu " in line]
+    assert len(runs) == 3, proc.stdout
+    assert "| all 45 pairs | 2 |" in proc.stdout
