@@ -14,17 +14,17 @@ memory more than one alone; on a cluster each worker has a machine of its own.
 
 Each copy loads the data, waits at a barrier with the others, trains one binary
 Fashion-MNIST problem (two classes of the 60,000 training images, pixels / 255, C=10,
-gamma = 1 / (784 var X), cache 200 MB, one thread) and reports its CPU seconds (its own
-process's, so the neighbours' work is not counted) and wall seconds. Printed: the
+gamma = 1 / (784 var X), cache 200 MB, one thread) and reports its CPU seconds (its
+training thread's, time.thread_time, so neither the neighbours' work nor its own
+start-up is counted) and wall seconds. Printed: the
 median CPU seconds alone, with N copies at once, and their ratio, plus the SMO steps,
 which must be the same in every copy.
 
 With --all-pairs the work is the distributed benchmark's instead: all 45 one-vs-one pairs
 of the 10 classes, trained by one process, then shared out over N processes at once
 (process k trains pairs k, k + N, ...), each pair as its own binary problem as a Dask
-worker trains it. The CPU seconds compared are the sums over all the pairs, counted on
-the training thread only (time.thread_time), so neither Python's start-up nor anything
-else in the processes is in them; the steps are the sum over the pairs.
+worker trains it. The CPU seconds compared are the sums over all the pairs, and the
+steps too.
 """
 import os
 
@@ -57,14 +57,14 @@ def copy_main(pairs, rows, barrier, results):
     report (cpu s, wall s, steps) summed over them."""
     import libsmo
     X, y, _, _ = bench_cases.load_fashion(bench_cases.fashion_paths(), rows)
-    gamma = 1.0 / (X.shape[1] * X.var())   # of all the images, as the cluster's fit
+    gamma = 1.0 / (X.shape[1] * X.var())   # of all the loaded images, as the cluster's fit
     problems = [pair_problem(X, y, classes) for classes in pairs]
     del X, y
     barrier.wait()
     cpu, wall, steps = 0.0, time.perf_counter(), 0
     for X, y in problems:
         start = time.thread_time()
-        model = libsmo.train(X, y, C=10.0, gamma=gamma, cache_size=200)
+        model = libsmo.train(X, y, C=10.0, gamma=gamma, cache_size=200, n_threads=1)
         cpu += time.thread_time() - start
         steps += int(np.sum(model.n_iter))
     results.put((cpu, time.perf_counter() - wall, steps))
