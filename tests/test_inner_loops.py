@@ -44,8 +44,8 @@ int main(void)
         i = smo_argmax_up(n, G, y, pen, &m);
         j = smo_partner(n, G, y, pen, QD, Q, 1.5, y[0], m, &low, &obj);
         printf("S %d %d %.17g %.17g %.17g\n", i, j, m, low, obj);
-        /* the partner again on continuous values of every magnitude, so that the
-           skipped divisions meet near-ties, subnormal and overflowing objectives */
+        /* the partner again on continuous values of every magnitude: near-ties,
+           subnormal and overflowing objectives */
         for (t = 0; t < n; t++) {
             double scale = pow(10.0, (rand() % 321) - 160);
             G[t] = ((double)rand() / RAND_MAX - 0.5) * scale;

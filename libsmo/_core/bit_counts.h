@@ -112,15 +112,6 @@ static void smo_bit_q_rows(int n, int words, const uint64_t* SMO_RESTRICT rows,
     SMO_BIT_ROWS_BY_OP(SMO_STORE_Q)
 }
 
-/* Support vectors' bitmaps stored word-major (word w of vector j at cols[w * ld + j]),
- * for prediction's kernel sums: out_j <- table[c_j] for j in [0, n), c_j counted as
- * smo_bit_rows counts it, so the same values. Word-major rows let eight vectors be
- * counted by one AVX-512 VPOPCNTQ on processors that have it (Zen 4, Ice Lake and
- * later): w8a's 5 words, 1.64 -> 0.97 ns a value (benchmarks/bit_counts.py), where
- * gathering eight row-major vectors was slower than the scalar loop (2.6 against 2.0
- * ns in a one-off C program). The scalar loop counts the last n mod 8 vectors; without VPOPCNTQ
- * (smo_has_vpopcnt() == 0) callers keep the row-major bitmaps and smo_bit_rows, whose
- * unrolled loops are faster than this one's. */
 /* The count c_j of vector j, word-major: the scalar loop of both functions below,
  * inlined into each of their clones. */
 static inline long smo_count_col(const uint64_t* cols, long ld, int j, int words,
@@ -216,6 +207,15 @@ static void smo_bit_q_cols(int n, int words, const uint64_t* SMO_RESTRICT cols, 
                                                                 by_xor)]);
 }
 
+/* Support vectors' bitmaps stored word-major (word w of vector j at cols[w * ld + j]),
+ * for prediction's kernel sums: out_j <- table[c_j] for j in [0, n), c_j counted as
+ * smo_bit_rows counts it, so the same values. Word-major rows let eight vectors be
+ * counted by one AVX-512 VPOPCNTQ on processors that have it (Zen 4, Ice Lake and
+ * later): w8a's 5 words, 1.64 -> 0.97 ns a value (benchmarks/bit_counts.py), where
+ * gathering eight row-major vectors was slower than the scalar loop (2.6 against 2.0
+ * ns in a one-off C program). The scalar loop counts the last n mod 8 vectors;
+ * without VPOPCNTQ (smo_has_vpopcnt() == 0) callers keep the row-major bitmaps and
+ * smo_bit_rows, whose unrolled loops are faster than this one's. */
 SMO_POPCNT_CLONES
 static void smo_bit_cols(int n, int words, const uint64_t* SMO_RESTRICT cols, long ld,
                          const uint64_t* SMO_RESTRICT x, int by_xor,
