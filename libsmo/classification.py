@@ -163,7 +163,8 @@ def fit_classification(executor, data, params, rng=None, start=None):
         outcomes = _pairs_as_tasks(executor, params, members, pairs, factors,
                                    data.weights, seeds, pair_rngs, n_jobs)
     else:
-        outcomes = executor.map_pairs(fit, len(pairs))
+        outcomes = executor.map_pairs(fit, len(pairs), sizes=[
+            len(members[a]) + len(members[b]) for a, b in pairs])
     result = one_vs_one_result(classes, members, [o[1] for o in outcomes],
                                 len(data.weights))
     if executor.solver.verbose:

@@ -62,6 +62,16 @@ BIT_ROWS = True
 INT_ROWS = True
 
 
+# With n_threads > 1, one-vs-one pairs run n_threads at once, each on a share of the
+# cache, except a pair whose whole Q matrix (float32) takes more than this many shares:
+# it runs alone, on every thread with the whole cache (`Executor.map_pairs`). Two such
+# pairs at once compute their evicted rows again and again; a pair alone on two threads
+# runs its steps on one. Fashion-MNIST, 10 classes, 100 MB, two threads against the
+# pairs two at once (`--rows` images; Q over a share of 50 MB): 20,000 (1.3 shares)
+# 2.15-2.48 s against 1.57-1.67; 30,000 (2.9) 3.91-4.63 against 3.41; 45,000 (6.5)
+# 7.25-7.89 against 8.98-11.86; 60,000 (11.5) 13.2-15.0 against 17.6-20.0 s.
+ALONE_MIN_SHARES = 4.0
+
 # A fit whose caches held this many bytes gives the heap's free memory back at its end
 # (`Executor.release_memory`).
 RELEASE_MIN_BYTES = 32 * 2**20
@@ -265,7 +275,7 @@ class Executor:
 
     # ---- several problems at once ------------------------------------------------------
 
-    def map_pairs(self, fit, n_items):
+    def map_pairs(self, fit, n_items, sizes=None):
         """[fit(p, executor) for p in range(n_items)], in order.
 
         With n_threads > 1 the items run on a pool of threads (the solver releases the
@@ -273,17 +283,53 @@ class Executor:
         cache, so the fit stays within cache_size. Ctrl-C, or an error in any item,
         stops the others at once through a shared flag the solvers poll, and is what
         this raises.
+
+        Parameters
+        ----------
+        fit : callable
+            fit(p, executor) -> the result of item p.
+        n_items : int
+        sizes : sequence of int, optional
+            Each item's number of variables. An item whose whole Q matrix (float32)
+            takes more than ALONE_MIN_SHARES of one thread's share of the cache runs
+            alone first, on every thread with the whole cache: such problems solved at
+            once, each on a share, compute their evicted rows again and again (all
+            60,000 Fashion-MNIST images, 10 classes, 12,000-row pairs, 100 MB: two
+            threads took 25.5 s and 47 CPU s against one thread's 24 s).
+
+        Returns
+        -------
+        list
+            The items' results, in order.
         """
         workers = min(self.solver.n_threads, n_items)
         if workers <= 1:
             return [fit(p, self) for p in range(n_items)]
+        share = self._thread_share(workers)
+        alone = [] if sizes is None else [
+            p for p in range(n_items)
+            if cache_megabytes(math.inf, sizes[p]) > ALONE_MIN_SHARES * share]
+        results = {p: fit(p, self) for p in alone}
+        together = [p for p in range(n_items) if p not in results]
+        results.update(zip(together, self._map_on_threads(fit, together)))
+        return [results[p] for p in range(n_items)]
+
+    def _thread_share(self, workers):
+        """The cache (MB) of each of `workers` problems solved at once."""
+        return max(1e-3, self.solver.cache_size - self.reserved_mb) / workers
+
+    def _map_on_threads(self, fit, items):
+        """[fit(p, executor) for p in items] on min(n_threads, len(items)) threads,
+        each with one kernel thread and its share of the cache (see `map_pairs`)."""
+        workers = min(self.solver.n_threads, len(items))
+        if workers <= 1:
+            return [fit(p, self) for p in items]
         stop = np.zeros(1, dtype=np.int8)
-        shared = self.share(1, max(1e-3, self.solver.cache_size - self.reserved_mb) / workers,
-                            stop)
+        shared = self.share(1, self._thread_share(workers), stop)
         pool = ThreadPoolExecutor(max_workers=workers)
         futures = []
         try:
-            futures.extend(pool.submit(fit, p, shared) for p in range(n_items))
+            futures.extend(pool.submit(fit, p, shared) for p in items)
             wait(futures, return_when=FIRST_EXCEPTION)
             failed = [f.exception() for f in futures
                       if f.done() and not f.cancelled() and f.exception() is not None]

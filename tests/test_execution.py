@@ -211,6 +211,45 @@ def test_map_pairs_on_two_threads_gives_one_threads_results_in_order(layout):
         assert_same_solution(two, one)
 
 
+def test_map_pairs_runs_a_problem_too_large_for_a_share_alone(layout):
+    """An item whose Q matrix takes more than ALONE_MIN_SHARES shares of the cache runs
+    by itself on every thread with the whole cache; the rest run on shares; the results
+    are one thread's, in order."""
+    D, z = data(n=60)
+    X = in_layout(D, layout)
+    rng = np.random.default_rng(3)
+    items = []
+    for p in range(6):
+        rows = rng.choice(60, size=20 + 6 * p, replace=False)
+        signs = np.where(z[rows] > np.median(z[rows]), 1.0, -1.0)
+        items.append(BinaryProblem(rows=rows, signs=signs,
+                                   linear_term=-np.ones(len(rows)),
+                                   upper_bound=np.full(len(rows), 1.0)))
+    seen = {}
+
+    def fit(p, executor):
+        seen[p] = (executor.solver.n_threads, executor.solver.cache_size,
+                   executor.stop_flag is not None)
+        return executor.solve(items[p])
+
+    # a share is 4 MB: 4 shares hold the float32 Q of 2,045 variables (with 20 bytes
+    # a row), not of 2,046
+    sizes = [2046, 10, 2045, 10, 5000, 10]
+    serial = Executor(X, RBF, SolverParams(n_threads=1, cache_size=8.0)).map_pairs(
+        fit, 6, sizes=sizes)
+    two = Executor(X, RBF, SolverParams(n_threads=2, cache_size=8.0))
+    threaded = two.map_pairs(fit, 6, sizes=sizes)
+    assert seen == {0: (2, 8.0, False), 4: (2, 8.0, False), 1: (1, 4.0, True),
+                    2: (1, 4.0, True), 3: (1, 4.0, True), 5: (1, 4.0, True)}
+    for one, other in zip(serial, threaded):
+        assert_same_solution(other, one)
+    # one item left beside the large ones runs on the executor itself
+    seen.clear()
+    assert two.map_pairs(lambda p, ex: fit(p, ex) and p, 3, sizes=[5000, 10, 5000]) == [
+        0, 1, 2]
+    assert set(seen.values()) == {(2, 8.0, False)}
+
+
 @pytest.mark.parametrize("n_threads", [1, 2])
 def test_map_pairs_raises_what_an_item_raises(n_threads):
     X = in_layout(data()[0], "dense")

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import libsmo
+from libsmo import execution
 from conftest import load_dataset, process_cpu_seconds
 
 
@@ -152,12 +153,21 @@ def test_time_limit_is_shared_by_the_pairs_of_a_multiclass_fit():
         libsmo.train(X, y, time_limit=0)
 
 
-def test_parallel_pairs_give_the_same_model():
+@pytest.mark.parametrize("cache_size", [100.0, 0.17])
+def test_parallel_pairs_give_the_same_model(cache_size):
     X, y = load_dataset("pendigits", n_rows=1500)
+    if cache_size < 1:
+        # pairs of 280-320 rows: some take more than ALONE_MIN_SHARES halves of this
+        # cache and run alone on both threads, the others two at once
+        counts = np.unique(y, return_counts=True)[1]
+        shares = {execution.cache_megabytes(np.inf, counts[a] + counts[b])
+                  > execution.ALONE_MIN_SHARES * cache_size / 2
+                  for a in range(len(counts)) for b in range(a)}
+        assert shares == {True, False}
     one = libsmo.train(X, y, gamma=1e-4, C=10.0, n_threads=1, probability=True,
-                       random_state=3)
+                       random_state=3, cache_size=cache_size)
     two = libsmo.train(X, y, gamma=1e-4, C=10.0, n_threads=2, probability=True,
-                       random_state=3)
+                       random_state=3, cache_size=cache_size)
     np.testing.assert_array_equal(one.support, two.support)
     np.testing.assert_array_equal(one.sv_coef, two.sv_coef)
     np.testing.assert_array_equal(one.rho, two.rho)
