@@ -63,6 +63,26 @@ def test_rounds_feed_back_violators(a9a):
     assert result.rounds[-1].added == 0
 
 
+def test_rounds_add_the_most_violating_rows_up_to_grow_fraction(a9a):
+    """Violators that would take the working set past grow_fraction of the rows: only
+    the most violating join, up to that size, and the rounds still end at LIBSVM's
+    optimum (with every violator the second working set holds 1,910 rows)."""
+    X, y = a9a
+    params = TrainParams.from_kwargs(C=1.0, gamma=0.05)
+    result = solve_partitioned(LocalRunner(), _blocks(X, y, 4),
+                               params.kernel.for_data(X.shape[1]), params.solver,
+                               whole_fraction=1.0, direct_fraction=1.0, grow_fraction=0.5)
+    assert result.rounds[0].added > 0
+    assert result.rounds[1].working_set == 1500
+    assert result.status == "optimal" and result.rounds[-1].gap <= 1e-3
+    peer = libsvm_train(X, y, C=1.0, gamma=0.05)
+    assert abs(result.objective - peer.objectives[0]) <= 1e-6 * abs(peer.objectives[0])
+    every = solve_partitioned(LocalRunner(), _blocks(X, y, 4),
+                              params.kernel.for_data(X.shape[1]), params.solver,
+                              whole_fraction=1.0, direct_fraction=1.0, grow_fraction=1.0)
+    assert every.rounds[1].working_set > 1500
+
+
 def test_solver_starts_from_a_given_gradient(a9a):
     """G and G_bar given with a start: the same solution and steps as computing them."""
     X, y = a9a
