@@ -13,7 +13,9 @@ stop flag. For each problem it
   ConvergenceWarning, and with verbose=True LIBSVM's "optimization finished" line.
 
 `map_pairs` runs independent problems (one-vs-one pairs) on threads, each on a share of
-the cache and one kernel thread, so that the fit stays within cache_size and n_threads.
+the cache and one kernel thread, so that the fit stays within cache_size and n_threads;
+a problem whose Q is too large for a share runs alone, on every thread with the whole
+cache.
 """
 import dataclasses
 import logging
