@@ -245,8 +245,12 @@ def test_map_pairs_runs_a_problem_too_large_for_a_share_alone(layout):
         assert_same_solution(other, one)
     # one item left beside the large ones runs on the executor itself
     seen.clear()
-    assert two.map_pairs(lambda p, ex: fit(p, ex) and p, 3, sizes=[5000, 10, 5000]) == [
-        0, 1, 2]
+
+    def fit_and_number(p, executor):
+        fit(p, executor)
+        return p
+
+    assert two.map_pairs(fit_and_number, 3, sizes=[5000, 10, 5000]) == [0, 1, 2]
     assert set(seen.values()) == {(2, 8.0, False)}
 
 
