@@ -175,7 +175,9 @@ class CrossValidator:
         kernel = kernel.for_data(self.X.shape[1])
         gram = self._gram(kernel)
         data = self.X if gram is None else gram
-        blocks = fold_blocks(data, self.folds, gram is not None)   # shared along C
+        # validated once, trained on at every C
+        blocks = fold_blocks(data, self.y, self.folds, self.params.replace(
+            kernel="precomputed" if gram is not None else kernel.kernel))
         cells = []
         # warm starts need C-SVC-like bounds that only grow along the column, and no
         # probability model (its internal folds train pairs of their own)

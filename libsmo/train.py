@@ -27,7 +27,8 @@ from libsmo.params import TrainParams
 from libsmo.problem import dense_copy_budget, take_rows, training_set
 from libsmo.warm_start import starting_point
 
-__all__ = ["ConvergenceWarning", "FORMULATIONS", "fit", "train"]
+__all__ = ["ConvergenceWarning", "FORMULATIONS", "fit", "fit_training_set", "train",
+           "training_set_for"]
 
 logger = logging.getLogger("libsmo")
 
@@ -195,8 +196,43 @@ def fit(X, y, params, sample_weight=None, init=None):
     -------
     Model
     """
-    data = training_set(X, y, sample_weight, params.svm_type, params.kernel.kernel,
+    return fit_training_set(training_set_for(X, y, sample_weight, params), params,
+                            init=init)
+
+
+def training_set_for(X, y, sample_weight, params):
+    """The `TrainingSet` that `fit` makes of X, y and sample_weight for `params`:
+    validated, in the solver's layout. A caller that trains on the same rows many
+    times (a grid search's folds) makes it once and passes it to `fit_training_set`
+    with any params of the same svm_type, kernel name and cache_size.
+
+    Returns
+    -------
+    TrainingSet
+
+    Raises
+    ------
+    TypeError, ValueError
+        Bad data; the message names X, y or sample_weight.
+    """
+    return training_set(X, y, sample_weight, params.svm_type, params.kernel.kernel,
                         dense_copy_bytes=dense_copy_budget(params.solver.cache_size))
+
+
+def fit_training_set(data, params, init=None):
+    """`fit` on data already validated by `training_set_for` (with params of the same
+    svm_type, kernel name and cache_size).
+
+    Parameters
+    ----------
+    data : TrainingSet
+    params : TrainParams
+    init : as for `train`
+
+    Returns
+    -------
+    Model
+    """
     start = starting_point(init, len(data.y), params.svm_type)
     kernel = params.kernel.for_data(data.n_features)
     solver = params.solver
