@@ -119,6 +119,33 @@ def is_better(cell, best, minimize=False):
             and cell.log2c < best.log2c)
 
 
+def alpha_seed(model, previous_C, C):
+    """The warm start at C >= previous_C from a fold's model at previous_C.
+
+    Where most support vectors sit at previous_C, the model scaled by C / previous_C
+    (DeCoste and Wagstaff's alpha seeding: the bound ones move to the new bound, and the
+    scaled start stays feasible); it is then nearly the new optimum (a1a, gamma 2^-13,
+    C 2 -> 8: 85 steps instead of 2,028). Else the model as it is, feasible for the
+    larger C: scaling free alphas moves them away from the new optimum (heart_scale,
+    C 2^15, gamma 2^-9: 252,002 steps scaled, 173,052 as it is, 191,137 cold). Over
+    svm-grid's default grid this rule took 4% fewer steps than always scaling on
+    australian_scale, 16% fewer on heart_scale and 18% fewer on a1a.
+
+    Parameters
+    ----------
+    model : Model
+    previous_C, C : float
+
+    Returns
+    -------
+    Model
+    """
+    coef = np.abs(model.sv_coef[model.sv_coef != 0])
+    if coef.size and np.mean(coef >= previous_C * (1.0 - 1e-12)) >= 0.5:
+        return model.replace(sv_coef=model.sv_coef * (C / previous_C))
+    return model
+
+
 class CrossValidator:
     """What the cells of a grid share: the checked data, LIBSVM's folds drawn once, the
     parameters, and the random sequence as it stands after the folds (each cell's -b 1
@@ -137,7 +164,7 @@ class CrossValidator:
         each task's trainings then use one thread and 1/n_jobs of the cache.
     warm_start : bool
         Start each fold's training at a C from the same fold's solution at the
-        previous C of the column, scaled by the ratio of the two C (alpha seeding).
+        previous C of the column (`alpha_seed`).
         The solver stops at the same tolerance from another start, so a rate may
         differ from svm-train's in its last example where a prediction sits on the
         margin; off by default, for svm-grid's figures.
@@ -195,12 +222,7 @@ class CrossValidator:
             params = self.params.replace(**changes)
             if seeding:
                 if starts is not None:
-                    # alpha seeding (DeCoste and Wagstaff): the previous solution scaled
-                    # by C's ratio, feasible as it is (bounds and y'a = 0 scale with
-                    # it); where most alphas sit at C it is nearly the new optimum
-                    # (a1a, gamma 2^-13, C 2 -> 8: 85 steps instead of 2,028)
-                    ratio = params.C / previous_C
-                    starts = [None if m is None else m.replace(sv_coef=m.sv_coef * ratio)
+                    starts = [None if m is None else alpha_seed(m, previous_C, params.C)
                               for m in starts]
                 predictions, starts = fold_predictions(data, self.y, self.folds, params,
                                                        blocks=blocks, starts=starts,
