@@ -12,6 +12,12 @@ of steps, and so an example's prediction, at large C).
     python benchmarks/bench_grid.py                          # svm-grid's default grid
     python benchmarks/bench_grid.py --cases heart_scale --repeats 5
     python benchmarks/bench_grid.py --libsmo-grid libsmo-grid   # the installed command
+    python benchmarks/bench_grid.py --source --libsmo-options=--warm-start
+    python benchmarks/bench_grid.py --source --jobs 2   # two cores each
+
+With --jobs N both tools use N cores: svm-grid runs from a copy whose nr_local_worker is
+N (grid.py's own setting for local workers, which it has no option for), libsmo-grid
+gets --jobs N.
 
 By default libsmo-grid runs as `python -m libsmo grid` with this interpreter, from the
 installed package or, with --source, from this checkout (its modules precompiled into
@@ -55,6 +61,20 @@ def rates(stdout):
     return {m.group(2): m.group(3) for m in map(LINE.match, stdout.splitlines()) if m}
 
 
+def svm_grid_with_workers(svm_grid, jobs, workdir):
+    """The command of a copy of svm-grid (in workdir) that runs `jobs` local workers:
+    grid.py's nr_local_worker, which it sets in its source instead of an option."""
+    source = Path(svm_grid).read_text()
+    edited, count = re.subn(r"(?m)^nr_local_worker = \d+$", f"nr_local_worker = {jobs}",
+                            source)
+    if count != 1:
+        sys.exit(f"{svm_grid} has no nr_local_worker line to set")
+    copy = Path(workdir) / "svm-grid-workers"
+    copy.write_text(edited)
+    interpreter = source.splitlines()[0][2:].split() if source.startswith("#!") else []
+    return (interpreter or [sys.executable]) + [str(copy)]
+
+
 def libsmo_command(args, env):
     if args.libsmo_grid:
         return shlex.split(args.libsmo_grid)
@@ -78,6 +98,11 @@ def main(argv=None):
     parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
     parser.add_argument("--libsmo-grid", default=None,
                         help="the libsmo-grid command to time (default: python -m libsmo grid)")
+    parser.add_argument("--libsmo-options", default="",
+                        help="more options for libsmo-grid (e.g. --warm-start)")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="cores for each tool: svm-grid's local workers, libsmo-grid's "
+                             "--jobs")
     parser.add_argument("--source", action="store_true",
                         help="run libsmo from this checkout instead of the installed package")
     parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
@@ -86,7 +111,9 @@ def main(argv=None):
     if svm_grid is None or svm_train is None:
         sys.exit("svm-grid and svm-train are needed (Debian's libsvm-tools)")
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
-    ours = libsmo_command(args, env)
+    ours = libsmo_command(args, env) + shlex.split(args.libsmo_options)
+    if args.jobs > 1:
+        ours += ["--jobs", str(args.jobs)]
     theirs = [svm_grid, "-svmtrain", svm_train]
     options = ["-gnuplot", "null", "-out", "null"]
     if args.log2c:
@@ -95,6 +122,8 @@ def main(argv=None):
         options += ["-log2g", args.log2g]
     results = []
     with tempfile.TemporaryDirectory() as workdir:
+        if args.jobs > 1:
+            theirs = svm_grid_with_workers(svm_grid, args.jobs, workdir) + theirs[1:]
         for case in args.cases.split(","):
             data = decompress(args.data_dir, case)
             times = {"svm-grid": [], "libsmo-grid": []}
@@ -123,9 +152,10 @@ def main(argv=None):
               f"{r['median_s']['libsmo-grid']:.2f} | {r['ratio']:.3f} | "
               f"{1 / r['ratio']:.1f}x | {r['best'][0]} | {'yes' if r['same_best'] else 'NO'} "
               f"| {len(r['cells_differing'])} {r['cells_differing'][:3]} |")
-    print(f"\nmedians of {args.repeats} runs; command: {' '.join(ours)}")
+    print(f"\nmedians of {args.repeats} runs; commands: {' '.join(ours)} / "
+          f"{' '.join(theirs)}")
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps({"command": ours, "options": options,
+    args.output.write_text(json.dumps({"command": ours, "peer": theirs, "options": options,
                                        "repeats": args.repeats, "cases": results},
                                       indent=1))
     return 0 if all(r["same_best"] for r in results) else 1
