@@ -155,3 +155,25 @@ def test_squared_correlation_is_libsvms_formula():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert np.isnan(squared_correlation(y, np.ones(50)))
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "precomputed"])
+def test_fold_blocks_give_the_predictions_of_the_plain_folds(kernel):
+    """Folds validated once (`fold_blocks`, as a grid trains them at every C) predict
+    what folds cut and validated at each call predict, sample weights included, on a
+    data set's rows and on its Gram matrix."""
+    from libsmo.crossval import fold_blocks, fold_predictions, libsvm_folds
+    from libsmo.params import TrainParams
+    X, y = load_dataset("heart_scale")
+    X = X.toarray() if hasattr(X, "toarray") else np.asarray(X)
+    if kernel == "precomputed":
+        X = np.exp(-0.1 * ((X[:, None, :] - X[None, :, :]) ** 2).sum(axis=2))
+    weights = np.where(np.arange(len(y)) % 3 == 0, 2.0, 1.0)
+    folds = libsvm_folds(y, len(y), 5, "c_svc", libsmo.LibsvmRandom(1))
+    params = TrainParams.from_kwargs(kernel=kernel, gamma=0.1, C=4.0)
+    blocks = fold_blocks(X, y, folds, params, weights)
+    assert all(block.training.X.flags.c_contiguous for block in blocks)
+    for C in (0.5, 4.0):
+        plain = fold_predictions(X, y, folds, params.replace(C=C), sample_weight=weights)
+        shared = fold_predictions(X, y, folds, params.replace(C=C), blocks=blocks)
+        np.testing.assert_array_equal(shared, plain)
