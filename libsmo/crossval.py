@@ -36,7 +36,7 @@ from libsmo.names import CLASSIFICATION_TYPES, REGRESSION_TYPES
 from libsmo.model import Model
 from libsmo.params import TrainParams
 from libsmo.problem import TrainingSet
-from libsmo.train import fit, fit_training_set, training_set_for
+from libsmo.train import fit_training_set, training_set_for
 
 
 def _subset(X, rows, columns, precomputed):
@@ -53,9 +53,9 @@ class FoldTask:
 
     Attributes
     ----------
-    X_train, y_train : training rows and labels (y None for unlabelled one-class)
-    weights : ndarray or None
-        The training rows' sample weights.
+    training : TrainingSet
+        The training rows, labels and weights, validated (`train.training_set_for`
+        with `params`, or a `FoldBlock`'s).
     X_test : rows to predict (for a precomputed kernel, their kernel against the
         training rows)
     params : TrainParams
@@ -66,19 +66,13 @@ class FoldTask:
         parameter.
     keep_model : bool
         Return the fold's model with its predictions (for the next warm start).
-    training : TrainingSet or None
-        The training rows already validated (`FoldBlock.training`); X_train,
-        y_train and weights are then None.
     """
-    X_train: object
-    y_train: Optional[np.ndarray]
-    weights: Optional[np.ndarray]
+    training: TrainingSet
     X_test: object
     params: TrainParams
     by_probability: bool
     init: Optional[Model] = None
     keep_model: bool = False
-    training: Optional[TrainingSet] = None
 
 
 @dataclass(frozen=True)
@@ -106,11 +100,7 @@ def run_fold(task):
     -------
     ndarray, or (ndarray, Model) with task.keep_model
     """
-    if task.training is not None:
-        model = fit_training_set(task.training, task.params, init=task.init)
-    else:
-        model = fit(task.X_train, task.y_train, task.params, sample_weight=task.weights,
-                    init=task.init)
+    model = fit_training_set(task.training, task.params, init=task.init)
     if task.by_probability:
         predictions = model.classes[np.argmax(model.predict_proba(task.X_test), axis=1)]
     else:
@@ -328,20 +318,18 @@ def fold_predictions(X, y, folds, train_params, sample_weight=None, blocks=None,
                 predictions[test_rows] = y_train[0]
                 continue
             tested.append((k, test_rows))
-            common = dict(params=fold_params[k], by_probability=use_probability,
-                          init=None if starts is None else starts[k],
-                          keep_model=keep_models)
             if blocks is not None:
-                yield FoldTask(X_train=None, y_train=None, weights=None,
-                               X_test=blocks[k].X_test, training=blocks[k].training,
-                               **common)
+                training, X_test = blocks[k].training, blocks[k].X_test
             else:
-                yield FoldTask(X_train=_subset(X, train_rows, train_rows, precomputed),
-                               y_train=y_train,
-                               weights=None if sample_weight is None
-                               else sample_weight[train_rows],
-                               X_test=_subset(X, test_rows, train_rows, precomputed),
-                               **common)
+                training = training_set_for(
+                    _subset(X, train_rows, train_rows, precomputed), y_train,
+                    None if sample_weight is None else sample_weight[train_rows],
+                    fold_params[k])
+                X_test = _subset(X, test_rows, train_rows, precomputed)
+            yield FoldTask(training=training, X_test=X_test, params=fold_params[k],
+                           by_probability=use_probability,
+                           init=None if starts is None else starts[k],
+                           keep_model=keep_models)
 
     results = _parallel.map_tasks(run_fold, tasks(), n_jobs)
     models = [None] * len(folds)
