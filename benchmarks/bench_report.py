@@ -227,6 +227,55 @@ def fastest_table(summaries):
     return lines
 
 
+def thread_speedups(summaries):
+    """For each case and each library with threads: its speedup at every thread count
+    over the smallest, for training and prediction, as the median over repeats of
+    time at the smallest count / time at this count (one repeat's runs at every count
+    run back to back: run.py's order).
+
+    Returns
+    -------
+    list of dict
+        case, library, threads, train_speedup, predict_speedup, base_train_s.
+    """
+    by_case = {}
+    for s in summaries:
+        if s.get("threads") is not None:
+            by_case.setdefault(s["case"], []).append(s)
+    out = []
+    for case, group in by_case.items():
+        group = sorted(group, key=lambda s: s["threads"])
+        base = group[0]
+        for s in group[1:]:
+            for lib in LIBRARIES:
+                if lib in THREADLESS or lib not in s["runs"] or lib not in base["runs"]:
+                    continue
+                ours, theirs = base["runs"][lib], s["runs"][lib]
+                out.append({
+                    "case": case, "library": lib, "threads": s["threads"],
+                    "base_threads": base["threads"],
+                    "train_speedup": median_ratio(ours, theirs, "train_s"),
+                    "predict_speedup": median_ratio(ours, theirs, "predict_s"),
+                    "base_train_s": median_of(ours, "train_s")})
+    return out
+
+
+def speedup_table(summaries):
+    """The thread-scaling table (empty without a second thread count)."""
+    rows = thread_speedups(summaries)
+    if not rows:
+        return []
+    lines = ["| case | library | threads | train s at the fewest threads | train speedup "
+             "| predict speedup |", "|---|---|---|---:|---:|---:|"]
+    for row in rows:
+        lines.append(
+            f"| {row['case']} | {LABELS[row['library']]} | "
+            f"{row['threads']} vs {row['base_threads']} | {seconds(row['base_train_s'])} | "
+            f"{fmt(row['train_speedup'])}x | {fmt(row['predict_speedup'])}x |")
+    return ["", "### More threads against the fewest (medians of per-repeat ratios)",
+            ""] + lines
+
+
 def markdown(summaries, info):
     """Both tables (markdown), headed with the machine and date."""
     versions = ", ".join(f"{k} {info.get(k)}" for k in
@@ -257,5 +306,5 @@ def markdown(summaries, info):
         "",
         "### Against each peer",
         "",
-    ] + peer_table(summaries)
+    ] + peer_table(summaries) + speedup_table(summaries)
     return "\n".join(lines) + "\n"

@@ -86,7 +86,9 @@ each other at every kernel row (LIBSVM's training and, in 3.37, its prediction t
 slow a run many times over: compare --threads 1 before reading much into a ratio.
 
 Libraries run in a rotated order from one repeat to the next, so that slow phases of a
-shared machine fall on each of them in turn. Reported times are medians over the runs;
+shared machine fall on each of them in turn; one repeat runs every thread count back to
+back (the counts rotated too), and the speedup of more threads is the median of the
+per-repeat ratios of neighbouring runs. Reported times are medians over the runs;
 ratios are libsmo / other (below 1: libsmo is faster or smaller), taken as the median of
 the per-repeat ratios (the libraries of one repeat run back to back, so their ratio
 cancels some of the machine's drift). Objectives "agree" when the relative difference
@@ -273,30 +275,37 @@ def table_from(json_path, out):
 
 
 def run_case(name, args, paths, workdir, peaks):
-    """Every library at every thread count, repeats rotated; returns the summaries
-    (one per thread count) and whether a run failed."""
+    """Every library at every thread count; returns the summaries (one per thread
+    count) and whether a run failed.
+
+    Repeat-major: one repeat runs every thread count back to back, so that the
+    speedup of two threads over one is a ratio of neighbouring runs, not of two
+    stretches of a drifting machine; the thread counts and the libraries rotate from
+    one repeat to the next, each going first in turn."""
     case = CASES[name]
-    summaries, failed, threadless = [], False, {}
-    for threads in args.threads:
-        runs = {lib: [] for lib in args.libraries}
-        for repeat in range(args.repeats):
-            # rotate the order: each library goes first in turn
-            shift = repeat % len(args.libraries)
+    failed = False
+    runs = {threads: {lib: [] for lib in args.libraries} for threads in args.threads}
+    for repeat in range(args.repeats):
+        shift_threads = repeat % len(args.threads)
+        shift = repeat % len(args.libraries)
+        for threads in args.threads[shift_threads:] + args.threads[:shift_threads]:
             for lib in args.libraries[shift:] + args.libraries[:shift]:
                 if lib in bench_report.THREADLESS and threads != args.threads[0]:
-                    runs[lib].append(threadless[lib][repeat])
-                    continue
+                    continue   # its runs at the first count stand for every count
                 job = {"case_name": name, "case": case, "library": lib,
                        "repeat": repeat, "threads": threads, "rows": args.rows,
                        "paths": paths, "data_dir": str(args.data_dir)}
                 result = spawn(job, workdir)
                 failed |= "error" in result
-                runs[lib].append(result)
+                runs[threads][lib].append(result)
                 progress(name, repeat, result)
-        threadless.update({lib: runs[lib] for lib in bench_report.THREADLESS
-                           if lib in runs})
-        summaries.append(bench_report.summarize(name, case, runs, threads,
-                                                peaks.get(str(threads))))
+    for threads in args.threads[1:]:
+        for lib in bench_report.THREADLESS:
+            if lib in runs[threads]:
+                runs[threads][lib] = runs[args.threads[0]][lib]
+    summaries = [bench_report.summarize(name, case, runs[threads], threads,
+                                        peaks.get(str(threads)))
+                 for threads in args.threads]
     return summaries, failed
 
 

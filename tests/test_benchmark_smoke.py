@@ -6,6 +6,7 @@ whose libsmo/ source folder would otherwise be imported instead of the installed
 """
 import json
 import math
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -124,3 +125,39 @@ def test_contention_all_pairs_smoke(tmp_path):
     runs = [line for line in proc.stdout.splitlines() if " at once: cpu " in line]
     assert len(runs) == 3, proc.stdout
     assert "| all 45 pairs | 2 |" in proc.stdout
+
+
+def test_thread_counts_of_one_repeat_run_back_to_back(monkeypatch):
+    """run.py runs every thread count of one repeat before the next repeat (the counts
+    and libraries rotated), scikit-learn only at the first count, and the report's
+    speedup is the median of the per-repeat ratios of those neighbouring runs."""
+    sys.path.insert(0, str(RUN.parent))
+    import bench_report
+    import run
+    order = []
+    # a drifting machine: every run is slower than the one before it, and two threads
+    # do the same work in 0.6 of the time
+    def spawn(job, workdir):
+        order.append((job["repeat"], job["threads"], job["library"]))
+        seconds = (1 + 0.5 * len(order)) * (0.6 if job["threads"] == 2 else 1.0)
+        return {"library": job["library"], "threads": job["threads"],
+                "train_s": seconds, "predict_s": seconds / 10, "accuracy": 90.0,
+                "objective": -1.0}
+    monkeypatch.setattr(run, "spawn", spawn)
+    monkeypatch.setattr(run, "progress", lambda *args: None)
+    args = run.argparse.Namespace(repeats=3, threads=[1, 2], rows=None, data_dir=".",
+                                  libraries=["libsmo", "sklearn"])
+    summaries, failed = run.run_case("letter", args, {}, None, {})
+    assert not failed
+    assert order == [(0, 1, "libsmo"), (0, 1, "sklearn"), (0, 2, "libsmo"),
+                     (1, 2, "libsmo"), (1, 1, "sklearn"), (1, 1, "libsmo"),
+                     (2, 1, "libsmo"), (2, 1, "sklearn"), (2, 2, "libsmo")]
+    assert [s["threads"] for s in summaries] == [1, 2]
+    # scikit-learn's one-thread runs stand at two threads
+    assert summaries[1]["runs"]["sklearn"] == summaries[0]["runs"]["sklearn"]
+    (speedup,) = bench_report.thread_speedups(summaries)
+    assert speedup["library"] == "libsmo" and speedup["threads"] == 2
+    # per repeat: run 1 vs run 3 (1.5 / (2.5*0.6)), run 6 vs 4 (4 / (3*0.6)), 7 vs 9
+    assert speedup["train_speedup"] == pytest.approx(statistics.median(
+        [1.5 / 1.5, 4.0 / 1.8, 4.5 / 3.3]))
+    assert "2 vs 1" in "\n".join(bench_report.speedup_table(summaries))
