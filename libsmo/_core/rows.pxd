@@ -3,6 +3,7 @@
 # linear solver (dot products with, and updates of, the primal weights).
 cimport cython
 from libc.stdint cimport uint64_t
+from libsmo._core.sparse_dots cimport SparseColumns
 from libsmo._core.int_rows cimport IntRows
 
 
@@ -37,6 +38,8 @@ cdef class Rows:
     cdef long long[::1] row_start
     cdef int[::1] row_nnz
     cdef double[::1] scatter
+    # CSR: the rows' columns too, where `build_columns` made them (else None)
+    cdef readonly SparseColumns columns
     # rows of zeros and ones (built with bit_rows=True): bit f of bits[k] is feature f
     # of row k, `bit_words` words a row (0: no bitmaps); dots counts common features
     cdef uint64_t[:, ::1] bits
@@ -68,7 +71,6 @@ cdef class Rows:
     cdef double dot_vector(self, int i, const double* w) noexcept nogil
     cdef void add_to_vector(self, int i, double a, double* w) noexcept nogil
     cdef void swap(self, int i, int j) noexcept nogil
-    cdef double _scattered_dot(self, int j) noexcept nogil
     cdef void _copy_dense(self, const double[:, ::1] X) except *
     cdef void _csr_norms(self) noexcept nogil
     cdef void _shared_norms(self) noexcept nogil

@@ -1,40 +1,36 @@
 # cython: language_level=3
 """The rows of one training problem behind one nogil accessor, whatever their storage.
 
-`Rows` serves both solvers (in the way scikit-learn-contrib lightning's RowDataset
-serves all of its): the kernel asks it for a row of dot products x_i'x_j over a range of
-rows (`dots`), the linear solver for dot products with its weight vector
-(`dot_vector`), for w += a x_i (`add_to_vector`) and for single products (`dot`). Its
-row k is the caller's row `index[k]`; the kernel solver permutes its variables as it
-shrinks (LIBSVM's scheme) and `swap` follows, so that "rows [start, end)" is always a
-contiguous run of the solver's variables.
+`Rows` serves both solvers (as scikit-learn-contrib lightning's RowDataset serves all of
+its): the kernel asks it for rows of dot products x_i'x_j over a range of rows (`dots`),
+the linear solver for dot products with its weight vector (`dot_vector`), for
+w += a x_i (`add_to_vector`) and for single products (`dot`). Its row k is the caller's
+row `index[k]`; the kernel solver permutes its variables as it shrinks (LIBSVM's
+scheme) and `swap` follows, so "rows [start, end)" is a contiguous run of variables.
 
 Layouts (chosen at construction, see `RowLayout` in rows.pxd):
 
 - CSR rows stay where they are; only their extents are permuted. A row of dot products
-  is a scatter-gather: x_i scattered once into a dense buffer of n_features, every x_j
-  a gather over its own non-zeros, so no two index lists are ever merged (`dot` on a
-  single pair merges them instead: no buffer to clear).
-- Dense rows are read where the caller keeps them (SHARED_DENSE), through `index`: a
-  row of many features is one sequential run wherever it lies, and training memory
-  stays data + cache + O(n). With `copy_dense=True` the kernel gets a private copy:
-  feature-major with at most FEATURE_MAJOR_MAX_FEATURES features (smo_dense_dots,
-  vectorised across rows; letter: 2.5x faster than a product per row), else row-major.
-  The executor asks for the feature-major copy only where it fits in half the cache.
+  is a scatter-gather: x_i scattered into a dense buffer of n_features, every x_j a
+  gather over its own non-zeros (`dot` on a single pair merges the index lists). With
+  `build_columns` (`sparse_dots.SparseColumns`) a row whose features' columns hold fewer
+  values is summed over those columns instead: the same values.
+- Dense rows are read where the caller keeps them (SHARED_DENSE), through `index`, so
+  training memory stays data + cache + O(n). With `copy_dense=True` the kernel gets a
+  private copy: feature-major with at most FEATURE_MAJOR_MAX_FEATURES features
+  (smo_dense_dots, vectorised across rows; letter: 2.5x faster), else row-major.
 - A precomputed kernel's Gram matrix is read in place: its "dot products" are the
   kernel values themselves.
-- Rows whose values are all zeros and ones (a9a, w8a: one-hot features), CSR or dense,
-  get bitmaps beside them when the kernel asks (`bit_rows=True`): a row of dot products
-  is then a count of common bits, popcount(x_i & x_j), per row: exactly the other
+- Rows of zeros and ones (a9a, w8a), CSR or dense, get bitmaps when the kernel asks
+  (`bit_rows=True`): a dot product is then a count of common bits, exactly the other
   loops' sums, so the same steps. Where the processor has AVX-512 VPOPCNTQ a
   word-major copy (`bits_t`) lets the solver's Q rows count eight rows at a time.
 - Other rows of many features whose values are all small integers over one divisor
-  (8-bit images as pixel / 255: Fashion-MNIST) get int16 copies, uint8 where they
-  fit, when the kernel asks (`int_rows=True`, `int_rows.IntRows`): dot products summed
-  exactly in integers (int_dots.h), four sources a pass, the values of the double loops
-  up to their rounding. The doubles behind them are then read in place, even with
-  copy_dense. CSR rows get either only where it takes no more memory than the CSR
-  values and indices it shadows (12 bytes a stored value).
+  (8-bit images as pixel / 255) get int16 or uint8 copies when the kernel asks
+  (`int_rows=True`, `int_rows.IntRows`): dot products summed exactly in integers
+  (int_dots.h), the values of the double loops up to their rounding; the doubles are
+  then read in place. CSR rows get them only where they take no more memory than the
+  CSR values and indices they shadow (12 bytes a stored value).
 
 The rows of dot products are this module's own loops, not BLAS dgemv, whose own threads
 made whole fits 15 times slower where the other core was busy (RFF features of a9a).
@@ -44,6 +40,7 @@ cimport numpy as cnp
 from cython.parallel cimport prange
 from libc.stdint cimport uint64_t
 from libsmo._core.bitmaps import pack_bits
+from libsmo._core.sparse_dots cimport SparseColumns, gather_dots
 from libsmo._core.int_rows cimport IntRows
 from libsmo._core.int_rows import small_integer_rows
 
@@ -174,6 +171,16 @@ cdef class Rows:
                 self.sq_norm = np.empty(self.n_rows)
                 self._copy_dense(X)
 
+    def build_columns(self):
+        """For CSR rows without bitmaps: keep their columns too
+        (`sparse_dots.SparseColumns`, 12 bytes a stored value), which `dots` uses for
+        the rows whose features' columns hold few values. Returns the bytes they take
+        (0 when there are none)."""
+        if self.layout == CSR and self.bit_words == 0 and self.columns is None:
+            self.columns = SparseColumns(self.csr_data, self.csr_indices, self.row_start,
+                                         self.row_nnz, self.n_features)
+        return 0 if self.columns is None else self.columns.n_bytes
+
     def _take_compact_rows(self, X, bint bit_rows, bint int_rows):
         """Bitmaps of the rows if asked and every value is 0 or 1 (`bitmaps.pack_bits`),
         else, if asked, integer rows of more than FEATURE_MAJOR_MAX_FEATURES features
@@ -265,16 +272,6 @@ cdef class Rows:
                 s += self.shared[r, f] * self.shared[r, f]
             self.sq_norm[i] = s
 
-    cdef inline double _scattered_dot(self, int j) noexcept nogil:
-        """Dot of CSR row j with the row scattered into self.scatter."""
-        cdef long long k = self.row_start[j]
-        cdef long long stop = k + self.row_nnz[j]
-        cdef double s = 0.0
-        while k < stop:
-            s += self.csr_data[k] * self.scatter[self.csr_indices[k]]
-            k += 1
-        return s
-
     cdef void dots(self, int i, int start, int end, int nthreads,
                    double* out) noexcept nogil:
         """x_i'x_j for j in [start, end) into out[0 : end - start], on `nthreads`
@@ -292,21 +289,15 @@ cdef class Rows:
             for j in range(n):
                 out[j] = self.shared[self.index[i], self.index[start + j]]
         elif self.layout == CSR:
-            stop = self.row_start[i] + self.row_nnz[i]
-            k = self.row_start[i]
-            while k < stop:
-                self.scatter[self.csr_indices[k]] = self.csr_data[k]
-                k += 1
-            if nthreads > 1:
-                for j in prange(n, schedule="static", num_threads=nthreads):
-                    out[j] = self._scattered_dot(start + j)
+            if self.columns is not None and self.columns.pays(i, &self.row_nnz[0],
+                                                              start, end):
+                k = self.row_start[i]
+                self.columns.dots(i, &self.csr_indices[k], &self.csr_data[k],
+                                  self.row_nnz[i], start, end, nthreads, out)
             else:
-                for j in range(n):
-                    out[j] = self._scattered_dot(start + j)
-            k = self.row_start[i]
-            while k < stop:
-                self.scatter[self.csr_indices[k]] = 0.0
-                k += 1
+                gather_dots(&self.csr_data[0], &self.csr_indices[0], &self.row_start[0],
+                            &self.row_nnz[0], i, start, end, nthreads, &self.scatter[0],
+                            out)
         elif d == 0:
             for j in range(n):
                 out[j] = 0.0
@@ -464,6 +455,8 @@ cdef class Rows:
         if self.layout == CSR:
             self.row_start[i], self.row_start[j] = self.row_start[j], self.row_start[i]
             self.row_nnz[i], self.row_nnz[j] = self.row_nnz[j], self.row_nnz[i]
+            if self.columns is not None:
+                self.columns.swap(i, j)
         elif self.layout == ROW_MAJOR:
             for f in range(self.n_features):
                 t = self.dense[i, f]
@@ -475,9 +468,9 @@ cdef class Rows:
                 self.dense_t[f, i] = self.dense_t[f, j]
                 self.dense_t[f, j] = t
 
-    def row_dots(self, int i):
+    def row_dots(self, int i, int nthreads=1):
         """Python access for tests: x_i'x_j (GRAM: K_ij) for every row j, in current
-        order.
+        order, on nthreads threads.
 
         Returns
         -------
@@ -489,7 +482,7 @@ cdef class Rows:
             raise IndexError(f"row {i} is out of range for {self.n_rows} rows")
         if self.n_rows:
             with nogil:
-                self.dots(i, 0, <int>self.n_rows, 1, &o[0])
+                self.dots(i, 0, <int>self.n_rows, nthreads, &o[0])
         return out
 
     def swap_rows(self, int i, int j):

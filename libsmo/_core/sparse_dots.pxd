@@ -1,0 +1,30 @@
+# Rows of dot products of CSR training rows: gathers over every stored value, or a
+# feature-major copy summed over the row's own features' columns (text-like data).
+
+cdef void gather_dots(const double* data, const int* indices, const long long* row_start,
+                      const int* row_nnz, int i, int start, int end, int nthreads,
+                      double* scatter, double* out) noexcept nogil
+
+
+cdef class SparseColumns:
+    # column f: rows col_row[col_start[f] : col_start[f + 1]] (their numbers when the
+    # copy was made, ascending) with values col_val[...]
+    cdef long long[::1] col_start
+    cdef int[::1] col_row
+    cdef double[::1] col_val
+    # where those rows are now (the solver swaps its variables), and the reverse
+    cdef int[::1] position
+    cdef int[::1] original
+    # per row, now where it is: the stored values of its features' columns
+    cdef long long[::1] work
+    cdef readonly long long n_bytes
+    # rows of products built here (for tests and diagnostics)
+    cdef readonly long long n_built
+
+    cdef bint pays(self, int i, const int* row_nnz, int start, int end) noexcept nogil
+    cdef void dots(self, int i, const int* features, const double* values, int nnz,
+                   int start, int end, int nthreads, double* out) noexcept nogil
+    cdef void _part(self, int first, int last, const int* features, const double* values,
+                    int nnz, int start, int end, double* out) noexcept nogil
+    cdef long long _first_at_least(self, int f, int row) noexcept nogil
+    cdef void swap(self, int i, int j) noexcept nogil

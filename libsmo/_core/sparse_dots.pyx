@@ -1,0 +1,146 @@
+# cython: language_level=3
+"""Rows of dot products x_i'x_j of CSR training rows, two ways with the same values.
+
+`gather_dots` scatters x_i into a dense buffer and gathers one product per stored value
+of every other row (LIBSVM's sparse dot, without its merge of index lists): every
+stored value of the rows is read for each row of products, whatever x_i is. TF-IDF
+rows share few features: the reviews' 15,849 rows store 92 values each, 1.46 million a
+row of products, but the columns of one row's features hold about 148,000 on average
+(a common word's column is long, a rare one's short). `SparseColumns`, a feature-major copy of the rows, walks those columns and adds
+x_if x_jf into out[j].
+
+The same values: every out[j] gets its products in ascending feature order (CSR rows
+are canonical after validation: sorted indices), as the gather adds them, and the
+gather's other products are x_jf times a zero of the buffer, which leave a sum
+unchanged (a sum that starts at +0.0 is never -0.0 in round-to-nearest, and s + 0 = s
+otherwise). So the steps are the same either way, and `pays` may choose per row.
+"""
+import numpy as np
+from cython.parallel cimport prange
+from libc.string cimport memset
+
+
+# A scattered add into out costs about this many gathers (the gather streams the rows
+# and reads a buffer that stays in the caches; the columns' adds land anywhere in out).
+cdef long long SCATTER_COST = 3
+
+
+cdef void gather_dots(const double* data, const int* indices, const long long* row_start,
+                      const int* row_nnz, int i, int start, int end, int nthreads,
+                      double* scatter, double* out) noexcept nogil:
+    """out[j - start] = x_i'x_j for j in [start, end): x_i scattered into `scatter` (all
+    zeros, and left so), then each row's products with it added in its stored order."""
+    cdef long long k, stop = row_start[i] + row_nnz[i]
+    cdef int j
+    for k in range(row_start[i], stop):
+        scatter[indices[k]] = data[k]
+    if nthreads > 1:
+        for j in prange(end - start, schedule="static", num_threads=nthreads):
+            out[j] = _gathered(data, indices, row_start[start + j], row_nnz[start + j],
+                               scatter)
+    else:
+        for j in range(end - start):
+            out[j] = _gathered(data, indices, row_start[start + j], row_nnz[start + j],
+                               scatter)
+    for k in range(row_start[i], stop):
+        scatter[indices[k]] = 0.0
+
+
+cdef inline double _gathered(const double* data, const int* indices, long long first,
+                             int nnz, const double* scatter) noexcept nogil:
+    cdef double s = 0.0
+    cdef long long k
+    for k in range(first, first + nnz):
+        s += data[k] * scatter[indices[k]]
+    return s
+
+
+cdef class SparseColumns:
+    """The columns of CSR rows (data, indices; row k at row_start[k], row_nnz[k]
+    values) over n_features, for `Rows` (its row numbers, then its swaps)."""
+
+    def __init__(self, data, indices, row_start, row_nnz, Py_ssize_t n_features):
+        row_start = np.asarray(row_start, dtype=np.int64)
+        row_nnz = np.asarray(row_nnz, dtype=np.int64)
+        n_rows = row_nnz.shape[0]
+        total = int(row_nnz.sum())
+        # the stored values of these rows, row by row
+        owner = np.repeat(np.arange(n_rows, dtype=np.int32), row_nnz)
+        offsets = np.arange(total, dtype=np.int64) - np.repeat(
+            np.cumsum(row_nnz) - row_nnz, row_nnz)
+        where = np.repeat(row_start, row_nnz) + offsets
+        features = np.asarray(indices)[where]
+        # stable: a column's rows stay in ascending row order
+        order = np.argsort(features, kind="stable")
+        self.col_row = owner[order]
+        self.col_val = np.asarray(data, dtype=np.float64)[where][order]
+        counts = np.bincount(features, minlength=n_features)
+        start = np.zeros(n_features + 1, dtype=np.int64)
+        np.cumsum(counts, out=start[1:])
+        self.col_start = start
+        self.position = np.arange(n_rows, dtype=np.int32)
+        self.original = np.arange(n_rows, dtype=np.int32)
+        self.work = np.bincount(owner, weights=counts[features],
+                                minlength=n_rows).astype(np.int64)
+        self.n_bytes = 12 * total + 8 * (n_features + 1) + 16 * n_rows
+
+    cdef bint pays(self, int i, const int* row_nnz, int start, int end) noexcept nogil:
+        """Whether the columns build row i of products over rows [start, end) faster
+        than gathers over their stored values (row_nnz[j] each; both ways share the
+        work among the same threads)."""
+        cdef long long gathers = 0
+        cdef int j
+        for j in range(start, end):
+            gathers += row_nnz[j]
+        return SCATTER_COST * self.work[self.original[i]] < gathers
+
+    cdef void dots(self, int i, const int* features, const double* values, int nnz,
+                   int start, int end, int nthreads, double* out) noexcept nogil:
+        """out[j - start] = x_i'x_j for j in [start, end), where row i (now at i) has
+        the nnz stored values `values` at `features` (ascending). On nthreads threads,
+        each taking the rows of one range of the original row numbers: a column's rows
+        are in that order, so each thread reads only its part of every column, and each
+        out[j] is one thread's, summed in feature order as on one."""
+        cdef int t, n_rows = self.position.shape[0]
+        memset(out, 0, (end - start) * sizeof(double))
+        self.n_built += 1
+        if nthreads <= 1:
+            self._part(0, n_rows, features, values, nnz, start, end, out)
+            return
+        for t in prange(nthreads, num_threads=nthreads, schedule="static"):
+            self._part(<int>((<long long>n_rows * t) // nthreads),
+                       <int>((<long long>n_rows * (t + 1)) // nthreads),
+                       features, values, nnz, start, end, out)
+
+    cdef void _part(self, int first, int last, const int* features, const double* values,
+                    int nnz, int start, int end, double* out) noexcept nogil:
+        """`dots`' products with the rows first <= original number < last."""
+        cdef int k, j
+        cdef long long p, stop
+        cdef double x
+        for k in range(nnz):
+            x = values[k]
+            p = self._first_at_least(features[k], first)
+            stop = self.col_start[features[k] + 1]
+            while p < stop and self.col_row[p] < last:
+                j = self.position[self.col_row[p]]
+                if start <= j < end:
+                    out[j - start] += x * self.col_val[p]
+                p += 1
+
+    cdef long long _first_at_least(self, int f, int row) noexcept nogil:
+        """The first entry of column f whose row number is at least `row`."""
+        cdef long long lo = self.col_start[f], hi = self.col_start[f + 1], mid
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.col_row[mid] < row:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+
+    cdef void swap(self, int i, int j) noexcept nogil:
+        """Follow the exchange of rows i and j."""
+        cdef int a = self.original[i], b = self.original[j]
+        self.original[i], self.original[j] = b, a
+        self.position[a], self.position[b] = j, i
