@@ -248,7 +248,7 @@ class Executor:
         """What `Rows.build_columns` takes for these CSR rows of X."""
         indptr = self.X.indptr
         stored = int(np.sum(indptr[np.asarray(rows) + 1] - indptr[rows]))
-        return 12.0 * stored + 8.0 * (self.X.shape[1] + 1) + 16.0 * len(rows)
+        return 12.0 * stored + 8.0 * (self.X.shape[1] + 1) + 32.0 * len(rows)
 
     def _rows_together(self, n_rows):
         """How many Q rows the solver computes in one pass on a miss (ROWS_TOGETHER

@@ -15,6 +15,8 @@ cdef class SparseColumns:
     # where those rows are now (the solver swaps its variables), and the reverse
     cdef int[::1] position
     cdef int[::1] original
+    # a row of sums by original row number (`dots`)
+    cdef double[::1] sums
     # per row, now where it is: the stored values of its features' columns
     cdef long long[::1] work
     cdef readonly long long n_bytes
@@ -25,6 +27,6 @@ cdef class SparseColumns:
     cdef void dots(self, int i, const int* features, const double* values, int nnz,
                    int start, int end, int nthreads, double* out) noexcept nogil
     cdef void _part(self, int first, int last, const int* features, const double* values,
-                    int nnz, int start, int end, double* out) noexcept nogil
+                    int nnz) noexcept nogil
     cdef long long _first_at_least(self, int f, int row) noexcept nogil
     cdef void swap(self, int i, int j) noexcept nogil

@@ -22,7 +22,7 @@ from libc.string cimport memset
 
 # A scattered add into out costs about this many gathers (the gather streams the rows
 # and reads a buffer that stays in the caches; the columns' adds land anywhere in out).
-cdef long long SCATTER_COST = 3
+cdef long long SCATTER_COST = 1
 
 
 cdef void gather_dots(const double* data, const int* indices, const long long* row_start,
@@ -59,30 +59,43 @@ cdef class SparseColumns:
     """The columns of CSR rows (data, indices; row k at row_start[k], row_nnz[k]
     values) over n_features, for `Rows` (its row numbers, then its swaps)."""
 
-    def __init__(self, data, indices, row_start, row_nnz, Py_ssize_t n_features):
-        row_start = np.asarray(row_start, dtype=np.int64)
-        row_nnz = np.asarray(row_nnz, dtype=np.int64)
-        n_rows = row_nnz.shape[0]
-        total = int(row_nnz.sum())
-        # the stored values of these rows, row by row
-        owner = np.repeat(np.arange(n_rows, dtype=np.int32), row_nnz)
-        offsets = np.arange(total, dtype=np.int64) - np.repeat(
-            np.cumsum(row_nnz) - row_nnz, row_nnz)
-        where = np.repeat(row_start, row_nnz) + offsets
-        features = np.asarray(indices)[where]
-        # stable: a column's rows stay in ascending row order
-        order = np.argsort(features, kind="stable")
-        self.col_row = owner[order]
-        self.col_val = np.asarray(data, dtype=np.float64)[where][order]
-        counts = np.bincount(features, minlength=n_features)
-        start = np.zeros(n_features + 1, dtype=np.int64)
-        np.cumsum(counts, out=start[1:])
-        self.col_start = start
+    def __init__(self, const double[::1] data, const int[::1] indices,
+                 const long long[::1] row_start, const int[::1] row_nnz,
+                 Py_ssize_t n_features):
+        cdef Py_ssize_t n_rows = row_nnz.shape[0], r, f
+        cdef long long total = 0, k, p
+        for r in range(n_rows):
+            total += row_nnz[r]
+        self.col_start = np.zeros(n_features + 1, dtype=np.int64)
+        self.col_row = np.empty(max(total, 1), dtype=np.int32)
+        self.col_val = np.empty(max(total, 1))
         self.position = np.arange(n_rows, dtype=np.int32)
         self.original = np.arange(n_rows, dtype=np.int32)
-        self.work = np.bincount(owner, weights=counts[features],
-                                minlength=n_rows).astype(np.int64)
-        self.n_bytes = 12 * total + 8 * (n_features + 1) + 16 * n_rows
+        self.sums = np.zeros(max(n_rows, 1))
+        self.work = np.zeros(max(n_rows, 1), dtype=np.int64)
+        self.n_bytes = 12 * total + 8 * (n_features + 1) + 32 * n_rows
+        with nogil:
+            # a counting sort by feature: col_start[f + 1] counts column f, then ends it
+            for r in range(n_rows):
+                for k in range(row_start[r], row_start[r] + row_nnz[r]):
+                    self.col_start[indices[k] + 1] += 1
+            for f in range(n_features):
+                self.col_start[f + 1] += self.col_start[f]
+            for r in range(n_rows):
+                for k in range(row_start[r], row_start[r] + row_nnz[r]):
+                    f = indices[k]
+                    self.work[r] += self.col_start[f + 1] - self.col_start[f]
+            # the last rows first, each to the end of its columns: then a column's
+            # rows are in ascending order, and col_start[f + 1] is where column f starts
+            for r in range(n_rows - 1, -1, -1):
+                for k in range(row_start[r], row_start[r] + row_nnz[r]):
+                    self.col_start[indices[k] + 1] -= 1
+                    p = self.col_start[indices[k] + 1]
+                    self.col_row[p] = <int>r
+                    self.col_val[p] = data[k]
+            for f in range(n_features):
+                self.col_start[f] = self.col_start[f + 1]
+            self.col_start[n_features] = total
 
     cdef bint pays(self, int i, const int* row_nnz, int start, int end) noexcept nogil:
         """Whether the columns build row i of products over rows [start, end) faster
@@ -97,35 +110,37 @@ cdef class SparseColumns:
     cdef void dots(self, int i, const int* features, const double* values, int nnz,
                    int start, int end, int nthreads, double* out) noexcept nogil:
         """out[j - start] = x_i'x_j for j in [start, end), where row i (now at i) has
-        the nnz stored values `values` at `features` (ascending). On nthreads threads,
-        each taking the rows of one range of the original row numbers: a column's rows
-        are in that order, so each thread reads only its part of every column, and each
-        out[j] is one thread's, summed in feature order as on one."""
-        cdef int t, n_rows = self.position.shape[0]
-        memset(out, 0, (end - start) * sizeof(double))
+        the nnz stored values `values` at `features` (ascending). The sums go to
+        `sums` by original row number, in a column's order (ascending: the writes
+        stream), for every row, then the rows [start, end) are read out. On nthreads
+        threads, each taking one range of the original row numbers: each reads only
+        its part of every column, and each sum is one thread's, in feature order."""
+        cdef int t, j, n_rows = self.position.shape[0]
         self.n_built += 1
         if nthreads <= 1:
-            self._part(0, n_rows, features, values, nnz, start, end, out)
-            return
-        for t in prange(nthreads, num_threads=nthreads, schedule="static"):
-            self._part(<int>((<long long>n_rows * t) // nthreads),
-                       <int>((<long long>n_rows * (t + 1)) // nthreads),
-                       features, values, nnz, start, end, out)
+            self._part(0, n_rows, features, values, nnz)
+        else:
+            for t in prange(nthreads, num_threads=nthreads, schedule="static"):
+                self._part(<int>((<long long>n_rows * t) // nthreads),
+                           <int>((<long long>n_rows * (t + 1)) // nthreads),
+                           features, values, nnz)
+        for j in range(start, end):
+            out[j - start] = self.sums[self.original[j]]
 
     cdef void _part(self, int first, int last, const int* features, const double* values,
-                    int nnz, int start, int end, double* out) noexcept nogil:
-        """`dots`' products with the rows first <= original number < last."""
-        cdef int k, j
+                    int nnz) noexcept nogil:
+        """`dots`' sums of the rows first <= original number < last."""
+        cdef int k
         cdef long long p, stop
         cdef double x
+        memset(&self.sums[first], 0, (last - first) * sizeof(double))
         for k in range(nnz):
             x = values[k]
-            p = self._first_at_least(features[k], first)
+            p = (self.col_start[features[k]] if first == 0
+                 else self._first_at_least(features[k], first))
             stop = self.col_start[features[k] + 1]
             while p < stop and self.col_row[p] < last:
-                j = self.position[self.col_row[p]]
-                if start <= j < end:
-                    out[j - start] += x * self.col_val[p]
+                self.sums[self.col_row[p]] += x * self.col_val[p]
                 p += 1
 
     cdef long long _first_at_least(self, int f, int row) noexcept nogil:
