@@ -37,11 +37,11 @@ cdef extern from *:
     int smo_openmp_max_threads() nogil
 cdef extern from "step_loops.h" nogil:
     int smo_threads_sleep()
+    void smo_rbf_from_dots_threads(int n, double* out, const double* sq, double sq_i,
+                                   double gamma, int threads)
 
 
 cdef extern from "inner_loops.h" nogil:
-    void smo_rbf_from_dots(int n, double* out, const double* sq, double sq_i,
-                           double gamma)
     void smo_rbf_from_dots_clamped(int n, double* out, const double* sq, double sq_i,
                                    double gamma)
     void smo_axpy4(int n, double* out, double a, const double* b, double c,
@@ -198,8 +198,8 @@ cdef class Kernel:
         if self.kernel_type == RBF:
             # the exponentials are most of an RBF row on low-dimensional data: a
             # vectorised exp takes them four at a time
-            smo_rbf_from_dots(n, out, &self.rows.sq_norm[start], self.rows.sq_norm[i],
-                              self.gamma)
+            smo_rbf_from_dots_threads(n, out, &self.rows.sq_norm[start],
+                                      self.rows.sq_norm[i], self.gamma, nthreads)
         elif nthreads > 1:
             for j in prange(n, schedule="static", num_threads=nthreads):
                 out[j] = self._from_dot(out[j], i, start + j)

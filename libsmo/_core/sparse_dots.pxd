@@ -29,4 +29,5 @@ cdef class SparseColumns:
     cdef void _part(self, int first, int last, const int* features, const double* values,
                     int nnz) noexcept nogil
     cdef long long _first_at_least(self, int f, int row) noexcept nogil
+    cdef void _read_out(self, int first, int last, int start, double* out) noexcept nogil
     cdef void swap(self, int i, int j) noexcept nogil

@@ -115,16 +115,24 @@ cdef class SparseColumns:
         stream), for every row, then the rows [start, end) are read out. On nthreads
         threads, each taking one range of the original row numbers: each reads only
         its part of every column, and each sum is one thread's, in feature order."""
-        cdef int t, j, n_rows = self.position.shape[0]
+        cdef int t, n_rows = self.position.shape[0], n = end - start
         self.n_built += 1
         if nthreads <= 1:
             self._part(0, n_rows, features, values, nnz)
-        else:
-            for t in prange(nthreads, num_threads=nthreads, schedule="static"):
-                self._part(<int>((<long long>n_rows * t) // nthreads),
-                           <int>((<long long>n_rows * (t + 1)) // nthreads),
-                           features, values, nnz)
-        for j in range(start, end):
+            self._read_out(start, end, start, out)
+            return
+        for t in prange(nthreads, num_threads=nthreads, schedule="static"):
+            self._part(<int>((<long long>n_rows * t) // nthreads),
+                       <int>((<long long>n_rows * (t + 1)) // nthreads),
+                       features, values, nnz)
+        for t in prange(nthreads, num_threads=nthreads, schedule="static"):
+            self._read_out(start + <int>((<long long>n * t) // nthreads),
+                           start + <int>((<long long>n * (t + 1)) // nthreads), start, out)
+
+    cdef void _read_out(self, int first, int last, int start, double* out) noexcept nogil:
+        """out[j - start] = the sum of the row now at j, for j in [first, last)."""
+        cdef int j
+        for j in range(first, last):
             out[j - start] = self.sums[self.original[j]]
 
     cdef void _part(self, int first, int last, const int* features, const double* values,

@@ -169,6 +169,21 @@ static void smo_add_scaled_row_threads(int n, double* out, double coef, const fl
     }
 }
 
+/* smo_rbf_from_dots over [0, n) on up to `threads` threads: each entry is the same
+ * wherever it falls in a range (smo_rbf_row), so the row is the one-thread row. */
+static void smo_rbf_from_dots_threads(int n, double* out, const double* sq, double sq_i,
+                                      double gamma, int threads)
+{
+    int parts = smo_step_threads(n, threads), k;
+#ifdef _OPENMP
+    #pragma omp parallel for num_threads(parts) schedule(static, 1) if (parts > 1)
+#endif
+    for (k = 0; k < parts; k++) {
+        int lo = smo_part_start(n, parts, k), hi = smo_part_start(n, parts, k + 1);
+        smo_rbf_from_dots(hi - lo, out + lo, sq + lo, sq_i, gamma);
+    }
+}
+
 /* out_j = (float)(s_i sign_j k_j) for j in [0, n): a kernel row made a Q row (the
  * signs of C-SVC's Q_ij = y_i y_j K_ij), on up to `threads` threads. The products are
  * taken in this order in every case, so the floats are the same. */
