@@ -131,7 +131,9 @@ def test_thread_counts_of_one_repeat_run_back_to_back(monkeypatch):
     """run.py runs every thread count of one repeat before the next repeat (the counts
     and libraries rotated), scikit-learn only at the first count, and the report's
     speedup is the median of the per-repeat ratios of those neighbouring runs."""
-    sys.path.insert(0, str(RUN.parent))
+    # only for this test: benchmarks/distributed.py would shadow Dask's package in the
+    # worker processes of later tests, which inherit sys.path
+    monkeypatch.syspath_prepend(str(RUN.parent))
     import bench_report
     import run
     order = []

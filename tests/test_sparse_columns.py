@@ -25,7 +25,10 @@ def reviews():
     pytest.importorskip("pandas")
     csv = data_file("Womens Clothing E-Commerce Reviews.csv")
     sys.path.insert(0, str(EXAMPLES))
-    import text_reviews
+    try:
+        import text_reviews
+    finally:
+        sys.path.remove(str(EXAMPLES))
     texts, labels, _ = text_reviews.read_reviews(csv, limit=1500)
     X = text_reviews.vectorizer().fit_transform(texts).tocsr()
     X.sort_indices()
