@@ -1,6 +1,7 @@
 """Kernel values between many rows and the support vectors, in blocks of bounded memory.
 
-Dense blocks use BLAS (numpy's matmul), sparse blocks scipy's sparse product; neither
+Dense blocks use BLAS (numpy's matmul); sparse rows against sparse support vectors are
+summed over the support vectors' columns (`sparse_dots.column_dots`); neither
 densifies a sparse input beyond one block of the kernel matrix, and neither costs
 anything in the width of the rows beyond their non-zeros: support vectors whose
 columns are few among very many (an index of 2**31 - 1 in a file) are kept on those
@@ -28,6 +29,7 @@ from libsmo._core.kernel import (bit_kernel_block, bit_kernel_products,
                                  sparse_dots_feature_major)
 from libsmo._core.bitmaps import pack_bits
 from libsmo._core.int_rows import int_dots_block, small_integer_rows
+from libsmo._core.sparse_dots import column_dots
 from libsmo._support_rows import squared_norms
 
 # The kernel block of one batch of rows is kept near this many bytes. 16 MB rather
@@ -81,7 +83,7 @@ def dense_block(X_block, SV):
 
 
 def kernel_block(X, SV, kernel, gamma, degree, coef0, X_norms=None, SV_norms=None,
-                 X_outside=None, SV_by_feature=None, dots=None):
+                 X_outside=None, SV_by_feature=None, dots=None, SV_columns=None):
     """K(X, SV) as a dense (n_rows, n_SV) array.
 
     Parameters
@@ -100,6 +102,10 @@ def kernel_block(X, SV, kernel, gamma, degree, coef0, X_norms=None, SV_norms=Non
         `reads_by_feature`), the dot products are read by feature.
     dots : ndarray of shape (n_rows, n_SV), optional
         X @ SV.T already taken (`int_dots`); overwritten with the kernel values.
+    SV_columns : SparseColumns, optional
+        The columns of sparse support vectors: given (for sparse rows X), the dot
+        products are summed over the columns of each row's features
+        (`sparse_dots.column_dots`).
 
     Notes
     -----
@@ -116,6 +122,10 @@ def kernel_block(X, SV, kernel, gamma, degree, coef0, X_norms=None, SV_norms=Non
     elif SV_by_feature is not None:
         dots = np.empty((X.shape[0], SV.shape[0]))
         sparse_dots_feature_major(X, SV_by_feature, dots)
+        rbf_threads = 0
+    elif SV_columns is not None:
+        dots = np.empty((X.shape[0], SV.shape[0]))
+        column_dots(X, SV_columns, dots)
         rbf_threads = 0
     else:
         dots = X @ SV.T
@@ -263,19 +273,16 @@ def for_each_kernel_block(visit, X, SV, kernel, gamma, degree, coef0, X_norms=No
         coef = np.asarray(coef, dtype=np.float64)
         coef_t = np.ascontiguousarray((coef[:, None] if coef.ndim == 1 else coef).T)
     n_rows = X.shape[0] if rows is None else len(rows)
-    # a sparse-sparse product first builds a sparse result (12 bytes an entry, and
-    # text rows share common words, so it fills in) before it becomes dense: blocks
-    # two thirds as tall keep the two within the budget (these are the blocks that were
-    # a third of a 32 MB budget: 6,793 TF-IDF reviews against 4,286 support vectors,
-    # peak 151 MB -> 55 MB, time 1.08 s -> 1.38 s)
-    sparse_product = (kernel != "precomputed" and sp.issparse(X)
-                      and sp.issparse(SV.rows))
+    # sparse rows against sparse support vectors: summed over the support vectors'
+    # columns on OpenMP threads (`column_dots`; scipy's sparse product built a sparse
+    # result first, 12 bytes an entry, which text rows fill in)
+    by_columns = (kernel != "precomputed" and sp.issparse(X) and sp.issparse(SV.rows))
     with _one_blas_thread_if(kernel != "precomputed" and n_rows * n_sv >= OWN_THREADS_MIN
                              and (reads_by_feature(X, SV.rows) or SV.bits is not None
-                                  or SV.ints is not None)):
+                                  or SV.ints is not None or by_columns)):
         budget = min(BLOCK_BYTES, max(2**20, BLOCK_PER_DATA * (
             _nbytes(X) + _nbytes(SV if kernel == "precomputed" else SV.rows))))
-        block_cols = 3 * n_sv // 2 if sparse_product else n_sv
+        block_cols = n_sv
         counting = coef is not None and kernel != "precomputed" and SV.bits is not None
         for block in (iter_row_blocks(n_rows, n_cols=1, budget=8 * COUNTED_BLOCK_ROWS)
                       if counting else iter_row_blocks(n_rows, block_cols, budget)):
@@ -329,9 +336,12 @@ def _visit_block(visit, block, X, SV, kernel, gamma, degree, coef0, X_norms, row
         norms = squared_norms(X_block) if X_norms is None else X_norms[taken]
     matched = dense_block(matched, SV.rows)
     by_feature = SV.by_feature() if reads_by_feature(matched, SV.rows) else None
+    columns = (SV.sparse_columns() if sp.issparse(matched) and sp.issparse(SV.rows)
+               else None)
     visit(block, _times(kernel_block(matched, SV.rows, kernel, gamma, degree, coef0,
                                      X_norms=norms, SV_norms=SV.norms, X_outside=outside,
-                                     SV_by_feature=by_feature, dots=int_dots(matched, SV)),
+                                     SV_by_feature=by_feature, dots=int_dots(matched, SV),
+                                     SV_columns=columns),
                         coef))
     return True
 

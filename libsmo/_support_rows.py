@@ -69,6 +69,7 @@ class SupportRows:
             if ints is not None:
                 self.ints, self.int_divisor, _ = ints
         self._by_feature = None
+        self._columns = None
 
     def by_feature(self):
         """The dense support vectors stored feature by feature, (width, n_SV), made on
@@ -76,6 +77,17 @@ class SupportRows:
         if self._by_feature is None:
             self._by_feature = np.ascontiguousarray(self.rows.T)
         return self._by_feature
+
+    def sparse_columns(self):
+        """The sparse support vectors' columns (`sparse_dots.SparseColumns`), made on
+        first use (prediction of sparse rows: `sparse_dots.column_dots`)."""
+        if self._columns is None:
+            from libsmo._core.sparse_dots import SparseColumns
+            rows = self.rows
+            self._columns = SparseColumns(
+                rows.data, rows.indices, np.asarray(rows.indptr[:-1], dtype=np.int64),
+                np.diff(rows.indptr).astype(np.int32), rows.shape[1])
+        return self._columns
 
     @property
     def n_sv(self):

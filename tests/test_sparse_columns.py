@@ -1,7 +1,8 @@
 """Rows of dot products summed over a CSR row's own features' columns
 (`sparse_dots.SparseColumns`, `Rows.build_columns`, `execution.SPARSE_COLUMNS`) are the
 gathers' values bit for bit, through the solver's swaps and on two threads, so a fit
-takes the same steps to the same model; on TF-IDF rows they are the faster way."""
+takes the same steps to the same model; on TF-IDF rows they are the faster way.
+Prediction sums sparse rows over the sparse support vectors' columns likewise."""
 import sys
 from pathlib import Path
 
@@ -11,8 +12,12 @@ import pytest
 import libsmo
 from libsmo import execution
 from libsmo._core.rows import Rows
+from libsmo import _sparse as sp
+from libsmo._core.sparse_dots import SparseColumns, column_dots
+from libsmo._prediction import kernel_block
+from libsmo._support_rows import SupportRows
 from conftest import data_file, load_dataset
-from peers import libsvm_summary, libsvm_train
+from peers import libsvm_decision, libsvm_predict, libsvm_summary, libsvm_train
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -78,3 +83,41 @@ def test_fit_on_columns_is_the_fit_on_gathers_and_libsvm(reviews, monkeypatch, n
     # LIBSVM prints its objective to six decimals
     assert abs(a.objective[0] - peer.objectives[0]) <= 1e-6
     np.testing.assert_array_equal(a.support, libsvm_summary(peer)["support"])
+
+
+def test_column_dots_are_the_sparse_product(reviews):
+    """Prediction's dot products of sparse rows with sparse support vectors, summed over
+    the support vectors' columns on the OpenMP threads, are X @ SV.T up to rounding
+    (both sum in feature order; scipy's product keeps other intermediate values)."""
+    X = reviews[0]
+    sv, rows = X[:600], X[600:900]
+    columns = SparseColumns(sv.data, sv.indices, sv.indptr[:-1].astype(np.int64),
+                            np.diff(sv.indptr).astype(np.int32), sv.shape[1])
+    out = np.full((300, 600), np.nan)
+    column_dots(rows, columns, out)
+    np.testing.assert_allclose(out, (rows @ sv.T).toarray(), rtol=1e-12, atol=1e-15)
+    with pytest.raises(ValueError, match="do not match"):
+        column_dots(rows, columns, np.empty((300, 599)))
+    # what prediction builds from a model's support vectors: the same values
+    wide = sp.csr_matrix(X[:6000])
+    support = SupportRows(wide)
+    assert sp.issparse(support.rows)
+    block, _ = support.match(rows)
+    np.testing.assert_allclose(
+        kernel_block(block, support.rows, "linear", 1.0, 3, 0.0,
+                     SV_columns=support.sparse_columns()),
+        (block @ support.rows.T).toarray(), rtol=1e-12, atol=1e-15)
+
+
+def test_sparse_prediction_is_libsvm_s(reviews):
+    """Decision values of held-out reviews (sparse rows, sparse support vectors) are
+    LIBSVM's, and the labels the same."""
+    pytest.importorskip("libsvm")
+    X, y = reviews
+    model = libsmo.train(X[:1000], y[:1000], C=1.0, gamma=1.0)
+    peer = libsvm_train(X[:1000], y[:1000], C=1.0, gamma=1.0)
+    ours = model.decision_function(X[1000:])
+    np.testing.assert_allclose(np.ravel(ours), libsvm_decision(peer, X[1000:]),
+                               rtol=1e-9, atol=1e-9)
+    np.testing.assert_array_equal(model.predict(X[1000:]),
+                                  libsvm_predict(peer, X[1000:]))

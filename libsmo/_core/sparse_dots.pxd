@@ -9,11 +9,11 @@ cdef void gather_dots(const double* data, const int* indices, const long long* r
 cdef class SparseColumns:
     # column f: rows col_row[col_start[f] : col_start[f + 1]] (their numbers when the
     # copy was made, ascending) with values col_val[...]
-    cdef long long[::1] col_start
+    cdef readonly long long[::1] col_start
     cdef int[::1] col_row
     cdef double[::1] col_val
     # where those rows are now (the solver swaps its variables), and the reverse
-    cdef int[::1] position
+    cdef readonly int[::1] position
     cdef int[::1] original
     # a row of sums by original row number (`dots`)
     cdef double[::1] sums
@@ -27,7 +27,7 @@ cdef class SparseColumns:
     cdef void dots(self, int i, const int* features, const double* values, int nnz,
                    int start, int end, int nthreads, double* out) noexcept nogil
     cdef void _part(self, int first, int last, const int* features, const double* values,
-                    int nnz) noexcept nogil
+                    int nnz, double* sums) noexcept nogil
     cdef long long _first_at_least(self, int f, int row) noexcept nogil
     cdef void _read_out(self, int first, int last, int start, double* out) noexcept nogil
     cdef void swap(self, int i, int j) noexcept nogil

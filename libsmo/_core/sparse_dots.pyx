@@ -19,10 +19,23 @@ import numpy as np
 from cython.parallel cimport prange
 from libc.string cimport memset
 
+cdef extern from *:
+    """
+    #ifdef _OPENMP
+    #include <omp.h>
+    static int smo_sparse_max_threads(void) { return omp_get_max_threads(); }
+    #else
+    static int smo_sparse_max_threads(void) { return 1; }
+    #endif
+    """
+    int smo_sparse_max_threads() nogil
+
 
 # A scattered add into out costs about this many gathers (the gather streams the rows
 # and reads a buffer that stays in the caches; the columns' adds land anywhere in out).
 cdef long long SCATTER_COST = 1
+# Rows of prediction's blocks handed to a thread at a time (`column_dots`).
+cdef int COLUMN_ROWS_PER_TASK = 16
 
 
 cdef void gather_dots(const double* data, const int* indices, const long long* row_start,
@@ -118,13 +131,13 @@ cdef class SparseColumns:
         cdef int t, n_rows = self.position.shape[0], n = end - start
         self.n_built += 1
         if nthreads <= 1:
-            self._part(0, n_rows, features, values, nnz)
+            self._part(0, n_rows, features, values, nnz, &self.sums[0])
             self._read_out(start, end, start, out)
             return
         for t in prange(nthreads, num_threads=nthreads, schedule="static"):
             self._part(<int>((<long long>n_rows * t) // nthreads),
                        <int>((<long long>n_rows * (t + 1)) // nthreads),
-                       features, values, nnz)
+                       features, values, nnz, &self.sums[0])
         for t in prange(nthreads, num_threads=nthreads, schedule="static"):
             self._read_out(start + <int>((<long long>n * t) // nthreads),
                            start + <int>((<long long>n * (t + 1)) // nthreads), start, out)
@@ -136,19 +149,20 @@ cdef class SparseColumns:
             out[j - start] = self.sums[self.original[j]]
 
     cdef void _part(self, int first, int last, const int* features, const double* values,
-                    int nnz) noexcept nogil:
-        """`dots`' sums of the rows first <= original number < last."""
+                    int nnz, double* sums) noexcept nogil:
+        """The sums of the rows first <= original number < last, of row x (nnz stored
+        `values` at `features`, ascending) with these rows, into sums[first : last]."""
         cdef int k
         cdef long long p, stop
         cdef double x
-        memset(&self.sums[first], 0, (last - first) * sizeof(double))
+        memset(&sums[first], 0, (last - first) * sizeof(double))
         for k in range(nnz):
             x = values[k]
             p = (self.col_start[features[k]] if first == 0
                  else self._first_at_least(features[k], first))
             stop = self.col_start[features[k] + 1]
             while p < stop and self.col_row[p] < last:
-                self.sums[self.col_row[p]] += x * self.col_val[p]
+                sums[self.col_row[p]] += x * self.col_val[p]
                 p += 1
 
     cdef long long _first_at_least(self, int f, int row) noexcept nogil:
@@ -167,3 +181,40 @@ cdef class SparseColumns:
         cdef int a = self.original[i], b = self.original[j]
         self.original[i], self.original[j] = b, a
         self.position[a], self.position[b] = j, i
+
+
+def column_dots(X, SparseColumns columns, double[:, ::1] out):
+    """out[i, j] = x_i'sv_j for CSR rows x_i and the columns of the support vectors
+    (`SparseColumns` over them, no swaps): each row walks the columns of its own
+    features, so the work is the products that are not zero, where scipy's sparse
+    product also builds a sparse result first. Rows are shared among OpenMP threads.
+
+    Parameters
+    ----------
+    X : csr_matrix of shape (n_rows, width)
+        Canonical CSR with int32 indices, width at most the columns' n_features.
+    columns : SparseColumns
+        Over the n_SV support vectors.
+    out : ndarray of shape (n_rows, n_SV), C-contiguous, overwritten
+    """
+    cdef const double[::1] data = np.asarray(X.data, dtype=np.float64)
+    cdef const int[::1] indices = np.asarray(X.indices, dtype=np.int32)
+    cdef const long long[::1] indptr = np.asarray(X.indptr, dtype=np.int64)
+    cdef Py_ssize_t n_rows = out.shape[0], n_sv = out.shape[1], i
+    cdef int threads = 1
+    if (X.shape[0] != n_rows or X.shape[1] > columns.col_start.shape[0] - 1
+            or columns.position.shape[0] != n_sv):
+        raise ValueError(f"rows of shape {X.shape}, {columns.position.shape[0]} support "
+                         f"vectors of {columns.col_start.shape[0] - 1} features and a "
+                         f"block of shape {(n_rows, n_sv)} do not match")
+    if n_rows == 0 or n_sv == 0:
+        return
+    if len(indices) and (np.min(indices) < 0 or np.max(indices) >= X.shape[1]):
+        raise ValueError("CSR column indices outside the rows' width")
+    if n_rows >= 2 * COLUMN_ROWS_PER_TASK:
+        threads = max(1, smo_sparse_max_threads())
+    with nogil:
+        for i in prange(n_rows, num_threads=threads, schedule="dynamic",
+                        chunksize=COLUMN_ROWS_PER_TASK):
+            columns._part(0, <int>n_sv, &indices[indptr[i]], &data[indptr[i]],
+                          <int>(indptr[i + 1] - indptr[i]), &out[i, 0])
