@@ -17,6 +17,7 @@ otherwise). So the steps are the same either way, and `pays` may choose per row.
 """
 import numpy as np
 from cython.parallel cimport prange
+from libc.stdlib cimport free, malloc, qsort
 from libc.string cimport memset
 
 cdef extern from *:
@@ -185,9 +186,10 @@ cdef class SparseColumns:
 
 def column_dots(X, SparseColumns columns, double[:, ::1] out):
     """out[i, j] = x_i'sv_j for CSR rows x_i and the columns of the support vectors
-    (`SparseColumns` over them, no swaps): each row walks the columns of its own
-    features, so the work is the products that are not zero, where scipy's sparse
-    product also builds a sparse result first. Rows are shared among OpenMP threads.
+    (`SparseColumns` over them, no swaps): each group of COLUMN_ROWS_PER_TASK rows
+    walks the columns of its rows' features once (`_group_dots`), so the work is the
+    products that are not zero, where scipy's sparse product also builds a sparse
+    result first. The groups are shared among OpenMP threads.
 
     Parameters
     ----------
@@ -200,7 +202,7 @@ def column_dots(X, SparseColumns columns, double[:, ::1] out):
     cdef const double[::1] data = np.asarray(X.data, dtype=np.float64)
     cdef const int[::1] indices = np.asarray(X.indices, dtype=np.int32)
     cdef const long long[::1] indptr = np.asarray(X.indptr, dtype=np.int64)
-    cdef Py_ssize_t n_rows = out.shape[0], n_sv = out.shape[1], i
+    cdef Py_ssize_t n_rows = out.shape[0], n_sv = out.shape[1], g, n_groups
     cdef int threads = 1
     if (X.shape[0] != n_rows or X.shape[1] > columns.col_start.shape[0] - 1
             or columns.position.shape[0] != n_sv):
@@ -211,10 +213,68 @@ def column_dots(X, SparseColumns columns, double[:, ::1] out):
         return
     if len(indices) and (np.min(indices) < 0 or np.max(indices) >= X.shape[1]):
         raise ValueError("CSR column indices outside the rows' width")
-    if n_rows >= 2 * COLUMN_ROWS_PER_TASK:
+    n_groups = (n_rows + COLUMN_ROWS_PER_TASK - 1) // COLUMN_ROWS_PER_TASK
+    if n_groups >= 2:
         threads = max(1, smo_sparse_max_threads())
     with nogil:
-        for i in prange(n_rows, num_threads=threads, schedule="dynamic",
-                        chunksize=COLUMN_ROWS_PER_TASK):
-            columns._part(0, <int>n_sv, &indices[indptr[i]], &data[indptr[i]],
-                          <int>(indptr[i + 1] - indptr[i]), &out[i, 0])
+        for g in prange(n_groups, num_threads=threads, schedule="dynamic"):
+            _group_dots(columns, &indices[0], &data[0], &indptr[0],
+                        g * COLUMN_ROWS_PER_TASK,
+                        min(n_rows, (g + 1) * COLUMN_ROWS_PER_TASK), &out[0, 0], n_sv)
+
+
+cdef struct StoredValue:
+    int feature
+    int row
+    double value
+
+
+cdef int _by_feature(const void* a, const void* b) noexcept nogil:
+    cdef const StoredValue* x = <const StoredValue*>a
+    cdef const StoredValue* y = <const StoredValue*>b
+    if x.feature != y.feature:
+        return -1 if x.feature < y.feature else 1
+    return x.row - y.row
+
+
+cdef void _group_dots(SparseColumns columns, const int* indices, const double* data,
+                      const long long* indptr, Py_ssize_t first, Py_ssize_t last,
+                      double* out, Py_ssize_t n_sv) noexcept nogil:
+    """`column_dots` for the rows [first, last): their stored values sorted by feature,
+    so that each column is read once for all the rows that have its feature (a common
+    word's column serves the group, not each row), each product still added to its
+    sum in feature order."""
+    cdef long long m = indptr[last] - indptr[first], k, e, run, p
+    cdef Py_ssize_t r, j
+    cdef StoredValue* values = <StoredValue*>malloc(max(m, 1) * sizeof(StoredValue))
+    cdef int f
+    cdef double v
+    cdef double* row
+    if values == NULL:   # one row at a time, without the sorted copy
+        for r in range(first, last):
+            columns._part(0, <int>n_sv, &indices[indptr[r]], &data[indptr[r]],
+                          <int>(indptr[r + 1] - indptr[r]), &out[r * n_sv])
+        return
+    e = 0
+    for r in range(first, last):
+        for k in range(indptr[r], indptr[r + 1]):
+            values[e].feature = indices[k]
+            values[e].row = <int>(r - first)
+            values[e].value = data[k]
+            e += 1
+    qsort(values, m, sizeof(StoredValue), _by_feature)
+    memset(&out[first * n_sv], 0, (last - first) * n_sv * sizeof(double))
+    row = &out[first * n_sv]
+    e = 0
+    while e < m:
+        f = values[e].feature
+        run = e + 1
+        while run < m and values[run].feature == f:
+            run += 1
+        for p in range(columns.col_start[f], columns.col_start[f + 1]):
+            j = columns.col_row[p]
+            v = columns.col_val[p]
+            for k in range(e, run):
+                row[values[k].row * n_sv + j] += values[k].value * v
+        e = run
+    free(values)
