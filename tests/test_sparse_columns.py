@@ -121,3 +121,19 @@ def test_sparse_prediction_is_libsvm_s(reviews):
                                rtol=1e-9, atol=1e-9)
     np.testing.assert_array_equal(model.predict(X[1000:]),
                                   libsvm_predict(peer, X[1000:]))
+
+
+def test_csr_indices_outside_the_width_are_refused():
+    """Both loops that index support vectors by a row's column indices check them first
+    (`checked_csr_arrays`): a ValueError, not a read outside the arrays."""
+    from libsmo._core.kernel import sparse_dots_feature_major
+    import scipy.sparse
+    bad = scipy.sparse.csr_matrix((np.array([1.0, 2.0]), np.array([0, 7], dtype=np.int32),
+                                   np.array([0, 1, 2])), shape=(2, 5))
+    sv = scipy.sparse.csr_matrix(np.eye(3, 5))
+    columns = SparseColumns(sv.data, sv.indices, sv.indptr[:-1].astype(np.int64),
+                            np.diff(sv.indptr).astype(np.int32), 5)
+    with pytest.raises(ValueError, match="outside the rows' width"):
+        column_dots(bad, columns, np.empty((2, 3)))
+    with pytest.raises(ValueError, match="outside the rows' width"):
+        sparse_dots_feature_major(bad, np.zeros((5, 3)), np.empty((2, 3)))

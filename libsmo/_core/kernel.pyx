@@ -24,6 +24,7 @@ from cython.parallel cimport prange, threadid
 from libc.math cimport exp, tanh
 from libc.stdint cimport uint64_t
 from libsmo._core.rows cimport Rows, dense_dot
+from libsmo._core.sparse_dots import checked_csr_arrays
 
 cdef extern from *:
     """
@@ -304,9 +305,9 @@ def sparse_dots_feature_major(X, const double[:, ::1] sv_by_feature,
     sv_by_feature : ndarray of shape (width, n_SV), C-contiguous
     out : ndarray of shape (n_rows, n_SV), C-contiguous, overwritten
     """
-    cdef const double[::1] data = np.asarray(X.data, dtype=np.float64)
-    cdef const int[::1] indices = np.asarray(X.indices, dtype=np.int32)
-    cdef const long long[::1] indptr = np.asarray(X.indptr, dtype=np.int64)
+    cdef const double[::1] data
+    cdef const int[::1] indices
+    cdef const long long[::1] indptr
     cdef Py_ssize_t n_rows = out.shape[0]
     cdef Py_ssize_t n_sv = out.shape[1]
     cdef Py_ssize_t n_groups, g, i, j, start, stop, first, last
@@ -322,8 +323,7 @@ def sparse_dots_feature_major(X, const double[:, ::1] sv_by_feature,
                          f"{(n_rows, n_sv)} do not match")
     if n_rows == 0 or n_sv == 0:
         return
-    if len(indices) and (np.min(indices) < 0 or np.max(indices) >= X.shape[1]):
-        raise ValueError("CSR column indices outside the rows' width")
+    data, indices, indptr = checked_csr_arrays(X)
     n_groups = (n_rows + ROW_GROUP - 1) // ROW_GROUP
     if indptr[n_rows] * n_sv >= 16 * PARALLEL_MIN_ENTRIES:
         threads = max(1, smo_openmp_max_threads())

@@ -184,6 +184,17 @@ cdef class SparseColumns:
         self.position[a], self.position[b] = j, i
 
 
+def checked_csr_arrays(X):
+    """The data (float64), column indices (int32) and row pointers (int64) of canonical
+    CSR rows X, for loops that index by them: ValueError where a column index is
+    outside X's width."""
+    data = np.asarray(X.data, dtype=np.float64)
+    indices = np.asarray(X.indices, dtype=np.int32)
+    if len(indices) and (np.min(indices) < 0 or np.max(indices) >= X.shape[1]):
+        raise ValueError("CSR column indices outside the rows' width")
+    return data, indices, np.asarray(X.indptr, dtype=np.int64)
+
+
 def column_dots(X, SparseColumns columns, double[:, ::1] out):
     """out[i, j] = x_i'sv_j for CSR rows x_i and the columns of the support vectors
     (`SparseColumns` over them, no swaps): each group of COLUMN_ROWS_PER_TASK rows
@@ -199,9 +210,9 @@ def column_dots(X, SparseColumns columns, double[:, ::1] out):
         Over the n_SV support vectors.
     out : ndarray of shape (n_rows, n_SV), C-contiguous, overwritten
     """
-    cdef const double[::1] data = np.asarray(X.data, dtype=np.float64)
-    cdef const int[::1] indices = np.asarray(X.indices, dtype=np.int32)
-    cdef const long long[::1] indptr = np.asarray(X.indptr, dtype=np.int64)
+    cdef const double[::1] data
+    cdef const int[::1] indices
+    cdef const long long[::1] indptr
     cdef Py_ssize_t n_rows = out.shape[0], n_sv = out.shape[1], g, n_groups
     cdef int threads = 1
     if (X.shape[0] != n_rows or X.shape[1] > columns.col_start.shape[0] - 1
@@ -211,8 +222,7 @@ def column_dots(X, SparseColumns columns, double[:, ::1] out):
                          f"block of shape {(n_rows, n_sv)} do not match")
     if n_rows == 0 or n_sv == 0:
         return
-    if len(indices) and (np.min(indices) < 0 or np.max(indices) >= X.shape[1]):
-        raise ValueError("CSR column indices outside the rows' width")
+    data, indices, indptr = checked_csr_arrays(X)
     n_groups = (n_rows + COLUMN_ROWS_PER_TASK - 1) // COLUMN_ROWS_PER_TASK
     if n_groups >= 2:
         threads = max(1, smo_sparse_max_threads())
