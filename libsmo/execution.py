@@ -32,6 +32,7 @@ from libsmo._core.cache import release_free_memory
 from libsmo._core.kernel import Kernel
 from libsmo._core.qmatrix import QMatrix, SVRQMatrix
 from libsmo._core.solvers import solve, solve_linear
+from libsmo._core.sparse_dots import copy_bytes
 from libsmo._core.stopping import SolverStopped
 from libsmo._prediction import for_each_kernel_block
 from libsmo._support_rows import SupportRows
@@ -248,7 +249,7 @@ class Executor:
         """What `Rows.build_columns` takes for these CSR rows of X."""
         indptr = self.X.indptr
         stored = int(np.sum(indptr[np.asarray(rows) + 1] - indptr[rows]))
-        return 12.0 * stored + 8.0 * (self.X.shape[1] + 1) + 32.0 * len(rows)
+        return copy_bytes(stored, self.X.shape[1], len(rows))
 
     def _rows_together(self, n_rows):
         """How many Q rows the solver computes in one pass on a miss (ROWS_TOGETHER

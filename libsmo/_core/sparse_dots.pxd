@@ -12,9 +12,8 @@ cdef class SparseColumns:
     cdef readonly long long[::1] col_start
     cdef int[::1] col_row
     cdef double[::1] col_val
-    # where those rows are now (the solver swaps its variables), and the reverse
-    cdef readonly int[::1] position
-    cdef int[::1] original
+    # the row now at position j was row original[j] (the solver swaps its variables)
+    cdef readonly int[::1] original
     # a row of sums by original row number (`dots`)
     cdef double[::1] sums
     # per row, now where it is: the stored values of its features' columns

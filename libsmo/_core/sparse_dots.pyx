@@ -6,8 +6,8 @@ of every other row (LIBSVM's sparse dot, without its merge of index lists): ever
 stored value of the rows is read for each row of products, whatever x_i is. TF-IDF
 rows share few features: the reviews' 15,849 rows store 92 values each, 1.46 million a
 row of products, but the columns of one row's features hold about 148,000 on average
-(a common word's column is long, a rare one's short). `SparseColumns`, a feature-major copy of the rows, walks those columns and adds
-x_if x_jf into out[j].
+(a common word's column is long, a rare one's short). `SparseColumns`, a feature-major
+copy of the rows, walks those columns and adds x_if x_jf into out[j].
 
 The same values: every out[j] gets its products in ascending feature order (CSR rows
 are canonical after validation: sorted indices), as the gather adds them, and the
@@ -32,8 +32,8 @@ cdef extern from *:
     int smo_sparse_max_threads() nogil
 
 
-# A scattered add into out costs about this many gathers (the gather streams the rows
-# and reads a buffer that stays in the caches; the columns' adds land anywhere in out).
+# An addition of the columns costs about this many of the gather's products (measured
+# on the reviews: 3 gave 10.7-11.1 s a fit, 1 gave 8.9-9.2 s, 0.5 the same).
 cdef long long SCATTER_COST = 1
 # Rows of prediction's blocks handed to a thread at a time (`column_dots`).
 cdef int COLUMN_ROWS_PER_TASK = 16
@@ -69,6 +69,11 @@ cdef inline double _gathered(const double* data, const int* indices, long long f
     return s
 
 
+def copy_bytes(long long stored, Py_ssize_t n_features, Py_ssize_t n_rows):
+    """The bytes a `SparseColumns` takes for n_rows rows of `stored` values in all."""
+    return 12 * stored + 8 * (n_features + 1) + 20 * n_rows
+
+
 cdef class SparseColumns:
     """The columns of CSR rows (data, indices; row k at row_start[k], row_nnz[k]
     values) over n_features, for `Rows` (its row numbers, then its swaps)."""
@@ -83,11 +88,10 @@ cdef class SparseColumns:
         self.col_start = np.zeros(n_features + 1, dtype=np.int64)
         self.col_row = np.empty(max(total, 1), dtype=np.int32)
         self.col_val = np.empty(max(total, 1))
-        self.position = np.arange(n_rows, dtype=np.int32)
         self.original = np.arange(n_rows, dtype=np.int32)
         self.sums = np.zeros(max(n_rows, 1))
         self.work = np.zeros(max(n_rows, 1), dtype=np.int64)
-        self.n_bytes = 12 * total + 8 * (n_features + 1) + 32 * n_rows
+        self.n_bytes = copy_bytes(total, n_features, n_rows)
         with nogil:
             # a counting sort by feature: col_start[f + 1] counts column f, then ends it
             for r in range(n_rows):
@@ -129,7 +133,7 @@ cdef class SparseColumns:
         stream), for every row, then the rows [start, end) are read out. On nthreads
         threads, each taking one range of the original row numbers: each reads only
         its part of every column, and each sum is one thread's, in feature order."""
-        cdef int t, n_rows = self.position.shape[0], n = end - start
+        cdef int t, n_rows = self.original.shape[0], n = end - start
         self.n_built += 1
         if nthreads <= 1:
             self._part(0, n_rows, features, values, nnz, &self.sums[0])
@@ -179,9 +183,7 @@ cdef class SparseColumns:
 
     cdef void swap(self, int i, int j) noexcept nogil:
         """Follow the exchange of rows i and j."""
-        cdef int a = self.original[i], b = self.original[j]
-        self.original[i], self.original[j] = b, a
-        self.position[a], self.position[b] = j, i
+        self.original[i], self.original[j] = self.original[j], self.original[i]
 
 
 def checked_csr_arrays(X):
@@ -216,8 +218,8 @@ def column_dots(X, SparseColumns columns, double[:, ::1] out):
     cdef Py_ssize_t n_rows = out.shape[0], n_sv = out.shape[1], g, n_groups
     cdef int threads = 1
     if (X.shape[0] != n_rows or X.shape[1] > columns.col_start.shape[0] - 1
-            or columns.position.shape[0] != n_sv):
-        raise ValueError(f"rows of shape {X.shape}, {columns.position.shape[0]} support "
+            or columns.original.shape[0] != n_sv):
+        raise ValueError(f"rows of shape {X.shape}, {columns.original.shape[0]} support "
                          f"vectors of {columns.col_start.shape[0] - 1} features and a "
                          f"block of shape {(n_rows, n_sv)} do not match")
     if n_rows == 0 or n_sv == 0:
