@@ -16,7 +16,7 @@ cdef class SparseColumns:
     cdef readonly int[::1] original
     # a row of sums by original row number (`dots`)
     cdef double[::1] sums
-    # per row, now where it is: the stored values of its features' columns
+    # per original row: the stored values of its features' columns
     cdef long long[::1] work
     cdef readonly long long n_bytes
     # rows of products built here (for tests and diagnostics)
