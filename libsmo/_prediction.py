@@ -282,14 +282,13 @@ def for_each_kernel_block(visit, X, SV, kernel, gamma, degree, coef0, X_norms=No
                                   or SV.ints is not None or by_columns)):
         budget = min(BLOCK_BYTES, max(2**20, BLOCK_PER_DATA * (
             _nbytes(X) + _nbytes(SV if kernel == "precomputed" else SV.rows))))
-        block_cols = n_sv
         counting = coef is not None and kernel != "precomputed" and SV.bits is not None
         for block in (iter_row_blocks(n_rows, n_cols=1, budget=8 * COUNTED_BLOCK_ROWS)
-                      if counting else iter_row_blocks(n_rows, block_cols, budget)):
+                      if counting else iter_row_blocks(n_rows, n_sv, budget)):
             if not _visit_block(visit, block, X, SV, kernel, gamma, degree, coef0,
                                 X_norms, rows, coef, coef_t, counting):
                 # rows that are not zeros and ones: kernel blocks within the budget
-                for part in iter_row_blocks(block.stop - block.start, block_cols, budget):
+                for part in iter_row_blocks(block.stop - block.start, n_sv, budget):
                     _visit_block(visit, slice(block.start + part.start,
                                               block.start + part.stop), X, SV, kernel,
                                  gamma, degree, coef0, X_norms, rows, coef, coef_t)

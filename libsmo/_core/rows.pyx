@@ -277,7 +277,7 @@ cdef class Rows:
         """x_i'x_j for j in [start, end) into out[0 : end - start], on `nthreads`
         OpenMP threads; for GRAM, the Gram matrix's entries K(x_i, x_j)."""
         cdef int j, b, n_blocks, n = end - start
-        cdef long long k, stop
+        cdef long long k
         cdef Py_ssize_t f, d = self.n_features
         if n <= 0:
             return
