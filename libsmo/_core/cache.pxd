@@ -21,6 +21,7 @@ cdef class RowCache:
     cdef char* swap_evict
 
     cdef int get(self, int i, int length, float** row) noexcept nogil
+    cdef float* peek(self, int i, int length) noexcept nogil
     cdef void swap_index(self, int i, int j) noexcept nogil
     cdef void defer_swaps(self) noexcept nogil
     cdef void apply_swaps(self) noexcept nogil

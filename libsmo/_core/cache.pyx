@@ -174,6 +174,15 @@ cdef class RowCache:
         row[0] = self.data[i]
         return have
 
+    cdef float* peek(self, int i, int length) noexcept nogil:
+        """Row i when at least `length` of its entries are cached, else NULL; the
+        row keeps its place in the LRU order and nothing is evicted."""
+        if self.n_swaps:
+            self._flush_swaps()
+        if self.length[i] >= length:
+            return self.data[i]
+        return NULL
+
     cdef void swap_index(self, int i, int j) noexcept nogil:
         """Follow the solver's exchange of variables i and j in every cached row.
 

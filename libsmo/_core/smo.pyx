@@ -23,10 +23,9 @@ The nu variant (nu-SVC, nu-SVR) has a second equality constraint, one per sign o
 a step then pairs two variables of the same sign, and every threshold above (m, M, the
 shrinking bounds, rho) is kept per sign group (LIBSVM's Solver_NU), else one group.
 
-Shrinking follows LIBSVM: every min(l, 1000) steps, bound variables that cannot take part
-in a violating pair leave the active set (a prefix of the permuted variables); before
-stopping, the gradient of the shrunk ones is rebuilt from G_bar and optimality is checked
-on the whole problem.
+Shrinking follows LIBSVM: every min(l, 1000) steps, bound variables that cannot take part in a
+violating pair leave the active set (a prefix of the permuted variables); before stopping,
+the gradient of the shrunk ones is rebuilt from G_bar and optimality checked on them all.
 
 The loop runs without the GIL; `libsmo._core.stopping.StopConditions` decides when it
 must stop (step cap, time limit, stop flag, Ctrl-C, callback) after every step and every
@@ -160,7 +159,8 @@ cdef class Solver:
         return 0
 
     cdef int _reconstruct_gradient(self) noexcept nogil:
-        """Rebuild G of the shrunk variables from G_bar and the free active ones."""
+        """Rebuild G of the shrunk variables from G_bar and the free active ones; the Q
+        entries are read once each and not cached (`QMatrix.get_entries`)."""
         cdef int i, j, l = self.l, active = self.active_size, n_free = 0
         cdef float* Qi
         cdef double g
@@ -177,7 +177,7 @@ cdef class Solver:
             for i in range(active, l):
                 if interrupted(self):
                     return -1
-                Qi = self.Q.get_row(i, active)
+                Qi = self.Q.get_entries(i, 0, active)
                 if Qi == NULL:
                     return out_of_memory(self)
                 g = 0.0
@@ -190,11 +190,11 @@ cdef class Solver:
                 if self.status[i] == FREE:
                     if interrupted(self):
                         return -1
-                    Qi = self.Q.get_row(i, l)
+                    Qi = self.Q.get_entries(i, active, l)
                     if Qi == NULL:
                         return out_of_memory(self)
                     smo_add_scaled_row_threads(l - active, &self.G[active], self.alpha[i],
-                                               &Qi[active], self.n_threads)
+                                               Qi, self.n_threads)
         self.gradient_whole = True
         return 0
 
