@@ -1,7 +1,8 @@
 """Kernel values between many rows and the support vectors, in blocks of bounded memory.
 
 Dense blocks use BLAS (numpy's matmul); sparse rows against sparse support vectors are
-summed over the support vectors' columns (`sparse_dots.column_dots`); neither
+a dense product over the support vectors' common features and sums over the columns of
+the others (`libsmo._support_rows.SparseSupportColumns`); neither
 densifies a sparse input beyond one block of the kernel matrix, and neither costs
 anything in the width of the rows beyond their non-zeros: support vectors whose
 columns are few among very many (an index of 2**31 - 1 in a file) are kept on those
@@ -29,7 +30,6 @@ from libsmo._core.kernel import (bit_kernel_block, bit_kernel_products,
                                  sparse_dots_feature_major)
 from libsmo._core.bitmaps import pack_bits
 from libsmo._core.int_rows import int_dots_block, small_integer_rows
-from libsmo._core.sparse_dots import column_dots
 from libsmo._support_rows import squared_norms
 
 # The kernel block of one batch of rows is kept near this many bytes. 16 MB rather
@@ -102,10 +102,10 @@ def kernel_block(X, SV, kernel, gamma, degree, coef0, X_norms=None, SV_norms=Non
         `reads_by_feature`), the dot products are read by feature.
     dots : ndarray of shape (n_rows, n_SV), optional
         X @ SV.T already taken (`int_dots`); overwritten with the kernel values.
-    SV_columns : SparseColumns, optional
-        The columns of sparse support vectors: given (for sparse rows X), the dot
-        products are summed over the columns of each row's features
-        (`sparse_dots.column_dots`).
+    SV_columns : SparseSupportColumns, optional
+        Sparse support vectors by feature: given (for sparse rows X), the dot products
+        are a dense product over the common features and sums over the columns of
+        each row's other features (`SparseSupportColumns.dots`).
 
     Notes
     -----
@@ -124,8 +124,7 @@ def kernel_block(X, SV, kernel, gamma, degree, coef0, X_norms=None, SV_norms=Non
         sparse_dots_feature_major(X, SV_by_feature, dots)
         rbf_threads = 0
     elif SV_columns is not None:
-        dots = np.empty((X.shape[0], SV.shape[0]))
-        column_dots(X, SV_columns, dots)
+        dots = SV_columns.dots(X)
         rbf_threads = 0
     else:
         dots = X @ SV.T

@@ -2,7 +2,8 @@
 (`sparse_dots.SparseColumns`, `Rows.build_columns`, `execution.SPARSE_COLUMNS`) are the
 gathers' values bit for bit, through the solver's swaps and on two threads, so a fit
 takes the same steps to the same model; on TF-IDF rows they are the faster way.
-Prediction sums sparse rows over the sparse support vectors' columns likewise."""
+Prediction sums sparse rows over the sparse support vectors' columns likewise, after one
+dense product over the features most of them store."""
 import sys
 from pathlib import Path
 
@@ -13,9 +14,9 @@ import libsmo
 from libsmo import execution
 from libsmo._core.rows import Rows
 from libsmo import _sparse as sp
-from libsmo._core.sparse_dots import SparseColumns, column_dots
+from libsmo._core.sparse_dots import SparseColumns, column_dots, dense_dots
 from libsmo._prediction import kernel_block
-from libsmo._support_rows import SupportRows
+from libsmo._support_rows import DENSE_FEATURE_SHARE, SparseSupportColumns, SupportRows
 from conftest import data_file, load_dataset
 from peers import libsvm_decision, libsvm_predict, libsvm_summary, libsvm_train
 
@@ -38,6 +39,12 @@ def reviews():
     X = text_reviews.vectorizer().fit_transform(texts).tocsr()
     X.sort_indices()
     return X, np.where(labels == 1, 1.0, -1.0)
+
+
+def columns_of(sv):
+    """`SparseColumns` over the CSR rows sv."""
+    return SparseColumns(sv.data, sv.indices, sv.indptr[:-1].astype(np.int64),
+                         np.diff(sv.indptr).astype(np.int32), sv.shape[1])
 
 
 @pytest.mark.parametrize("nthreads", [1, 2])
@@ -91,8 +98,7 @@ def test_column_dots_are_the_sparse_product(reviews):
     (both sum in feature order; scipy's product keeps other intermediate values)."""
     X = reviews[0]
     sv, rows = X[:600], X[600:900]
-    columns = SparseColumns(sv.data, sv.indices, sv.indptr[:-1].astype(np.int64),
-                            np.diff(sv.indptr).astype(np.int32), sv.shape[1])
+    columns = columns_of(sv)
     out = np.full((300, 600), np.nan)
     column_dots(rows, columns, out)
     np.testing.assert_allclose(out, (rows @ sv.T).toarray(), rtol=1e-12, atol=1e-15)
@@ -107,6 +113,44 @@ def test_column_dots_are_the_sparse_product(reviews):
         kernel_block(block, support.rows, "linear", 1.0, 3, 0.0,
                      SV_columns=support.sparse_columns()),
         (block @ support.rows.T).toarray(), rtol=1e-12, atol=1e-15)
+
+
+def test_common_features_are_one_dense_product(reviews):
+    """Sparse support vectors keep the features that at least DENSE_FEATURE_SHARE of
+    them store as a dense block (`SparseSupportColumns`), multiplied by BLAS on the
+    OpenMP threads (`dense_dots`), with the other features' columns added to it
+    (`column_dots(add=True)`): X @ SV.T, also for rows narrower than the support
+    vectors, whose width cuts the common features in two."""
+    X = reviews[0]
+    sv, rows = X[:600], X[600:900]
+    split = SparseSupportColumns(sv)
+    counts = np.bincount(sv.indices, minlength=sv.shape[1])
+    np.testing.assert_array_equal(split.common,
+                                  np.flatnonzero(counts >= DENSE_FEATURE_SHARE * 600))
+    assert 0 < len(split.common) < 200
+    np.testing.assert_array_equal(split.common_rows, sv[:, split.common].toarray().T)
+    np.testing.assert_allclose(split.dots(rows), (rows @ sv.T).toarray(),
+                               rtol=1e-12, atol=1e-15)
+    width = int(split.common[len(split.common) // 2])
+    narrow = rows[:, :width]
+    np.testing.assert_allclose(split.dots(narrow), (narrow @ sv[:, :width].T).toarray(),
+                               rtol=1e-12, atol=1e-15)
+    out = np.ones((300, 600))
+    column_dots(rows, columns_of(sv), out, add=True)
+    np.testing.assert_allclose(out, 1.0 + (rows @ sv.T).toarray(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("n_rows", [0, 5, 70])
+def test_dense_dots_is_numpys_product(n_rows):
+    rng = np.random.default_rng(n_rows)
+    A, B = rng.random((n_rows, 6)), rng.random((6, 33))
+    out = np.full((n_rows, 33), np.nan)
+    dense_dots(A, B, out)
+    np.testing.assert_allclose(out, A @ B, rtol=1e-13)
+    dense_dots(A[:, :0].copy(), B[:0].copy(), out)
+    assert not out.any()
+    with pytest.raises(ValueError, match="do not match"):
+        dense_dots(A, B, np.empty((n_rows, 32)))
 
 
 def test_sparse_prediction_is_libsvm_s(reviews):
@@ -131,8 +175,7 @@ def test_csr_indices_outside_the_width_are_refused():
     bad = scipy.sparse.csr_matrix((np.array([1.0, 2.0]), np.array([0, 7], dtype=np.int32),
                                    np.array([0, 1, 2])), shape=(2, 5))
     sv = scipy.sparse.csr_matrix(np.eye(3, 5))
-    columns = SparseColumns(sv.data, sv.indices, sv.indptr[:-1].astype(np.int64),
-                            np.diff(sv.indptr).astype(np.int32), 5)
+    columns = columns_of(sv)
     with pytest.raises(ValueError, match="outside the rows' width"):
         column_dots(bad, columns, np.empty((2, 3)))
     with pytest.raises(ValueError, match="outside the rows' width"):

@@ -19,6 +19,7 @@ import numpy as np
 from cython.parallel cimport prange
 from libc.stdlib cimport free, malloc, qsort
 from libc.string cimport memset
+from scipy.linalg.cython_blas cimport dgemm
 
 cdef extern from *:
     """
@@ -197,7 +198,7 @@ def checked_csr_arrays(X):
     return data, indices, np.asarray(X.indptr, dtype=np.int64)
 
 
-def column_dots(X, SparseColumns columns, double[:, ::1] out):
+def column_dots(X, SparseColumns columns, double[:, ::1] out, bint add=False):
     """out[i, j] = x_i'sv_j for CSR rows x_i and the columns of the support vectors
     (`SparseColumns` over them, no swaps): each group of COLUMN_ROWS_PER_TASK rows
     walks the columns of its rows' features once (`_group_dots`), so the work is the
@@ -210,7 +211,10 @@ def column_dots(X, SparseColumns columns, double[:, ::1] out):
         Canonical CSR with int32 indices, width at most the columns' n_features.
     columns : SparseColumns
         Over the n_SV support vectors.
-    out : ndarray of shape (n_rows, n_SV), C-contiguous, overwritten
+    out : ndarray of shape (n_rows, n_SV), C-contiguous
+        Overwritten, or with `add` added to (the products of the features that
+        prediction multiplies as a dense block, `SparseSupportColumns`).
+    add : bool
     """
     cdef const double[::1] data
     cdef const int[::1] indices
@@ -232,7 +236,48 @@ def column_dots(X, SparseColumns columns, double[:, ::1] out):
         for g in prange(n_groups, num_threads=threads, schedule="dynamic"):
             _group_dots(columns, &indices[0], &data[0], &indptr[0],
                         g * COLUMN_ROWS_PER_TASK,
-                        min(n_rows, (g + 1) * COLUMN_ROWS_PER_TASK), &out[0, 0], n_sv)
+                        min(n_rows, (g + 1) * COLUMN_ROWS_PER_TASK), &out[0, 0], n_sv,
+                        add)
+
+
+def dense_dots(const double[:, ::1] A, const double[:, ::1] B, double[:, ::1] out):
+    """out = A @ B, the rows of A shared among the OpenMP threads, each calling BLAS's
+    dgemm on its share (prediction holds BLAS to one thread around its own OpenMP
+    loops: a BLAS call on several threads between them left one core spinning).
+
+    Parameters
+    ----------
+    A : ndarray of shape (n_rows, k), C-contiguous
+    B : ndarray of shape (k, n_cols), C-contiguous
+    out : ndarray of shape (n_rows, n_cols), C-contiguous, overwritten
+    """
+    cdef int n_rows = <int>A.shape[0], k = <int>A.shape[1], n_cols = <int>B.shape[1]
+    cdef int threads = 1, t, first, rows
+    if B.shape[0] != k or out.shape[0] != n_rows or out.shape[1] != n_cols:
+        raise ValueError(f"shapes {A.shape} @ {B.shape} -> {out.shape} do not match")
+    if n_rows == 0 or n_cols == 0:
+        return
+    if k == 0:
+        out[:, :] = 0.0
+        return
+    if n_rows >= 2 * COLUMN_ROWS_PER_TASK:
+        threads = max(1, min(smo_sparse_max_threads(), n_rows // COLUMN_ROWS_PER_TASK))
+    with nogil:
+        for t in prange(threads, num_threads=threads, schedule="static"):
+            first = <int>((<long long>n_rows * t) // threads)
+            rows = <int>((<long long>n_rows * (t + 1)) // threads) - first
+            _gemm_rows(&A[first, 0], &B[0, 0], &out[first, 0], rows, k, n_cols)
+
+
+cdef void _gemm_rows(const double* A, const double* B, double* out, int rows, int k,
+                     int n_cols) noexcept nogil:
+    """out (rows x n_cols) = A (rows x k) @ B (k x n_cols), all C-contiguous: BLAS is
+    column-major, so it computes out' = B' A'."""
+    cdef char no = b'N'
+    cdef double one = 1.0, zero = 0.0
+    if rows > 0:
+        dgemm(&no, &no, &n_cols, &rows, &k, &one, <double*>B, &n_cols, <double*>A, &k,
+              &zero, out, &n_cols)
 
 
 cdef struct StoredValue:
@@ -251,7 +296,7 @@ cdef int _by_feature(const void* a, const void* b) noexcept nogil:
 
 cdef void _group_dots(SparseColumns columns, const int* indices, const double* data,
                       const long long* indptr, Py_ssize_t first, Py_ssize_t last,
-                      double* out, Py_ssize_t n_sv) noexcept nogil:
+                      double* out, Py_ssize_t n_sv, bint add) noexcept nogil:
     """`column_dots` for the rows [first, last): their stored values sorted by feature,
     so that each column is read once for all the rows that have its feature (a common
     word's column serves the group, not each row), each product still added to its
@@ -262,10 +307,14 @@ cdef void _group_dots(SparseColumns columns, const int* indices, const double* d
     cdef int f
     cdef double v
     cdef double* row
+    if not add:
+        memset(&out[first * n_sv], 0, (last - first) * n_sv * sizeof(double))
     if values == NULL:   # one row at a time, without the sorted copy
         for r in range(first, last):
-            columns._part(0, <int>n_sv, &indices[indptr[r]], &data[indptr[r]],
-                          <int>(indptr[r + 1] - indptr[r]), &out[r * n_sv])
+            for k in range(indptr[r], indptr[r + 1]):
+                f = indices[k]
+                for p in range(columns.col_start[f], columns.col_start[f + 1]):
+                    out[r * n_sv + columns.col_row[p]] += data[k] * columns.col_val[p]
         return
     e = 0
     for r in range(first, last):
@@ -275,7 +324,6 @@ cdef void _group_dots(SparseColumns columns, const int* indices, const double* d
             values[e].value = data[k]
             e += 1
     qsort(values, m, sizeof(StoredValue), _by_feature)
-    memset(&out[first * n_sv], 0, (last - first) * n_sv * sizeof(double))
     row = &out[first * n_sv]
     e = 0
     while e < m:
