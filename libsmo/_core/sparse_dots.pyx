@@ -17,7 +17,6 @@ otherwise). So the steps are the same either way, and `pays` may choose per row.
 """
 import numpy as np
 from cython.parallel cimport prange
-from libc.stdlib cimport free, malloc, qsort
 from libc.string cimport memset
 from scipy.linalg.cython_blas cimport dgemm
 
@@ -200,10 +199,10 @@ def checked_csr_arrays(X):
 
 def column_dots(X, SparseColumns columns, double[:, ::1] out, bint add=False):
     """out[i, j] = x_i'sv_j for CSR rows x_i and the columns of the support vectors
-    (`SparseColumns` over them, no swaps): each group of COLUMN_ROWS_PER_TASK rows
-    walks the columns of its rows' features once (`_group_dots`), so the work is the
-    products that are not zero, where scipy's sparse product also builds a sparse
-    result first. The groups are shared among OpenMP threads.
+    (`SparseColumns` over them, no swaps): each row adds the columns of its features
+    (`_group_dots`), so the work is the products that are not zero, where scipy's
+    sparse product also builds a sparse result first. Groups of COLUMN_ROWS_PER_TASK
+    rows are shared among OpenMP threads.
 
     Parameters
     ----------
@@ -280,61 +279,26 @@ cdef void _gemm_rows(const double* A, const double* B, double* out, int rows, in
               &zero, out, &n_cols)
 
 
-cdef struct StoredValue:
-    int feature
-    int row
-    double value
-
-
-cdef int _by_feature(const void* a, const void* b) noexcept nogil:
-    cdef const StoredValue* x = <const StoredValue*>a
-    cdef const StoredValue* y = <const StoredValue*>b
-    if x.feature != y.feature:
-        return -1 if x.feature < y.feature else 1
-    return x.row - y.row
-
-
 cdef void _group_dots(SparseColumns columns, const int* indices, const double* data,
                       const long long* indptr, Py_ssize_t first, Py_ssize_t last,
                       double* out, Py_ssize_t n_sv, bint add) noexcept nogil:
-    """`column_dots` for the rows [first, last): their stored values sorted by feature,
-    so that each column is read once for all the rows that have its feature (a common
-    word's column serves the group, not each row), each product still added to its
-    sum in feature order."""
-    cdef long long m = indptr[last] - indptr[first], k, e, run, p
-    cdef Py_ssize_t r, j
-    cdef StoredValue* values = <StoredValue*>malloc(max(m, 1) * sizeof(StoredValue))
-    cdef int f
-    cdef double v
+    """`column_dots` for the rows [first, last), one row at a time: the column of each
+    of its stored values added into its sums, in feature order (CSR rows are sorted).
+    The common features' long columns are the dense product's, so what is left is
+    short columns that rows seldom share: sorting a group's values by feature to read
+    each column once for the group cost more than it saved."""
+    cdef long long k, p, stop
+    cdef Py_ssize_t r
+    cdef const int* col_row = &columns.col_row[0]
+    cdef const double* col_val = &columns.col_val[0]
+    cdef double x
     cdef double* row
     if not add:
         memset(&out[first * n_sv], 0, (last - first) * n_sv * sizeof(double))
-    if values == NULL:   # one row at a time, without the sorted copy
-        for r in range(first, last):
-            for k in range(indptr[r], indptr[r + 1]):
-                f = indices[k]
-                for p in range(columns.col_start[f], columns.col_start[f + 1]):
-                    out[r * n_sv + columns.col_row[p]] += data[k] * columns.col_val[p]
-        return
-    e = 0
     for r in range(first, last):
+        row = &out[r * n_sv]
         for k in range(indptr[r], indptr[r + 1]):
-            values[e].feature = indices[k]
-            values[e].row = <int>(r - first)
-            values[e].value = data[k]
-            e += 1
-    qsort(values, m, sizeof(StoredValue), _by_feature)
-    row = &out[first * n_sv]
-    e = 0
-    while e < m:
-        f = values[e].feature
-        run = e + 1
-        while run < m and values[run].feature == f:
-            run += 1
-        for p in range(columns.col_start[f], columns.col_start[f + 1]):
-            j = columns.col_row[p]
-            v = columns.col_val[p]
-            for k in range(e, run):
-                row[values[k].row * n_sv + j] += values[k].value * v
-        e = run
-    free(values)
+            x = data[k]
+            stop = columns.col_start[indices[k] + 1]
+            for p in range(columns.col_start[indices[k]], stop):
+                row[col_row[p]] += x * col_val[p]
