@@ -114,17 +114,24 @@ def test_prefixes_of_rows_and_their_extension(layout, name):
         assert_float32_of(row, expected[i, :length])
 
 
+def matrix_and_reference(layout, name):
+    """(X, Q, whole): `data()` in `layout`, a QMatrix over it with a large cache, and a
+    second one that the tests read whole rows from."""
+    D = data()
+    s = signs(len(D))
+    X = in_layout(D, layout)
+    return (X, QMatrix(Kernel(X, *KERNELS[name]), s, 100.0),
+            QMatrix(Kernel(X, *KERNELS[name]), s, 100.0))
+
+
 @pytest.mark.parametrize("name", list(KERNELS))
 def test_whole_rows_for_g_bar_leave_the_cached_prefix_as_it_is(layout, name):
     """`get_row_split` (the G_bar update's whole row): the cached prefix and a tail
     computed beside it give the whole row, the same bits as a row cached whole, and
     the cached part does not grow; a row not cached is cached whole. SVR's rows are
     whole kernel rows and come back whole."""
-    D = data()
-    s = signs(len(D))
-    X = in_layout(D, layout)
-    Q = QMatrix(Kernel(X, *KERNELS[name]), s, 100.0)
-    whole = QMatrix(Kernel(X, *KERNELS[name]), s, 100.0)
+    X, Q, whole = matrix_and_reference(layout, name)
+    n = X.shape[0]
     Q.row(4, 6)
     for _ in range(2):   # asked twice: still 6 entries from the cache
         split, row = Q.row_split(4, 11)
@@ -135,8 +142,8 @@ def test_whole_rows_for_g_bar_leave_the_cached_prefix_as_it_is(layout, name):
     np.testing.assert_array_equal(Q.row_split(7, 11)[1], whole.row(7))
     svr = SVRQMatrix(Kernel(X, *KERNELS[name]), 100.0)
     svr.row(3, 5)
-    split, row = svr.row_split(3, 2 * len(D))
-    assert split == 2 * len(D)
+    split, row = svr.row_split(3, 2 * n)
+    assert split == 2 * n
     np.testing.assert_array_equal(row, svr.row(3))
 
 
@@ -146,11 +153,8 @@ def test_entries_for_the_gradient_reconstruction_leave_the_cache_alone(layout, n
     cached rows, from the cache when it holds them, and a row it did not hold, or held
     only in part, is neither cached nor grown. SVR assembles rows from cached kernel
     rows and gives the same entries as its whole rows."""
-    D = data()
-    s = signs(len(D))
-    X = in_layout(D, layout)
-    Q = QMatrix(Kernel(X, *KERNELS[name]), s, 100.0)
-    whole = QMatrix(Kernel(X, *KERNELS[name]), s, 100.0)
+    X, Q, whole = matrix_and_reference(layout, name)
+    n = X.shape[0]
     Q.row(4, 6)
     Q.row(2)
     for i, start, end in [(4, 6, 11), (4, 0, 11), (7, 3, 11), (7, 0, 5), (2, 5, 11),
@@ -158,8 +162,7 @@ def test_entries_for_the_gradient_reconstruction_leave_the_cache_alone(layout, n
         np.testing.assert_array_equal(Q.entries(i, start, end), whole.row(i)[start:end])
     assert (Q.cached_length(4), Q.cached_length(7), Q.cached_length(2)) == (6, 0, 11)
     svr = SVRQMatrix(Kernel(X, *KERNELS[name]), 100.0)
-    n = 2 * len(D)
-    np.testing.assert_array_equal(svr.entries(len(D) + 3, 5, n), svr.row(len(D) + 3)[5:])
+    np.testing.assert_array_equal(svr.entries(n + 3, 5, 2 * n), svr.row(n + 3)[5:])
 
 
 @pytest.mark.parametrize("cache_mb", [100.0, TINY_CACHE_MB], ids=["large", "tiny"])
