@@ -180,7 +180,8 @@ class SparseSupportColumns:
         -------
         ndarray of shape (n_rows, n_SV)
         """
-        from libsmo._core.sparse_dots import column_dots, dense_dots
+        from libsmo._core.blas_dots import dense_dots
+        from libsmo._core.sparse_dots import column_dots
         out = np.empty((X.shape[0], self.common_rows.shape[1]))
         common = self.common[self.common < X.shape[1]]
         if len(common):

@@ -14,7 +14,8 @@ import libsmo
 from libsmo import execution
 from libsmo._core.rows import Rows
 from libsmo import _sparse as sp
-from libsmo._core.sparse_dots import SparseColumns, column_dots, dense_dots
+from libsmo._core.blas_dots import dense_dots
+from libsmo._core.sparse_dots import SparseColumns, column_dots
 from libsmo._prediction import kernel_block
 from libsmo._support_rows import DENSE_FEATURE_SHARE, SparseSupportColumns, SupportRows
 from conftest import data_file, load_dataset

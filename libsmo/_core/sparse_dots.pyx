@@ -18,7 +18,6 @@ otherwise). So the steps are the same either way, and `pays` may choose per row.
 import numpy as np
 from cython.parallel cimport prange
 from libc.string cimport memset
-from scipy.linalg.cython_blas cimport dgemm
 
 cdef extern from *:
     """
@@ -237,46 +236,6 @@ def column_dots(X, SparseColumns columns, double[:, ::1] out, bint add=False):
                         g * COLUMN_ROWS_PER_TASK,
                         min(n_rows, (g + 1) * COLUMN_ROWS_PER_TASK), &out[0, 0], n_sv,
                         add)
-
-
-def dense_dots(const double[:, ::1] A, const double[:, ::1] B, double[:, ::1] out):
-    """out = A @ B, the rows of A shared among the OpenMP threads, each calling BLAS's
-    dgemm on its share (prediction holds BLAS to one thread around its own OpenMP
-    loops: a BLAS call on several threads between them left one core spinning).
-
-    Parameters
-    ----------
-    A : ndarray of shape (n_rows, k), C-contiguous
-    B : ndarray of shape (k, n_cols), C-contiguous
-    out : ndarray of shape (n_rows, n_cols), C-contiguous, overwritten
-    """
-    cdef int n_rows = <int>A.shape[0], k = <int>A.shape[1], n_cols = <int>B.shape[1]
-    cdef int threads = 1, t, first, rows
-    if B.shape[0] != k or out.shape[0] != n_rows or out.shape[1] != n_cols:
-        raise ValueError(f"shapes {A.shape} @ {B.shape} -> {out.shape} do not match")
-    if n_rows == 0 or n_cols == 0:
-        return
-    if k == 0:
-        out[:, :] = 0.0
-        return
-    if n_rows >= 2 * COLUMN_ROWS_PER_TASK:
-        threads = max(1, min(smo_sparse_max_threads(), n_rows // COLUMN_ROWS_PER_TASK))
-    with nogil:
-        for t in prange(threads, num_threads=threads, schedule="static"):
-            first = <int>((<long long>n_rows * t) // threads)
-            rows = <int>((<long long>n_rows * (t + 1)) // threads) - first
-            _gemm_rows(&A[first, 0], &B[0, 0], &out[first, 0], rows, k, n_cols)
-
-
-cdef void _gemm_rows(const double* A, const double* B, double* out, int rows, int k,
-                     int n_cols) noexcept nogil:
-    """out (rows x n_cols) = A (rows x k) @ B (k x n_cols), all C-contiguous: BLAS is
-    column-major, so it computes out' = B' A'."""
-    cdef char no = b'N'
-    cdef double one = 1.0, zero = 0.0
-    if rows > 0:
-        dgemm(&no, &no, &n_cols, &rows, &k, &one, <double*>B, &n_cols, <double*>A, &k,
-              &zero, out, &n_cols)
 
 
 cdef void _group_dots(SparseColumns columns, const int* indices, const double* data,
