@@ -12,6 +12,8 @@ import pytest
 
 import libsmo
 from libsmo import execution
+from libsmo._core.kernel import Kernel
+from libsmo._core.qmatrix import QMatrix
 from libsmo._core.rows import Rows
 from libsmo import _sparse as sp
 from libsmo._core.blas_dots import dense_dots
@@ -64,6 +66,43 @@ def test_column_rows_are_the_gathered_rows_through_swaps(reviews, nthreads):
     # most of these rows went through the columns (the others did not pay)
     assert by_columns.columns.n_built >= 20
     assert gathered.columns is None
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_narrowed_columns_give_the_whole_columns_bits(reviews, n_threads):
+    """The gradient's reconstruction narrows the columns to the rows it asks products
+    with (`QMatrix.narrow_rows`, `SparseColumns.narrow`): Q entries over exactly that
+    range come from a copy of those rows' columns, the same bits as over the whole
+    columns; another range, or any range after a swap, reads the whole columns again;
+    a short loop (fewer than NARROW_MIN_ROWS rows) or an empty range makes no copy."""
+    X, y = reviews
+    n = X.shape[0]
+    m = n - 600   # the narrowed range is [m, n)
+    Q, whole = (QMatrix(Kernel(X, "rbf", 1.0, 3, 0.0, n_threads=n_threads), y, 100.0)
+                for _ in range(2))
+    for matrix in (Q, whole):
+        assert matrix.kernel.rows.build_columns() > 0
+    rng = np.random.default_rng(1)
+    for i, j in rng.integers(0, X.shape[0], size=(30, 2)):
+        Q.swap(i, j)
+        whole.swap(i, j)
+    Q.narrow_rows(m, n, 256)
+    columns = Q.kernel.rows.columns
+    assert columns.narrowed is not None
+    for i in (0, 5, m - 1, m + 300):
+        np.testing.assert_array_equal(Q.entries(i, m, n), whole.entries(i, m, n))
+    assert columns.narrowed.n_built >= 3
+    np.testing.assert_array_equal(Q.entries(3, 0, m), whole.entries(3, 0, m))
+    built = columns.narrowed.n_built
+    Q.swap(0, 1)
+    whole.swap(0, 1)
+    np.testing.assert_array_equal(Q.entries(4, m, n), whole.entries(4, m, n))
+    assert columns.narrowed.n_built == built
+    Q.narrow_rows(m, n, 255)
+    assert columns.narrowed is None
+    Q.narrow_rows(m, n, 256)
+    Q.narrow_rows(0, 0, 0)
+    assert columns.narrowed is None
 
 
 def test_columns_are_refused_where_there_is_no_csr():

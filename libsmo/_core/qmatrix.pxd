@@ -24,6 +24,7 @@ cdef class QMatrix:
     cdef void _fill(self, int i, int start, int end, float* out) noexcept nogil
     cdef bint is_cached(self, int i) noexcept nogil
     cdef float* get_entries(self, int i, int start, int end) noexcept nogil
+    cdef void narrow(self, int start, int end, int count) noexcept nogil
     cdef float* get_rows(self, const int* rows, int count, int length) noexcept nogil
     cdef void swap_index(self, int i, int j) noexcept nogil
     cdef void defer_swaps(self) noexcept nogil

@@ -12,7 +12,11 @@ import numpy as np
 cimport numpy as cnp
 from libsmo._core.cache cimport RowCache
 from libsmo._core.kernel cimport RBF
-from libsmo._core.rows cimport MANY_ROWS
+from libsmo._core.rows cimport MANY_ROWS, Rows
+
+# A copy of the columns of some rows (`narrow_rows`) costs about what a few dozen rows of
+# products over the whole columns cost: made for a loop of at least this many rows.
+NARROW_MIN_ROWS = 256
 
 cnp.import_array()
 
@@ -148,6 +152,29 @@ cdef class QMatrix:
         self.kernel.swap(i, j)
         self.sign[i], self.sign[j] = self.sign[j], self.sign[i]
         self.diag[i], self.diag[j] = self.diag[j], self.diag[i]
+
+    cdef void narrow(self, int start, int end, int count) noexcept nogil:
+        """`narrow_rows`, from the solver's loop."""
+        with gil:
+            self.narrow_rows(start, end, count)
+
+    def narrow_rows(self, int start, int end, int count):
+        """Before `count` calls of `get_entries` over exactly [start, end): where the
+        rows are summed over their columns (`sparse_dots.SparseColumns.narrow`), over
+        copies of the columns of the rows now at [start, end) alone, when `count` pays
+        for the copy (at least NARROW_MIN_ROWS). Any other `count` drops the copy.
+        Memory short for the copy: the whole columns, as before."""
+        cdef Rows rows = self.kernel.rows
+        if rows.columns is None:
+            return
+        if count < NARROW_MIN_ROWS:
+            start = end = 0
+        try:
+            rows.columns.narrow(rows.csr_data, rows.csr_indices, rows.row_start,
+                                rows.row_nnz, start, end)
+        except MemoryError:
+            rows.columns.narrow(rows.csr_data, rows.csr_indices, rows.row_start,
+                                rows.row_nnz, 0, 0)
 
     def release_cache(self):
         """Free the cached rows now (`RowCache.release`); returns the bytes they held."""
@@ -301,6 +328,10 @@ cdef class SVRQMatrix(QMatrix):
         # a Q row is assembled from a cached kernel row of the l examples
         cdef float* row = self.get_row(i, end)
         return NULL if row == NULL else &row[start]
+
+    def narrow_rows(self, int start, int end, int count):
+        # variables are not examples here: the columns stay whole
+        return
 
     cdef float* get_row_split(self, int i, int length, int* split,
                               float** tail) noexcept nogil:

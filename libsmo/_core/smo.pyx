@@ -3,8 +3,8 @@
 
     min_a  f(a) = 1/2 a'Qa + p'a   s.t.  y'a = Delta,  0 <= a_i <= C_i,  y_i in {+1, -1}
 
-The error cache is the gradient G = Qa + p, kept for every variable and updated with the
-two Q rows of each step. Optimality is LIBSVM's: with v_t = -y_t G_t,
+The error cache is the gradient G = Qa + p, kept for every variable and updated with the two Q
+rows of each step. Optimality is LIBSVM's: with v_t = -y_t G_t,
 
     m(a) = max over I_up  of v_t,  I_up  = {t : a_t < C_t, y_t = +1  or  a_t > 0, y_t = -1}
     M(a) = min over I_low of v_t,  I_low = {t : a_t < C_t, y_t = -1  or  a_t > 0, y_t = +1}
@@ -12,26 +12,24 @@ two Q rows of each step. Optimality is LIBSVM's: with v_t = -y_t G_t,
 and the solver stops when m(a) - M(a) <= tol (Keerthi et al. 2001 call m and M b_low and
 b_up; Fan, Chen and Lin 2005 use the same pair).
 
-Two partner strategies share one takeStep:
-- "second_order" (default, `Solver.optimize` here): the first variable is the worst
-  violator i = argmax m, its partner j minimises the second-order decrease
-  -(v_i - v_j)^2 / eta over I_low (Fan, Chen and Lin 2005, LIBSVM's WSS2);
-- "platt" (`libsmo._core.platt_smo.PlattSolver`): Platt's outer loop with
-  examineExample and Keerthi's two thresholds.
+Two partner strategies share one takeStep: "second_order" (default, `Solver.optimize` here)
+takes the worst violator i = argmax m and the partner j that minimises the second-order
+decrease -(v_i - v_j)^2 / eta over I_low (Fan, Chen and Lin 2005, LIBSVM's WSS2); "platt"
+(`libsmo._core.platt_smo.PlattSolver`) is Platt's outer loop with Keerthi's two thresholds.
 
-The nu variant (nu-SVC, nu-SVR) has a second equality constraint, one per sign of y:
-a step then pairs two variables of the same sign, and every threshold above (m, M, the
-shrinking bounds, rho) is kept per sign group (LIBSVM's Solver_NU), else one group.
+The nu variant (nu-SVC, nu-SVR) has a second equality constraint, one per sign of y: a step
+then pairs two variables of the same sign, and every threshold above (m, M, the shrinking
+bounds, rho) is kept per sign group (LIBSVM's Solver_NU), else one group.
 
 Shrinking follows LIBSVM: every min(l, 1000) steps, bound variables that cannot take part in a
-violating pair leave the active set (a prefix of the permuted variables); before stopping,
-the gradient of the shrunk ones is rebuilt from G_bar and optimality checked on them all.
+violating pair leave the active set (a prefix of the permuted variables); before stopping, the
+gradient of the shrunk ones is rebuilt from G_bar and optimality checked on them all.
 
-The loop runs without the GIL; `libsmo._core.stopping.StopConditions` decides when it
-must stop (step cap, time limit, stop flag, Ctrl-C, callback) after every step and every
-row of the gradient's (re)construction. What can fail returns -1 and records why in
-`stop`. The result is a `Solution`. On the kernel's threads the passes over long active
-sets are shared (step_loops.h): the same results, so the same steps.
+The loop runs without the GIL; `libsmo._core.stopping.StopConditions` decides when it must stop
+(step cap, time limit, stop flag, Ctrl-C, callback) after every step and every row of the
+gradient's (re)construction. What can fail returns -1 and records why in `stop`. The result is
+a `Solution`. On the kernel's threads the passes over long active sets are shared
+(step_loops.h): the same results, so the same steps.
 """
 import numpy as np
 cimport numpy as cnp
@@ -172,8 +170,9 @@ cdef class Solver:
         for j in range(active):
             if self.status[j] == FREE:
                 n_free += 1
-        # pick the cheaper order of the two loops, as LIBSVM does
+        # LIBSVM's cheaper loop; many rows' products with one part (`QMatrix.narrow_rows`)
         if <double>n_free * l > 2.0 * active * (l - active):
+            self.Q.narrow(0, active, l - active)
             for i in range(active, l):
                 if interrupted(self):
                     return -1
@@ -186,6 +185,7 @@ cdef class Solver:
                         g += self.alpha[j] * Qi[j]
                 self.G[i] += g
         else:
+            self.Q.narrow(active, l, n_free)
             for i in range(active):
                 if self.status[i] == FREE:
                     if interrupted(self):
@@ -195,6 +195,7 @@ cdef class Solver:
                         return out_of_memory(self)
                     smo_add_scaled_row_threads(l - active, &self.G[active], self.alpha[i],
                                                Qi, self.n_threads)
+        self.Q.narrow(0, 0, 0)
         self.gradient_whole = True
         return 0
 
@@ -428,8 +429,7 @@ cdef class Solver:
     # ---- main loops -----------------------------------------------------------------
 
     cdef void optimize(self) noexcept nogil:
-        """The main loop: LIBSVM's, the worst violator and its second-order partner.
-        Returns with `stop` set (an operation that failed set it itself)."""
+        """LIBSVM's main loop (worst violator, second-order partner); ends with `stop` set."""
         cdef int i = -1, j = -1, r
         cdef int counter = self.l if self.l < 1000 else 1000
         while True:

@@ -21,6 +21,11 @@ cdef class SparseColumns:
     cdef readonly long long n_bytes
     # rows of products built here (for tests and diagnostics)
     cdef readonly long long n_built
+    # `narrow`: the columns of the rows now at [narrow_start, narrow_end) alone, and the
+    # values of each row's features' columns there (by position); None when not narrowed
+    cdef readonly SparseColumns narrowed
+    cdef int narrow_start, narrow_end
+    cdef long long[::1] narrow_work
 
     cdef bint pays(self, int i, const int* row_nnz, int start, int end) noexcept nogil
     cdef void dots(self, int i, const int* features, const double* values, int nnz,

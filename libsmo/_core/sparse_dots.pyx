@@ -91,6 +91,7 @@ cdef class SparseColumns:
         self.sums = np.zeros(max(n_rows, 1))
         self.work = np.zeros(max(n_rows, 1), dtype=np.int64)
         self.n_bytes = copy_bytes(total, n_features, n_rows)
+        self.narrow_start = self.narrow_end = -1
         with nogil:
             # a counting sort by feature: col_start[f + 1] counts column f, then ends it
             for r in range(n_rows):
@@ -114,6 +115,41 @@ cdef class SparseColumns:
                 self.col_start[f] = self.col_start[f + 1]
             self.col_start[n_features] = total
 
+    def narrow(self, const double[::1] data, const int[::1] indices,
+               const long long[::1] row_start, const int[::1] row_nnz, int start, int end):
+        """Until the next swap, rows of products over exactly the rows now at [start,
+        end) are summed over a copy of those rows' columns alone (`narrowed`): the
+        gradient's reconstruction asks thousands of rows for their products with the
+        shrunk variables (or the active ones) only, and the whole columns hold every
+        row's values. The same sums in the same feature order, so the same bits. An
+        empty range, or all the rows, drops the copy.
+
+        Parameters
+        ----------
+        data, indices : the CSR rows' arrays
+        row_start, row_nnz : ndarray
+            Each row's extent, by its current position.
+        start, end : int
+        """
+        cdef Py_ssize_t n_rows = self.original.shape[0], j
+        cdef long long k
+        self.narrowed = None
+        self.narrow_work = None
+        self.narrow_start = self.narrow_end = -1
+        if end - start <= 0 or end - start >= n_rows:
+            return
+        narrowed = SparseColumns(data, indices, row_start[start:end], row_nnz[start:end],
+                                 self.col_start.shape[0] - 1)
+        cdef const long long[::1] col_start = narrowed.col_start
+        work = np.zeros(n_rows, dtype=np.int64)
+        cdef long long[::1] work_view = work
+        with nogil:
+            for j in range(n_rows):
+                for k in range(row_start[j], row_start[j] + row_nnz[j]):
+                    work_view[j] += col_start[indices[k] + 1] - col_start[indices[k]]
+        self.narrowed, self.narrow_work = narrowed, work
+        self.narrow_start, self.narrow_end = start, end
+
     cdef bint pays(self, int i, const int* row_nnz, int start, int end) noexcept nogil:
         """Whether the columns build row i of products over rows [start, end) faster
         than gathers over their stored values (row_nnz[j] each; both ways share the
@@ -122,6 +158,8 @@ cdef class SparseColumns:
         cdef int j
         for j in range(start, end):
             gathers += row_nnz[j]
+        if start == self.narrow_start and end == self.narrow_end:
+            return SCATTER_COST * self.narrow_work[i] < gathers
         return SCATTER_COST * self.work[self.original[i]] < gathers
 
     cdef void dots(self, int i, const int* features, const double* values, int nnz,
@@ -134,6 +172,9 @@ cdef class SparseColumns:
         its part of every column, and each sum is one thread's, in feature order."""
         cdef int t, n_rows = self.original.shape[0], n = end - start
         self.n_built += 1
+        if start == self.narrow_start and end == self.narrow_end:
+            self.narrowed.dots(i, features, values, nnz, 0, n, nthreads, out)
+            return
         if nthreads <= 1:
             self._part(0, n_rows, features, values, nnz, &self.sums[0])
             self._read_out(start, end, start, out)
@@ -181,8 +222,9 @@ cdef class SparseColumns:
         return lo
 
     cdef void swap(self, int i, int j) noexcept nogil:
-        """Follow the exchange of rows i and j."""
+        """Follow the exchange of rows i and j (a narrowed copy no longer applies)."""
         self.original[i], self.original[j] = self.original[j], self.original[i]
+        self.narrow_end = -1
 
 
 def checked_csr_arrays(X):
