@@ -162,8 +162,9 @@ cdef class QMatrix:
         """Before `count` calls of `get_entries` over exactly [start, end): where the
         rows are summed over their columns (`sparse_dots.SparseColumns.narrow`), over
         copies of the columns of the rows now at [start, end) alone, when `count` pays
-        for the copy (at least NARROW_MIN_ROWS). Any other `count` drops the copy.
-        Memory short for the copy: the whole columns, as before."""
+        for the copy (at least NARROW_MIN_ROWS). Any other `count` drops the copy. The
+        copy, at most the whole columns' bytes, is held for those loops only, beside
+        the cache; memory short for it: the whole columns, as before."""
         cdef Rows rows = self.kernel.rows
         if rows.columns is None:
             return
