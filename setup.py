@@ -64,7 +64,7 @@ extensions = [
         [f"libsmo/{path}.pyx"],
         depends=["libsmo/_core/inner_loops.h", "libsmo/_core/step_loops.h",
                  "libsmo/_core/bit_counts.h",
-                 "libsmo/_core/int_dots.h"],
+                 "libsmo/_core/int_dots.h", "libsmo/_core/openmp_threads.h"],
         include_dirs=[numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )

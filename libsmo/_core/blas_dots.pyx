@@ -11,16 +11,8 @@ module imports scipy, which training on dense rows never needs.
 from cython.parallel cimport prange
 from scipy.linalg.cython_blas cimport dgemm
 
-cdef extern from *:
-    """
-    #ifdef _OPENMP
-    #include <omp.h>
-    static int smo_blas_max_threads(void) { return omp_get_max_threads(); }
-    #else
-    static int smo_blas_max_threads(void) { return 1; }
-    #endif
-    """
-    int smo_blas_max_threads() nogil
+cdef extern from "openmp_threads.h" nogil:
+    int smo_openmp_max_threads()
 
 
 # A thread is given at least this many rows.
@@ -48,7 +40,7 @@ def dense_dots(const double[:, ::1] A, const double[:, ::1] B, double[:, ::1] ou
         out[:, :] = 0.0
         return
     if n_rows >= 2 * ROWS_PER_THREAD:
-        threads = max(1, min(smo_blas_max_threads(), n_rows // ROWS_PER_THREAD))
+        threads = max(1, min(smo_openmp_max_threads(), n_rows // ROWS_PER_THREAD))
     with nogil:
         for t in prange(threads, num_threads=threads, schedule="static"):
             first = <int>((<long long>n_rows * t) // threads)

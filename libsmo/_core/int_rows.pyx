@@ -127,16 +127,8 @@ def small_integer_rows(X, rows, double csr_bytes_per_value=12.0):
     return out, divisor, norms_out
 
 
-cdef extern from *:
-    """
-    #ifdef _OPENMP
-    #include <omp.h>
-    static int smo_int_max_threads(void) { return omp_get_max_threads(); }
-    #else
-    static int smo_int_max_threads(void) { return 1; }
-    #endif
-    """
-    int smo_int_max_threads() nogil
+cdef extern from "openmp_threads.h" nogil:
+    int smo_openmp_max_threads()
 
 # Rows of a block taken together against every support vector (the most
 # smo_int_dots_many's callers pass: Rows' MANY_ROWS).
@@ -168,7 +160,7 @@ def int_dots_block(const int16_t[:, ::1] x_ints, const int16_t[:, ::1] sv_ints,
     cdef long d = x_ints.shape[1]
     cdef Py_ssize_t group, n_groups
     cdef double divisor2 = divisor * divisor
-    cdef int threads = n_threads if n_threads > 0 else max(1, smo_int_max_threads())
+    cdef int threads = n_threads if n_threads > 0 else max(1, smo_openmp_max_threads())
     if sv_ints.shape[1] != d or out.shape[0] != n_rows or out.shape[1] != n_sv:
         raise ValueError(f"rows of {d} and {sv_ints.shape[1]} columns into a block of "
                          f"shape {(out.shape[0], out.shape[1])} for "

@@ -26,16 +26,8 @@ from libc.stdint cimport uint64_t
 from libsmo._core.rows cimport Rows, dense_dot
 from libsmo._core.sparse_dots import checked_csr_arrays
 
-cdef extern from *:
-    """
-    #ifdef _OPENMP
-    #include <omp.h>
-    static int smo_openmp_max_threads(void) { return omp_get_max_threads(); }
-    #else
-    static int smo_openmp_max_threads(void) { return 1; }
-    #endif
-    """
-    int smo_openmp_max_threads() nogil
+cdef extern from "openmp_threads.h" nogil:
+    int smo_openmp_max_threads()
 cdef extern from "step_loops.h" nogil:
     int smo_threads_sleep()
     void smo_rbf_from_dots_threads(int n, double* out, const double* sq, double sq_i,

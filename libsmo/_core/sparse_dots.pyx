@@ -19,16 +19,8 @@ import numpy as np
 from cython.parallel cimport prange
 from libc.string cimport memset
 
-cdef extern from *:
-    """
-    #ifdef _OPENMP
-    #include <omp.h>
-    static int smo_sparse_max_threads(void) { return omp_get_max_threads(); }
-    #else
-    static int smo_sparse_max_threads(void) { return 1; }
-    #endif
-    """
-    int smo_sparse_max_threads() nogil
+cdef extern from "openmp_threads.h" nogil:
+    int smo_openmp_max_threads()
 
 
 # An addition of the columns costs about this many of the gather's products (measured
@@ -271,7 +263,7 @@ def column_dots(X, SparseColumns columns, double[:, ::1] out, bint add=False):
     data, indices, indptr = checked_csr_arrays(X)
     n_groups = (n_rows + COLUMN_ROWS_PER_TASK - 1) // COLUMN_ROWS_PER_TASK
     if n_groups >= 2:
-        threads = max(1, smo_sparse_max_threads())
+        threads = max(1, smo_openmp_max_threads())
     with nogil:
         for g in prange(n_groups, num_threads=threads, schedule="dynamic"):
             _group_dots(columns, &indices[0], &data[0], &indptr[0],
