@@ -32,7 +32,7 @@ from libsmo._core.cache import release_free_memory
 from libsmo._core.kernel import Kernel
 from libsmo._core.qmatrix import QMatrix, SVRQMatrix
 from libsmo._core.solvers import solve, solve_linear
-from libsmo._core.sparse_dots import copy_bytes
+from libsmo._core.sparse_dots import DENSE_COLUMN_SHARE, copy_bytes, dense_column_count
 from libsmo._core.stopping import SolverStopped
 from libsmo._prediction import for_each_kernel_block
 from libsmo._support_rows import SupportRows
@@ -242,14 +242,15 @@ class Executor:
         if (SPARSE_COLUMNS and kernel.rows.layout_name == "csr"
                 and kernel.rows.bit_words == 0
                 and self._column_bytes(rows) <= max(0.0, cache_mb) * 2**20 / 2):
-            cache_mb -= kernel.rows.build_columns() / 2**20
+            cache_mb -= kernel.rows.build_columns(DENSE_COLUMN_SHARE) / 2**20
         return kernel, cache_megabytes(max(0.0, cache_mb), len(rows))
 
     def _column_bytes(self, rows):
-        """What `Rows.build_columns` takes for these CSR rows of X."""
-        indptr = self.X.indptr
-        stored = int(np.sum(indptr[np.asarray(rows) + 1] - indptr[rows]))
-        return copy_bytes(stored, self.X.shape[1], len(rows))
+        """What `Rows.build_columns(DENSE_COLUMN_SHARE)` takes for these CSR rows of X."""
+        indices = self.X[np.asarray(rows)].indices
+        counts = np.bincount(indices, minlength=self.X.shape[1])
+        return copy_bytes(len(indices), self.X.shape[1], len(rows),
+                          dense_column_count(counts, len(rows), DENSE_COLUMN_SHARE))
 
     def _rows_together(self, n_rows):
         """How many Q rows the solver computes in one pass on a miss (ROWS_TOGETHER

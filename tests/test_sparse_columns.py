@@ -15,9 +15,11 @@ from libsmo import execution
 from libsmo._core.kernel import Kernel
 from libsmo._core.qmatrix import QMatrix
 from libsmo._core.rows import Rows
+from libsmo._core.solvers import solve
 from libsmo import _sparse as sp
 from libsmo._core.blas_dots import dense_dots
-from libsmo._core.sparse_dots import SparseColumns, column_dots
+from libsmo._core.sparse_dots import (DENSE_COLUMN_SHARE, SparseColumns, column_dots,
+                                      copy_bytes, dense_column_count)
 from libsmo._prediction import kernel_block
 from libsmo._support_rows import DENSE_FEATURE_SHARE, SparseSupportColumns, SupportRows
 from conftest import data_file, load_dataset
@@ -50,11 +52,19 @@ def columns_of(sv):
                          np.diff(sv.indptr).astype(np.int32), sv.shape[1])
 
 
+@pytest.mark.parametrize("dense_share", [0.0, DENSE_COLUMN_SHARE])
 @pytest.mark.parametrize("nthreads", [1, 2])
-def test_column_rows_are_the_gathered_rows_through_swaps(reviews, nthreads):
+def test_column_rows_are_the_gathered_rows_through_swaps(reviews, nthreads, dense_share):
+    """Also where the commonest words' columns are dense (training's columns): the
+    products with a row's zeros leave the sums' bits alone."""
     X = reviews[0]
     gathered, by_columns = Rows(X), Rows(X)
-    assert by_columns.build_columns() > 12 * X.nnz
+    n_dense = dense_column_count(np.bincount(X.indices, minlength=X.shape[1]),
+                                 X.shape[0], dense_share)
+    assert (n_dense > 0) == (dense_share > 0)
+    assert by_columns.build_columns(dense_share) == copy_bytes(X.nnz, X.shape[1],
+                                                               X.shape[0], n_dense)
+    assert by_columns.columns.n_dense == n_dense
     rng = np.random.default_rng(0)
     for step in range(40):
         i, j = rng.integers(0, X.shape[0], size=2)
@@ -81,7 +91,7 @@ def test_narrowed_columns_give_the_whole_columns_bits(reviews, n_threads):
     Q, whole = (QMatrix(Kernel(X, "rbf", 1.0, 3, 0.0, n_threads=n_threads), y, 100.0)
                 for _ in range(2))
     for matrix in (Q, whole):
-        assert matrix.kernel.rows.build_columns() > 0
+        assert matrix.kernel.rows.build_columns(DENSE_COLUMN_SHARE) > 0
     rng = np.random.default_rng(1)
     for i, j in rng.integers(0, X.shape[0], size=(30, 2)):
         Q.swap(i, j)
@@ -89,9 +99,13 @@ def test_narrowed_columns_give_the_whole_columns_bits(reviews, n_threads):
     Q.narrow_rows(m, n, 256)
     columns = Q.kernel.rows.columns
     assert columns.narrowed is not None
+    assert columns.narrowed.n_dense > 0
     for i in (0, 5, m - 1, m + 300):
         np.testing.assert_array_equal(Q.entries(i, m, n), whole.entries(i, m, n))
-    assert columns.narrowed.n_built >= 3
+    # a range inside the narrowed one (the steps' rows over part of the active set)
+    np.testing.assert_array_equal(Q.entries(7, m + 100, n - 50),
+                                  whole.entries(7, m + 100, n - 50))
+    assert columns.narrowed.n_built >= 4
     np.testing.assert_array_equal(Q.entries(3, 0, m), whole.entries(3, 0, m))
     built = columns.narrowed.n_built
     Q.swap(0, 1)
@@ -103,6 +117,31 @@ def test_narrowed_columns_give_the_whole_columns_bits(reviews, n_threads):
     Q.narrow_rows(m, n, 256)
     Q.narrow_rows(0, 0, 0)
     assert columns.narrowed is None
+
+
+def test_steps_between_shrinking_passes_read_the_active_rows_columns(reviews):
+    """After each shrinking pass the solver narrows the columns to the active variables
+    (`Solver.do_shrinking`): every later step's row until the next pass comes from
+    that copy, and the gradient's rebuilds drop it."""
+    X, y = reviews
+    n = X.shape[0]
+    Q = QMatrix(Kernel(X, "rbf", 1.0, 3, 0.0), y, 100.0)
+    assert Q.kernel.rows.build_columns(DENSE_COLUMN_SHARE) > 0
+    columns = Q.kernel.rows.columns
+    seen = []
+
+    def record(progress):
+        narrowed = columns.narrowed
+        seen.append((progress["active_size"],
+                     None if narrowed is None else len(narrowed.original)))
+
+    solution = solve(Q, -np.ones(n), y, np.ones(n), callback=record, callback_every=1)
+    narrowed = [(active, rows) for active, rows in seen if rows is not None]
+    assert narrowed, "no shrinking pass narrowed the columns"
+    assert all(active == rows < n for active, rows in narrowed)
+    assert all(rows is None for active, rows in seen if active == n)
+    assert columns.narrowed is None
+    assert solution.n_iter == len(seen)
 
 
 def test_columns_are_refused_where_there_is_no_csr():

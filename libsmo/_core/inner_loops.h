@@ -59,21 +59,14 @@ static inline smo_v4d smo_load4f(const float* p)
     return __builtin_convertvector(v, smo_v4d);
 }
 
-static inline void smo_store4d(double* p, smo_v4d v)
-{
-    memcpy(p, &v, sizeof v);
-}
+static inline void smo_store4d(double* p, smo_v4d v) { memcpy(p, &v, sizeof v); }
 
 /* mask ? a : b, with mask lanes all ones or all zeros */
 static inline smo_v4d smo_blend(smo_v4l mask, smo_v4d a, smo_v4d b)
-{
-    return (smo_v4d)((mask & (smo_v4l)a) | (~mask & (smo_v4l)b));
-}
+{ return (smo_v4d)((mask & (smo_v4l)a) | (~mask & (smo_v4l)b)); }
 
 static inline smo_v4l smo_blend_l(smo_v4l mask, smo_v4l a, smo_v4l b)
-{
-    return (mask & a) | (~mask & b);
-}
+{ return (mask & a) | (~mask & b); }
 #endif
 
 /* Both selection loops are minimisations that keep two sets of running minima, one
@@ -482,9 +475,18 @@ static void smo_rbf_from_dots_clamped(int n, double* out, const double* sq, doub
     smo_rbf_row(n, out, sq, sq_i, gamma, 1);
 }
 
-/* out_j += a b_j + c d_j + e f_j + g h_j for j in [0, n): four stored values of a sparse
- * row times their support-vector feature rows, added in one pass over the output (a
- * quarter of its loads and stores; prediction's sparse_dots_feature_major). */
+/* j in [0, n): out_j += a b_j, a sparse row's stored value times the dense column of a
+ * feature most rows store (training's sparse_dots.SparseColumns: the scalar loop's
+ * order, as -ffp-contract=off keeps it), and out_j += a b_j + c d_j + e f_j + g h_j,
+ * four stored values times their support-vector feature rows in one pass over the
+ * output (prediction's sparse_dots_feature_major; a quarter of the loads and stores). */
+SMO_CLONES
+static void smo_axpy(int n, double* SMO_RESTRICT out, double a, const double* SMO_RESTRICT b)
+{
+    for (int j = 0; j < n; j++)
+        out[j] += a * b[j];
+}
+
 SMO_CLONES
 static void smo_axpy4(int n, double* SMO_RESTRICT out, double a,
                       const double* SMO_RESTRICT b, double c, const double* SMO_RESTRICT d,

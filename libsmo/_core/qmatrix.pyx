@@ -159,12 +159,14 @@ cdef class QMatrix:
             self.narrow_rows(start, end, count)
 
     def narrow_rows(self, int start, int end, int count):
-        """Before `count` calls of `get_entries` over exactly [start, end): where the
-        rows are summed over their columns (`sparse_dots.SparseColumns.narrow`), over
-        copies of the columns of the rows now at [start, end) alone, when `count` pays
-        for the copy (at least NARROW_MIN_ROWS). Any other `count` drops the copy. The
-        copy, at most the whole columns' bytes, is held for those loops only, beside
-        the cache; memory short for it: the whole columns, as before."""
+        """Before about `count` rows over [start, end) or ranges inside it (the
+        reconstruction's `get_entries`, the steps' rows over the active variables until
+        the next shrinking pass): where the rows are summed over their columns
+        (`sparse_dots.SparseColumns.narrow`), over a copy of the columns of the rows
+        now at [start, end) alone, when `count` pays for the copy (at least
+        NARROW_MIN_ROWS). Any other `count` drops the copy, and so does the next swap.
+        The copy, at most the whole columns' bytes, is held beside the cache; memory
+        short for it: the whole columns, as before."""
         cdef Rows rows = self.kernel.rows
         if rows.columns is None:
             return

@@ -171,14 +171,15 @@ cdef class Rows:
                 self.sq_norm = np.empty(self.n_rows)
                 self._copy_dense(X)
 
-    def build_columns(self):
+    def build_columns(self, double dense_share=0.0):
         """For CSR rows without bitmaps: keep their columns too
-        (`sparse_dots.SparseColumns`, 12 bytes a stored value), which `dots` uses for
-        the rows whose features' columns hold few values. Returns the bytes they take
-        (0 when there are none)."""
+        (`sparse_dots.SparseColumns`, 12 bytes a stored value, and the features of at
+        least `dense_share` of the rows as dense columns), which `dots` uses for the
+        rows whose features' columns hold few values. Returns the bytes they take (0
+        when there are none)."""
         if self.layout == CSR and self.bit_words == 0 and self.columns is None:
             self.columns = SparseColumns(self.csr_data, self.csr_indices, self.row_start,
-                                         self.row_nnz, self.n_features)
+                                         self.row_nnz, self.n_features, dense_share)
         return 0 if self.columns is None else self.columns.n_bytes
 
     def _take_compact_rows(self, X, bint bit_rows, bint int_rows):

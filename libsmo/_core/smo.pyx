@@ -374,9 +374,7 @@ cdef class Solver:
     cdef int do_shrinking(self) noexcept nogil:
         cdef int i, g
         cdef double m_up[2], neg_M_low[2], v
-        for g in range(2):
-            m_up[g] = -INFINITY
-            neg_M_low[g] = -INFINITY
+        m_up[0] = m_up[1] = neg_M_low[0] = neg_M_low[1] = -INFINITY
         for i in range(self.active_size):
             v = -self.y[i] * self.G[i]
             g = sign_group(self, i)
@@ -404,6 +402,8 @@ cdef class Solver:
                     self.active_size -= 1
             i += 1
         self.Q.apply_swaps()
+        # the next steps' rows are products with the active variables alone
+        self.Q.narrow(0, self.active_size, self.l if self.l < 1000 else 1000)
         return 0
 
     cdef int _unshrink_all(self) noexcept nogil:

@@ -18,6 +18,12 @@ cdef class SparseColumns:
     cdef double[::1] sums
     # per original row: the stored values of its features' columns
     cdef long long[::1] work
+    # the features that at least dense_share of the rows store (n_dense of them, 0 for
+    # none): column f also as dense[dense_slot[f]], by original row number (-1: none)
+    cdef readonly double dense_share
+    cdef readonly int n_dense
+    cdef int[::1] dense_slot
+    cdef double[:, ::1] dense
     cdef readonly long long n_bytes
     # rows of products built here (for tests and diagnostics)
     cdef readonly long long n_built

@@ -22,12 +22,22 @@ from libc.string cimport memset
 cdef extern from "openmp_threads.h" nogil:
     int smo_openmp_max_threads()
 
+cdef extern from "inner_loops.h" nogil:
+    void smo_axpy(int n, double* out, double a, const double* b)
+
 
 # An addition of the columns costs about this many of the gather's products (measured
 # on the reviews: 3 gave 10.7-11.1 s a fit, 1 gave 8.9-9.2 s, 0.5 the same).
 cdef long long SCATTER_COST = 1
 # Rows of prediction's blocks handed to a thread at a time (`column_dots`).
 cdef int COLUMN_ROWS_PER_TASK = 16
+# Training's columns (`SparseColumns(dense_share=...)`) keep a dense copy of each
+# feature that at least this share of at least DENSE_MIN_ROWS rows store: one pass of
+# four-wide multiply-adds over all the rows costs less than the stored values' indexed
+# adds there (the reviews: the 19 words of 30% of the rows or more hold 61% of a row's
+# products).
+DENSE_COLUMN_SHARE = 0.3
+cdef int DENSE_MIN_ROWS = 256
 
 
 cdef void gather_dots(const double* data, const int* indices, const long long* row_start,
@@ -60,20 +70,36 @@ cdef inline double _gathered(const double* data, const int* indices, long long f
     return s
 
 
-def copy_bytes(long long stored, Py_ssize_t n_features, Py_ssize_t n_rows):
-    """The bytes a `SparseColumns` takes for n_rows rows of `stored` values in all."""
-    return 12 * stored + 8 * (n_features + 1) + 20 * n_rows
+def copy_bytes(long long stored, Py_ssize_t n_features, Py_ssize_t n_rows,
+               Py_ssize_t n_dense=0):
+    """The bytes a `SparseColumns` takes for n_rows rows of `stored` values in all, with
+    n_dense dense columns (`dense_column_count`)."""
+    return (12 * stored + 8 * (n_features + 1) + 20 * n_rows
+            + (8 * n_dense * n_rows + 4 * n_features if n_dense else 0))
+
+
+def dense_column_count(counts, Py_ssize_t n_rows, double dense_share):
+    """How many features of these per-feature counts of stored values over n_rows rows
+    a `SparseColumns(dense_share=dense_share)` keeps as dense columns."""
+    if dense_share <= 0 or n_rows < DENSE_MIN_ROWS:
+        return 0
+    return int(np.count_nonzero(np.asarray(counts) >= dense_share * n_rows))
 
 
 cdef class SparseColumns:
     """The columns of CSR rows (data, indices; row k at row_start[k], row_nnz[k]
-    values) over n_features, for `Rows` (its row numbers, then its swaps)."""
+    values) over n_features, for `Rows` (its row numbers, then its swaps). With
+    dense_share > 0, the columns of the features that at least that share of the rows
+    store (`dense_column_count`) are also kept dense, and `dots` adds those columns
+    whole (a product with a row's zero adds +0.0 or -0.0 to a sum that is never -0.0:
+    the same sums)."""
 
     def __init__(self, const double[::1] data, const int[::1] indices,
                  const long long[::1] row_start, const int[::1] row_nnz,
-                 Py_ssize_t n_features):
+                 Py_ssize_t n_features, double dense_share=0.0):
         cdef Py_ssize_t n_rows = row_nnz.shape[0], r, f
         cdef long long total = 0, k, p
+        cdef int slot
         for r in range(n_rows):
             total += row_nnz[r]
         self.col_start = np.zeros(n_features + 1, dtype=np.int64)
@@ -106,15 +132,33 @@ cdef class SparseColumns:
             for f in range(n_features):
                 self.col_start[f] = self.col_start[f + 1]
             self.col_start[n_features] = total
+        self.dense_share = dense_share
+        counts = np.diff(np.asarray(self.col_start))
+        self.n_dense = dense_column_count(counts, n_rows, dense_share)
+        if self.n_dense == 0:
+            return
+        self.dense_slot = np.full(n_features, -1, dtype=np.int32)
+        self.dense = np.zeros((self.n_dense, n_rows))
+        self.n_bytes = copy_bytes(total, n_features, n_rows, self.n_dense)
+        slot = 0
+        with nogil:
+            for f in range(n_features):
+                if self.col_start[f + 1] - self.col_start[f] >= dense_share * n_rows:
+                    self.dense_slot[f] = slot
+                    for p in range(self.col_start[f], self.col_start[f + 1]):
+                        self.dense[slot, self.col_row[p]] = self.col_val[p]
+                    slot += 1
 
     def narrow(self, const double[::1] data, const int[::1] indices,
                const long long[::1] row_start, const int[::1] row_nnz, int start, int end):
-        """Until the next swap, rows of products over exactly the rows now at [start,
-        end) are summed over a copy of those rows' columns alone (`narrowed`): the
-        gradient's reconstruction asks thousands of rows for their products with the
-        shrunk variables (or the active ones) only, and the whole columns hold every
-        row's values. The same sums in the same feature order, so the same bits. An
-        empty range, or all the rows, drops the copy.
+        """Until the next swap, rows of products over the rows now at [start, end), or
+        over a range inside it, are summed over a copy of those rows' columns alone
+        (`narrowed`): the solver's steps ask for products with the active variables
+        only, and the gradient's reconstruction thousands of rows for their products
+        with the shrunk variables (or the active ones), while the whole columns hold
+        every row's values. The same sums in the same feature order, so the same bits.
+        An empty range, or all the rows, drops the copy; the range of a copy that no
+        swap has touched keeps it.
 
         Parameters
         ----------
@@ -125,13 +169,15 @@ cdef class SparseColumns:
         """
         cdef Py_ssize_t n_rows = self.original.shape[0], j
         cdef long long k
+        if start == self.narrow_start and end == self.narrow_end:
+            return   # no swap since: the copy still holds exactly these rows
         self.narrowed = None
         self.narrow_work = None
         self.narrow_start = self.narrow_end = -1
         if end - start <= 0 or end - start >= n_rows:
             return
         narrowed = SparseColumns(data, indices, row_start[start:end], row_nnz[start:end],
-                                 self.col_start.shape[0] - 1)
+                                 self.col_start.shape[0] - 1, self.dense_share)
         cdef const long long[::1] col_start = narrowed.col_start
         work = np.zeros(n_rows, dtype=np.int64)
         cdef long long[::1] work_view = work
@@ -150,7 +196,7 @@ cdef class SparseColumns:
         cdef int j
         for j in range(start, end):
             gathers += row_nnz[j]
-        if start == self.narrow_start and end == self.narrow_end:
+        if self.narrow_start <= start and end <= self.narrow_end:
             return SCATTER_COST * self.narrow_work[i] < gathers
         return SCATTER_COST * self.work[self.original[i]] < gathers
 
@@ -164,8 +210,9 @@ cdef class SparseColumns:
         its part of every column, and each sum is one thread's, in feature order."""
         cdef int t, n_rows = self.original.shape[0], n = end - start
         self.n_built += 1
-        if start == self.narrow_start and end == self.narrow_end:
-            self.narrowed.dots(i, features, values, nnz, 0, n, nthreads, out)
+        if self.narrow_start <= start and end <= self.narrow_end:
+            self.narrowed.dots(i, features, values, nnz, start - self.narrow_start,
+                               end - self.narrow_start, nthreads, out)
             return
         if nthreads <= 1:
             self._part(0, n_rows, features, values, nnz, &self.sums[0])
@@ -195,6 +242,10 @@ cdef class SparseColumns:
         memset(&sums[first], 0, (last - first) * sizeof(double))
         for k in range(nnz):
             x = values[k]
+            if self.n_dense and self.dense_slot[features[k]] >= 0:
+                smo_axpy(last - first, &sums[first], x,
+                         &self.dense[self.dense_slot[features[k]], first])
+                continue
             p = (self.col_start[features[k]] if first == 0
                  else self._first_at_least(features[k], first))
             stop = self.col_start[features[k] + 1]
