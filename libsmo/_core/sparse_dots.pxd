@@ -14,6 +14,8 @@ cdef class SparseColumns:
     cdef double[::1] col_val
     # the row now at position j was row original[j] (the solver swaps its variables)
     cdef readonly int[::1] original
+    # no swap yet: original[j] == j
+    cdef bint unswapped
     # a row of sums by original row number (`dots`)
     cdef double[::1] sums
     # per original row: the stored values of its features' columns

@@ -110,6 +110,7 @@ cdef class SparseColumns:
         self.work = np.zeros(max(n_rows, 1), dtype=np.int64)
         self.n_bytes = copy_bytes(total, n_features, n_rows)
         self.narrow_start = self.narrow_end = -1
+        self.unswapped = True
         with nogil:
             # a counting sort by feature: col_start[f + 1] counts column f, then ends it
             for r in range(n_rows):
@@ -214,14 +215,21 @@ cdef class SparseColumns:
             self.narrowed.dots(i, features, values, nnz, start - self.narrow_start,
                                end - self.narrow_start, nthreads, out)
             return
+        # rows in their first order, all of them asked (a narrowed copy's usual row):
+        # the sums are the row itself
+        cdef bint in_place = self.unswapped and start == 0 and end == n_rows
+        cdef double* sums = out if in_place else &self.sums[0]
         if nthreads <= 1:
-            self._part(0, n_rows, features, values, nnz, &self.sums[0])
-            self._read_out(start, end, start, out)
+            self._part(0, n_rows, features, values, nnz, sums)
+            if not in_place:
+                self._read_out(start, end, start, out)
             return
         for t in prange(nthreads, num_threads=nthreads, schedule="static"):
             self._part(<int>((<long long>n_rows * t) // nthreads),
                        <int>((<long long>n_rows * (t + 1)) // nthreads),
-                       features, values, nnz, &self.sums[0])
+                       features, values, nnz, sums)
+        if in_place:
+            return
         for t in prange(nthreads, num_threads=nthreads, schedule="static"):
             self._read_out(start + <int>((<long long>n * t) // nthreads),
                            start + <int>((<long long>n * (t + 1)) // nthreads), start, out)
@@ -239,6 +247,12 @@ cdef class SparseColumns:
         cdef int k
         cdef long long p, stop
         cdef double x
+        # raw pointers: the compiler cannot tell that the stores to `sums` leave the
+        # memoryviews' data pointers alone, and would reload them for every value
+        cdef const long long* col_start = &self.col_start[0]
+        cdef const int* col_row = &self.col_row[0]
+        cdef const double* col_val = &self.col_val[0]
+        cdef bint to_the_end = last == self.original.shape[0]
         memset(&sums[first], 0, (last - first) * sizeof(double))
         for k in range(nnz):
             x = values[k]
@@ -246,12 +260,17 @@ cdef class SparseColumns:
                 smo_axpy(last - first, &sums[first], x,
                          &self.dense[self.dense_slot[features[k]], first])
                 continue
-            p = (self.col_start[features[k]] if first == 0
+            p = (col_start[features[k]] if first == 0
                  else self._first_at_least(features[k], first))
-            stop = self.col_start[features[k] + 1]
-            while p < stop and self.col_row[p] < last:
-                sums[self.col_row[p]] += x * self.col_val[p]
-                p += 1
+            stop = col_start[features[k] + 1]
+            if to_the_end:
+                while p < stop:
+                    sums[col_row[p]] += x * col_val[p]
+                    p += 1
+            else:
+                while p < stop and col_row[p] < last:
+                    sums[col_row[p]] += x * col_val[p]
+                    p += 1
 
     cdef long long _first_at_least(self, int f, int row) noexcept nogil:
         """The first entry of column f whose row number is at least `row`."""
@@ -268,6 +287,7 @@ cdef class SparseColumns:
         """Follow the exchange of rows i and j (a narrowed copy no longer applies)."""
         self.original[i], self.original[j] = self.original[j], self.original[i]
         self.narrow_end = -1
+        self.unswapped = False
 
 
 def checked_csr_arrays(X):
