@@ -16,6 +16,10 @@ cdef class SparseColumns:
     cdef readonly int[::1] original
     # no swap yet: original[j] == j
     cdef bint unswapped
+    # rows split among bound_threads threads (`_thread_bounds`): thread t's entries of
+    # column f start at bounds[t * n_features + f] (t = bound_threads: the column's end)
+    cdef long long* bounds
+    cdef int bound_threads
     # a row of sums by original row number (`dots`)
     cdef double[::1] sums
     # per original row: the stored values of its features' columns
@@ -38,8 +42,9 @@ cdef class SparseColumns:
     cdef bint pays(self, int i, const int* row_nnz, int start, int end) noexcept nogil
     cdef void dots(self, int i, const int* features, const double* values, int nnz,
                    int start, int end, int nthreads, double* out) noexcept nogil
-    cdef void _part(self, int first, int last, const int* features, const double* values,
+    cdef bint _thread_bounds(self, int nthreads) noexcept nogil
+    cdef void _part(self, int first, int last, const long long* begin,
+                    const long long* stop, const int* features, const double* values,
                     int nnz, double* sums) noexcept nogil
-    cdef long long _first_at_least(self, int f, int row) noexcept nogil
     cdef void _read_out(self, int first, int last, int start, double* out) noexcept nogil
     cdef void swap(self, int i, int j) noexcept nogil

@@ -17,6 +17,7 @@ otherwise). So the steps are the same either way, and `pays` may choose per row.
 """
 import numpy as np
 from cython.parallel cimport prange
+from libc.stdlib cimport free, realloc
 from libc.string cimport memset
 
 cdef extern from "openmp_threads.h" nogil:
@@ -150,6 +151,9 @@ cdef class SparseColumns:
                         self.dense[slot, self.col_row[p]] = self.col_val[p]
                     slot += 1
 
+    def __dealloc__(self):
+        free(self.bounds)
+
     def narrow(self, const double[::1] data, const int[::1] indices,
                const long long[::1] row_start, const int[::1] row_nnz, int start, int end):
         """Until the next swap, rows of products over the rows now at [start, end), or
@@ -210,6 +214,7 @@ cdef class SparseColumns:
         threads, each taking one range of the original row numbers: each reads only
         its part of every column, and each sum is one thread's, in feature order."""
         cdef int t, n_rows = self.original.shape[0], n = end - start
+        cdef Py_ssize_t n_features = self.col_start.shape[0] - 1
         self.n_built += 1
         if self.narrow_start <= start and end <= self.narrow_end:
             self.narrowed.dots(i, features, values, nnz, start - self.narrow_start,
@@ -219,14 +224,18 @@ cdef class SparseColumns:
         # the sums are the row itself
         cdef bint in_place = self.unswapped and start == 0 and end == n_rows
         cdef double* sums = out if in_place else &self.sums[0]
+        if nthreads > 1 and not self._thread_bounds(nthreads):
+            nthreads = 1   # no memory for the bounds: one thread
         if nthreads <= 1:
-            self._part(0, n_rows, features, values, nnz, sums)
+            self._part(0, n_rows, &self.col_start[0], &self.col_start[1], features,
+                       values, nnz, sums)
             if not in_place:
                 self._read_out(start, end, start, out)
             return
         for t in prange(nthreads, num_threads=nthreads, schedule="static"):
             self._part(<int>((<long long>n_rows * t) // nthreads),
                        <int>((<long long>n_rows * (t + 1)) // nthreads),
+                       &self.bounds[t * n_features], &self.bounds[(t + 1) * n_features],
                        features, values, nnz, sums)
         if in_place:
             return
@@ -234,54 +243,64 @@ cdef class SparseColumns:
             self._read_out(start + <int>((<long long>n * t) // nthreads),
                            start + <int>((<long long>n * (t + 1)) // nthreads), start, out)
 
+    cdef bint _thread_bounds(self, int nthreads) noexcept nogil:
+        """`bounds` for rows split among nthreads threads, kept until another count is
+        asked: where each thread's range of original row numbers starts in every
+        column. One pass over the columns; without it each thread searched every
+        column of the row's features for its start, and the two threads of the
+        reviews' fits waited for each other on that. False when memory is short."""
+        cdef Py_ssize_t n_features = self.col_start.shape[0] - 1, f
+        cdef int t, n_rows = self.original.shape[0]
+        cdef long long p, first_row
+        cdef long long* grown
+        if self.bound_threads == nthreads:
+            return True
+        self.bound_threads = 0
+        grown = <long long*>realloc(self.bounds,
+                                    (nthreads + 1) * (n_features + 1) * sizeof(long long))
+        if grown == NULL:
+            return False
+        self.bounds = grown
+        for f in range(n_features):
+            p = self.col_start[f]
+            for t in range(nthreads):
+                first_row = (<long long>n_rows * t) // nthreads
+                while p < self.col_start[f + 1] and self.col_row[p] < first_row:
+                    p += 1
+                self.bounds[t * n_features + f] = p
+            self.bounds[nthreads * n_features + f] = self.col_start[f + 1]
+        self.bound_threads = nthreads
+        return True
+
     cdef void _read_out(self, int first, int last, int start, double* out) noexcept nogil:
         """out[j - start] = the sum of the row now at j, for j in [first, last)."""
         cdef int j
         for j in range(first, last):
             out[j - start] = self.sums[self.original[j]]
 
-    cdef void _part(self, int first, int last, const int* features, const double* values,
+    cdef void _part(self, int first, int last, const long long* begin,
+                    const long long* stop, const int* features, const double* values,
                     int nnz, double* sums) noexcept nogil:
         """The sums of the rows first <= original number < last, of row x (nnz stored
-        `values` at `features`, ascending) with these rows, into sums[first : last]."""
-        cdef int k
-        cdef long long p, stop
+        `values` at `features`, ascending) with these rows, into sums[first : last]:
+        column f's entries of these rows are [begin[f], stop[f])."""
+        cdef int k, f
+        cdef long long p
         cdef double x
         # raw pointers: the compiler cannot tell that the stores to `sums` leave the
         # memoryviews' data pointers alone, and would reload them for every value
-        cdef const long long* col_start = &self.col_start[0]
         cdef const int* col_row = &self.col_row[0]
         cdef const double* col_val = &self.col_val[0]
-        cdef bint to_the_end = last == self.original.shape[0]
         memset(&sums[first], 0, (last - first) * sizeof(double))
         for k in range(nnz):
             x = values[k]
-            if self.n_dense and self.dense_slot[features[k]] >= 0:
+            f = features[k]
+            if self.n_dense and self.dense_slot[f] >= 0:
                 smo_axpy(last - first, &sums[first], x,
-                         &self.dense[self.dense_slot[features[k]], first])
+                         &self.dense[self.dense_slot[f], first])
                 continue
-            p = (col_start[features[k]] if first == 0
-                 else self._first_at_least(features[k], first))
-            stop = col_start[features[k] + 1]
-            if to_the_end:
-                while p < stop:
-                    sums[col_row[p]] += x * col_val[p]
-                    p += 1
-            else:
-                while p < stop and col_row[p] < last:
-                    sums[col_row[p]] += x * col_val[p]
-                    p += 1
-
-    cdef long long _first_at_least(self, int f, int row) noexcept nogil:
-        """The first entry of column f whose row number is at least `row`."""
-        cdef long long lo = self.col_start[f], hi = self.col_start[f + 1], mid
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if self.col_row[mid] < row:
-                lo = mid + 1
-            else:
-                hi = mid
-        return lo
+            for p in range(begin[f], stop[f]):
+                sums[col_row[p]] += x * col_val[p]
 
     cdef void swap(self, int i, int j) noexcept nogil:
         """Follow the exchange of rows i and j (a narrowed copy no longer applies)."""
