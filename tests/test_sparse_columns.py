@@ -75,6 +75,12 @@ def test_column_rows_are_the_gathered_rows_through_swaps(reviews, nthreads, dens
         np.testing.assert_array_equal(by_columns.row_dots(row, nthreads), expected)
     # most of these rows went through the columns (the others did not pay)
     assert by_columns.columns.n_built >= 20
+    # each thread's start in every column, found again for another thread count
+    for threads in (3, 2, 3):
+        built = by_columns.columns.n_built
+        np.testing.assert_array_equal(by_columns.row_dots(5, threads),
+                                      gathered.row_dots(5, 1))
+        assert by_columns.columns.n_built == built + 1
     assert gathered.columns is None
 
 
