@@ -75,12 +75,15 @@ def test_column_rows_are_the_gathered_rows_through_swaps(reviews, nthreads, dens
         np.testing.assert_array_equal(by_columns.row_dots(row, nthreads), expected)
     # most of these rows went through the columns (the others did not pay)
     assert by_columns.columns.n_built >= 20
-    # each thread's start in every column, found again for another thread count
-    for threads in (3, 2, 3):
-        built = by_columns.columns.n_built
+    # each thread's start in every column, found again for another thread count; so
+    # many threads that the table would outgrow the copy search the columns instead
+    columns = by_columns.columns
+    assert 41 * X.shape[1] * 8 > columns.n_bytes
+    for threads, table in ((3, 3), (2, 2), (40, 0), (3, 3)):
+        built = columns.n_built
         np.testing.assert_array_equal(by_columns.row_dots(5, threads),
                                       gathered.row_dots(5, 1))
-        assert by_columns.columns.n_built == built + 1
+        assert columns.n_built == built + 1 and columns.bound_threads == table
     assert gathered.columns is None
 
 

@@ -19,7 +19,7 @@ cdef class SparseColumns:
     # rows split among bound_threads threads (`_thread_bounds`): thread t's entries of
     # column f start at bounds[t * n_features + f] (t = bound_threads: the column's end)
     cdef long long* bounds
-    cdef int bound_threads
+    cdef readonly int bound_threads
     # a row of sums by original row number (`dots`)
     cdef double[::1] sums
     # per original row: the stored values of its features' columns
@@ -46,5 +46,6 @@ cdef class SparseColumns:
     cdef void _part(self, int first, int last, const long long* begin,
                     const long long* stop, const int* features, const double* values,
                     int nnz, double* sums) noexcept nogil
+    cdef long long _first_at_least(self, int f, int row) noexcept nogil
     cdef void _read_out(self, int first, int last, int start, double* out) noexcept nogil
     cdef void swap(self, int i, int j) noexcept nogil

@@ -224,8 +224,7 @@ cdef class SparseColumns:
         # the sums are the row itself
         cdef bint in_place = self.unswapped and start == 0 and end == n_rows
         cdef double* sums = out if in_place else &self.sums[0]
-        if nthreads > 1 and not self._thread_bounds(nthreads):
-            nthreads = 1   # no memory for the bounds: one thread
+        cdef bint bounded = nthreads > 1 and self._thread_bounds(nthreads)
         if nthreads <= 1:
             self._part(0, n_rows, &self.col_start[0], &self.col_start[1], features,
                        values, nnz, sums)
@@ -235,7 +234,8 @@ cdef class SparseColumns:
         for t in prange(nthreads, num_threads=nthreads, schedule="static"):
             self._part(<int>((<long long>n_rows * t) // nthreads),
                        <int>((<long long>n_rows * (t + 1)) // nthreads),
-                       &self.bounds[t * n_features], &self.bounds[(t + 1) * n_features],
+                       &self.bounds[t * n_features] if bounded else NULL,
+                       &self.bounds[(t + 1) * n_features] if bounded else NULL,
                        features, values, nnz, sums)
         if in_place:
             return
@@ -248,7 +248,9 @@ cdef class SparseColumns:
         asked: where each thread's range of original row numbers starts in every
         column. One pass over the columns; without it each thread searched every
         column of the row's features for its start, and the two threads of the
-        reviews' fits waited for each other on that. False when memory is short."""
+        reviews' fits waited for each other on that. False where the table would take
+        more than the copy itself (many threads, many features: the threads then search)
+        or memory is short."""
         cdef Py_ssize_t n_features = self.col_start.shape[0] - 1, f
         cdef int t, n_rows = self.original.shape[0]
         cdef long long p, first_row
@@ -256,6 +258,8 @@ cdef class SparseColumns:
         if self.bound_threads == nthreads:
             return True
         self.bound_threads = 0
+        if (nthreads + 1) * (n_features + 1) * sizeof(long long) > self.n_bytes:
+            return False
         grown = <long long*>realloc(self.bounds,
                                     (nthreads + 1) * (n_features + 1) * sizeof(long long))
         if grown == NULL:
@@ -283,9 +287,10 @@ cdef class SparseColumns:
                     int nnz, double* sums) noexcept nogil:
         """The sums of the rows first <= original number < last, of row x (nnz stored
         `values` at `features`, ascending) with these rows, into sums[first : last]:
-        column f's entries of these rows are [begin[f], stop[f])."""
+        column f's entries of these rows are [begin[f], stop[f]), or, where begin is
+        NULL, found by a search from the row numbers."""
         cdef int k, f
-        cdef long long p
+        cdef long long p, end
         cdef double x
         # raw pointers: the compiler cannot tell that the stores to `sums` leave the
         # memoryviews' data pointers alone, and would reload them for every value
@@ -299,8 +304,24 @@ cdef class SparseColumns:
                 smo_axpy(last - first, &sums[first], x,
                          &self.dense[self.dense_slot[f], first])
                 continue
-            for p in range(begin[f], stop[f]):
+            if begin != NULL:
+                p, end = begin[f], stop[f]
+            else:
+                p, end = self._first_at_least(f, first), self._first_at_least(f, last)
+            while p < end:
                 sums[col_row[p]] += x * col_val[p]
+                p += 1
+
+    cdef long long _first_at_least(self, int f, int row) noexcept nogil:
+        """The first entry of column f whose row number is at least `row`."""
+        cdef long long lo = self.col_start[f], hi = self.col_start[f + 1], mid
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.col_row[mid] < row:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
 
     cdef void swap(self, int i, int j) noexcept nogil:
         """Follow the exchange of rows i and j (a narrowed copy no longer applies)."""
