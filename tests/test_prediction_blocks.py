@@ -85,3 +85,34 @@ def test_decisions_equal_libsvm(name, n_features, C, gamma):
     np.testing.assert_allclose(ours.decision_function(Xt), libsvm_decision(theirs, Xt),
                                rtol=0, atol=2e-3)
     np.testing.assert_array_equal(ours.predict(Xt), ours.predict(Xt.toarray()))
+
+
+def _blas_thread_counts():
+    from threadpoolctl import threadpool_info
+    return [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
+
+
+def test_prediction_holds_every_loaded_blas_to_one_thread_with_one_controller(
+        monkeypatch):
+    """Prediction's own OpenMP loops hold BLAS to one thread (`_one_blas_thread_if`)
+    through one threadpoolctl controller a process (`_blas_libraries`), made again
+    when scipy.linalg has brought scipy's own BLAS since; the counts come back after."""
+    import scipy.linalg  # noqa: F401  (its BLAS is among the loaded ones)
+    before = _blas_thread_counts()
+    monkeypatch.setattr(prediction, "_BLAS_LIBRARIES", (None, False))
+    with prediction._one_blas_thread_if(True):
+        assert _blas_thread_counts() and set(_blas_thread_counts()) == {1}
+    assert _blas_thread_counts() == before
+    controller = prediction._BLAS_LIBRARIES[0]
+    assert prediction._BLAS_LIBRARIES[1] is True
+    assert len(controller.lib_controllers) == len(before)
+    with prediction._one_blas_thread_if(True):
+        assert set(_blas_thread_counts()) == {1}
+    assert prediction._BLAS_LIBRARIES[0] is controller
+    # a controller made before scipy.linalg was loaded is made again
+    monkeypatch.setattr(prediction, "_BLAS_LIBRARIES", (controller, False))
+    with prediction._one_blas_thread_if(True):
+        pass
+    assert prediction._BLAS_LIBRARIES[0] is not controller
+    with prediction._one_blas_thread_if(False):
+        assert _blas_thread_counts() == before
