@@ -32,7 +32,8 @@ from libsmo._core.cache import release_free_memory
 from libsmo._core.kernel import Kernel
 from libsmo._core.qmatrix import QMatrix, SVRQMatrix
 from libsmo._core.solvers import solve, solve_linear
-from libsmo._core.sparse_dots import DENSE_COLUMN_SHARE, copy_bytes, dense_column_count
+from libsmo._core.sparse_dots import (DENSE_COLUMN_MIN_ROWS, DENSE_COLUMN_SHARE, copy_bytes,
+                                      dense_column_count)
 from libsmo._core.stopping import SolverStopped
 from libsmo._prediction import for_each_kernel_block
 from libsmo._support_rows import SupportRows
@@ -246,11 +247,18 @@ class Executor:
         return kernel, cache_megabytes(max(0.0, cache_mb), len(rows))
 
     def _column_bytes(self, rows):
-        """What `Rows.build_columns(DENSE_COLUMN_SHARE)` takes for these CSR rows of X."""
-        indices = self.X[np.asarray(rows)].indices
-        counts = np.bincount(indices, minlength=self.X.shape[1])
-        return copy_bytes(len(indices), self.X.shape[1], len(rows),
-                          dense_column_count(counts, len(rows), DENSE_COLUMN_SHARE))
+        """What `Rows.build_columns(DENSE_COLUMN_SHARE)` takes for these CSR rows of X
+        (the features' counts only where there are rows enough for dense columns: a
+        one-vs-one pair of few rows among thousands of features, as sector's 5,460,
+        would count them all for none)."""
+        rows = np.asarray(rows)
+        indptr = self.X.indptr
+        stored = int(np.sum(indptr[rows + 1] - indptr[rows]))
+        n_dense = 0
+        if len(rows) >= DENSE_COLUMN_MIN_ROWS:
+            counts = np.bincount(self.X[rows].indices, minlength=self.X.shape[1])
+            n_dense = dense_column_count(counts, len(rows), DENSE_COLUMN_SHARE)
+        return copy_bytes(stored, self.X.shape[1], len(rows), n_dense)
 
     def _rows_together(self, n_rows):
         """How many Q rows the solver computes in one pass on a miss (ROWS_TOGETHER

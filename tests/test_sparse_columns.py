@@ -18,8 +18,9 @@ from libsmo._core.rows import Rows
 from libsmo._core.solvers import solve
 from libsmo import _sparse as sp
 from libsmo._core.blas_dots import dense_dots
-from libsmo._core.sparse_dots import (DENSE_COLUMN_SHARE, SparseColumns, column_dots,
-                                      copy_bytes, dense_column_count)
+from libsmo._core.sparse_dots import (DENSE_COLUMN_MIN_ROWS, DENSE_COLUMN_SHARE,
+                                      SparseColumns, column_dots, copy_bytes,
+                                      dense_column_count)
 from libsmo._prediction import kernel_block
 from libsmo._support_rows import DENSE_FEATURE_SHARE, SparseSupportColumns, SupportRows
 from conftest import data_file, load_dataset
@@ -151,6 +152,22 @@ def test_steps_between_shrinking_passes_read_the_active_rows_columns(reviews):
     assert all(rows is None for active, rows in seen if active == n)
     assert columns.narrowed is None
     assert solution.n_iter == len(seen)
+
+
+@pytest.mark.parametrize("n_rows", [100, None])
+def test_the_executor_budgets_what_the_columns_take(reviews, n_rows):
+    """`Executor._column_bytes`, the budget check before the copy is made, is the bytes
+    `Rows.build_columns` then takes: with dense columns from DENSE_COLUMN_MIN_ROWS
+    rows, without below."""
+    from libsmo.execution import Executor
+    from libsmo.params import KernelParams, SolverParams
+    X = reviews[0]
+    n_rows = n_rows or X.shape[0]
+    rows = np.arange(0, X.shape[0], X.shape[0] // n_rows)[:n_rows]
+    executor = Executor(X, KernelParams(kernel="rbf", gamma=1.0), SolverParams())
+    copy = Rows(X[rows])
+    assert executor._column_bytes(rows) == copy.build_columns(DENSE_COLUMN_SHARE)
+    assert (copy.columns.n_dense > 0) == (n_rows >= DENSE_COLUMN_MIN_ROWS)
 
 
 def test_columns_are_refused_where_there_is_no_csr():

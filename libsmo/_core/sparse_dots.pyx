@@ -33,12 +33,12 @@ cdef long long SCATTER_COST = 1
 # Rows of prediction's blocks handed to a thread at a time (`column_dots`).
 cdef int COLUMN_ROWS_PER_TASK = 16
 # Training's columns (`SparseColumns(dense_share=...)`) keep a dense copy of each
-# feature that at least this share of at least DENSE_MIN_ROWS rows store: one pass of
+# feature that at least this share of at least DENSE_COLUMN_MIN_ROWS rows store: one pass of
 # four-wide multiply-adds over all the rows costs less than the stored values' indexed
 # adds there (the reviews: the 19 words of 30% of the rows or more hold 61% of a row's
 # products).
 DENSE_COLUMN_SHARE = 0.3
-cdef int DENSE_MIN_ROWS = 256
+DENSE_COLUMN_MIN_ROWS = 256
 
 
 cdef void gather_dots(const double* data, const int* indices, const long long* row_start,
@@ -82,7 +82,7 @@ def copy_bytes(long long stored, Py_ssize_t n_features, Py_ssize_t n_rows,
 def dense_column_count(counts, Py_ssize_t n_rows, double dense_share):
     """How many features of these per-feature counts of stored values over n_rows rows
     a `SparseColumns(dense_share=dense_share)` keeps as dense columns."""
-    if dense_share <= 0 or n_rows < DENSE_MIN_ROWS:
+    if dense_share <= 0 or n_rows < DENSE_COLUMN_MIN_ROWS:
         return 0
     return int(np.count_nonzero(np.asarray(counts) >= dense_share * n_rows))
 
@@ -210,9 +210,12 @@ cdef class SparseColumns:
         """out[j - start] = x_i'x_j for j in [start, end), where row i (now at i) has
         the nnz stored values `values` at `features` (ascending). The sums go to
         `sums` by original row number, in a column's order (ascending: the writes
-        stream), for every row, then the rows [start, end) are read out. On nthreads
-        threads, each taking one range of the original row numbers: each reads only
-        its part of every column, and each sum is one thread's, in feature order."""
+        stream), for every row, then the rows [start, end) are read out; a copy never
+        swapped that is asked for all its rows sums into `out` itself. Over a range
+        inside the narrowed copy's, that copy sums instead. On nthreads threads, each
+        taking one range of the original row numbers: each reads only its part of
+        every column (`_thread_bounds`), and each sum is one thread's, in feature
+        order."""
         cdef int t, n_rows = self.original.shape[0], n = end - start
         cdef Py_ssize_t n_features = self.col_start.shape[0] - 1
         self.n_built += 1
