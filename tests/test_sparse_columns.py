@@ -131,24 +131,28 @@ def test_narrowed_columns_give_the_whole_columns_bits(reviews, n_threads):
 
 def test_steps_between_shrinking_passes_read_the_active_rows_columns(reviews):
     """After each shrinking pass the solver narrows the columns to the active variables
-    (`Solver.do_shrinking`): every later step's row until the next pass comes from
-    that copy, and the gradient's rebuilds drop it."""
+    (`Solver.do_shrinking`): at every later step the copy holds exactly the active
+    rows, the steps' rows not in the cache are summed there, and the gradient's
+    rebuilds drop it."""
     X, y = reviews
     n = X.shape[0]
     Q = QMatrix(Kernel(X, "rbf", 1.0, 3, 0.0), y, 100.0)
     assert Q.kernel.rows.build_columns(DENSE_COLUMN_SHARE) > 0
     columns = Q.kernel.rows.columns
-    seen = []
+    seen, built = [], []
 
     def record(progress):
         narrowed = columns.narrowed
         seen.append((progress["active_size"],
                      None if narrowed is None else len(narrowed.original)))
+        if narrowed is not None:
+            built.append(narrowed.n_built)
 
     solution = solve(Q, -np.ones(n), y, np.ones(n), callback=record, callback_every=1)
     narrowed = [(active, rows) for active, rows in seen if rows is not None]
     assert narrowed, "no shrinking pass narrowed the columns"
     assert all(active == rows < n for active, rows in narrowed)
+    assert max(built) > 0
     assert all(rows is None for active, rows in seen if active == n)
     assert columns.narrowed is None
     assert solution.n_iter == len(seen)
