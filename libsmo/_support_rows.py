@@ -158,9 +158,10 @@ class SparseSupportColumns:
         from libsmo._core.sparse_dots import SparseColumns
         counts = np.bincount(SV.indices, minlength=SV.shape[1])
         self.common = np.flatnonzero(counts >= max(1.0, DENSE_FEATURE_SHARE * SV.shape[0]))
-        is_common = np.zeros(SV.shape[1], dtype=bool)
-        is_common[self.common] = True
-        kept = ~is_common[SV.indices]
+        # per feature, its column in the dense block (-1: summed over the columns)
+        self.common_slot = np.full(SV.shape[1], -1, dtype=np.int32)
+        self.common_slot[self.common] = np.arange(len(self.common), dtype=np.int32)
+        kept = self.common_slot[SV.indices] < 0
         ends = np.concatenate([[0], np.cumsum(kept)])[SV.indptr]
         self.common_rows = np.ascontiguousarray(SV[:, self.common].toarray().T)
         self.columns = SparseColumns(
@@ -181,11 +182,13 @@ class SparseSupportColumns:
         ndarray of shape (n_rows, n_SV)
         """
         from libsmo._core.blas_dots import dense_dots
-        from libsmo._core.sparse_dots import column_dots
+        from libsmo._core.sparse_dots import column_dots, dense_columns_of
         out = np.empty((X.shape[0], self.common_rows.shape[1]))
-        common = self.common[self.common < X.shape[1]]
-        if len(common):
-            dense_dots(np.ascontiguousarray(X[:, common].toarray(), dtype=np.float64),
-                       self.common_rows[:len(common)], out)
-        column_dots(X, self.columns, out, add=len(common) > 0)
+        # the common features X can store (its width may be less than the SVs')
+        n_common = int(np.count_nonzero(self.common < X.shape[1]))
+        if n_common:
+            common_values = np.empty((X.shape[0], n_common))
+            dense_columns_of(X, self.common_slot, common_values)
+            dense_dots(common_values, self.common_rows[:n_common], out)
+        column_dots(X, self.columns, out, add=n_common > 0)
         return out

@@ -20,7 +20,7 @@ from libsmo import _sparse as sp
 from libsmo._core.blas_dots import dense_dots
 from libsmo._core.sparse_dots import (DENSE_COLUMN_MIN_ROWS, DENSE_COLUMN_SHARE,
                                       SparseColumns, column_dots, copy_bytes,
-                                      dense_column_count)
+                                      dense_column_count, dense_columns_of)
 from libsmo._prediction import kernel_block
 from libsmo._support_rows import DENSE_FEATURE_SHARE, SparseSupportColumns, SupportRows
 from conftest import data_file, load_dataset
@@ -247,6 +247,17 @@ def test_common_features_are_one_dense_product(reviews):
     out = np.ones((300, 600))
     column_dots(rows, columns_of(sv), out, add=True)
     np.testing.assert_allclose(out, 1.0 + (rows @ sv.T).toarray(), rtol=1e-12)
+    # the rows' common features as a dense block (`dense_columns_of`), narrow rows too
+    for part in (rows, narrow):
+        n_common = int(np.count_nonzero(split.common < part.shape[1]))
+        block = np.full((300, n_common), 7.0)
+        dense_columns_of(part, split.common_slot, block)
+        np.testing.assert_array_equal(block,
+                                      part[:, split.common[:n_common]].toarray())
+    with pytest.raises(ValueError, match="beyond the block"):
+        dense_columns_of(rows, split.common_slot, np.empty((300, 1)))
+    with pytest.raises(ValueError, match="do not match"):
+        dense_columns_of(rows, split.common_slot[:10], np.empty((300, 1)))
 
 
 @pytest.mark.parametrize("n_rows", [0, 5, 70])
