@@ -372,7 +372,8 @@ def dense_columns_of(X, const int[::1] slot, double[:, ::1] out):
     if n_rows == 0:
         return
     data, indices, indptr = checked_csr_arrays(X)
-    if len(indices) and np.max(np.asarray(slot)[:X.shape[1]]) >= out.shape[1]:
+    # the slots of the features these rows store, as the loop reads them
+    if len(indices) and np.max(np.asarray(slot)[np.asarray(indices)]) >= out.shape[1]:
         raise ValueError(f"feature slots beyond the block's {out.shape[1]} columns")
     if n_rows >= 2 * COLUMN_ROWS_PER_TASK:
         threads = max(1, smo_openmp_max_threads())
