@@ -13,7 +13,8 @@ from setuptools.command.build_ext import build_ext
 
 # paths below libsmo/, without .pyx: the compiled core, in the order its modules cimport
 # each other, then the io layer's text parser and writer
-CORE = ["arrays", "bitmaps", "int_rows", "sparse_dots", "rows", "kernel", "cache", "qmatrix", "stopping",
+CORE = ["arrays", "bitmaps", "int_rows", "sparse_dots", "rows", "kernel", "kernel_blocks",
+        "cache", "qmatrix", "stopping",
         "solution", "smo", "platt_smo", "linear_smo", "blas_dots"]
 EXTENSIONS = [f"_core/{name}" for name in CORE] + ["io/_svmlight", "io/_writer"]
 

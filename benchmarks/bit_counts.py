@@ -1,7 +1,7 @@
 """Counts of 0/1 rows word-major (eight at a time with AVX-512 VPOPCNTQ) against row by
 row, in one process.
 
-Times `kernel.bit_kernel_products` with `word_major=True` and `word_major=False`
+Times `kernel_blocks.bit_kernel_products` with `word_major=True` and `word_major=False`
 alternating, on random bitmaps of --words 64-bit words a row (a9a has 2, w8a 5), --rows
 test rows against --sv support vectors, one thread, one column of coefficients (a
 binary model's decision values). Prints the medians in nanoseconds a
@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from libsmo._core.kernel import bit_kernel_products
+from libsmo._core.kernel_blocks import bit_kernel_products
 
 
 def time_products(x_bits, sv_bits, offsets, table, coef_t, word_major, repeats):

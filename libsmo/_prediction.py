@@ -26,9 +26,9 @@ import sys
 import numpy as np
 
 from libsmo import _sparse as sp
-from libsmo._core.kernel import (bit_kernel_block, bit_kernel_products,
-                                 rbf_block_from_dots, rbf_exp_table,
-                                 sparse_dots_feature_major)
+from libsmo._core.kernel import rbf_exp_table
+from libsmo._core.kernel_blocks import (bit_kernel_block, bit_kernel_products,
+                                        rbf_block_from_dots, sparse_dots_feature_major)
 from libsmo._core.bitmaps import pack_bits
 from libsmo._core.int_rows import int_dots_block, small_integer_rows
 from libsmo._support_rows import squared_norms
@@ -265,7 +265,7 @@ def for_each_kernel_block(visit, X, SV, kernel, gamma, degree, coef0, X_norms=No
     coef : ndarray of shape (n_SV,) or (n_SV, n_columns), optional
         Coefficients of the support vectors: visit is given the kernel sums K @ coef
         (decision values), which rows of zeros and ones count without building K
-        (`libsmo._core.kernel.bit_kernel_products`).
+        (`libsmo._core.kernel_blocks.bit_kernel_products`).
     """
     n_sv = len(SV) if kernel == "precomputed" else SV.n_sv
     coef_t = None
@@ -386,7 +386,7 @@ def _times(K, coef):
 
 
 def bit_block(X, X_outside, SV, kernel, gamma, degree, coef0, coef_t=None):
-    """K(X, SV) counted on bitmaps (`libsmo._core.kernel.bit_kernel_block`) when the
+    """K(X, SV) counted on bitmaps (`libsmo._core.kernel_blocks.bit_kernel_block`) when the
     rows X, matched to the support vectors' columns, hold only zeros and ones; None
     otherwise (then the dot products are taken). With `coef_t`, the kernel sums
     K(X, SV) @ coef_t.T instead (`bit_kernel_products`), without the block.

@@ -10,7 +10,8 @@ import pytest
 import libsmo
 from libsmo import _prediction, _sparse as sp, execution
 from libsmo._support_rows import SupportRows
-from libsmo._core.kernel import Kernel, bit_kernel_block, bit_kernel_products
+from libsmo._core.kernel import Kernel
+from libsmo._core.kernel_blocks import bit_kernel_block, bit_kernel_products
 from libsmo._core.qmatrix import QMatrix
 from libsmo._core.bitmaps import pack_bits
 from conftest import load_dataset

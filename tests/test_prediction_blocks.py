@@ -9,7 +9,7 @@ import libsmo
 import libsmo._prediction as prediction
 from libsmo._support_rows import SupportRows
 from libsmo import _one_vs_one as ovo
-from libsmo._core.kernel import rbf_block_from_dots, sparse_dots_feature_major
+from libsmo._core.kernel_blocks import rbf_block_from_dots, sparse_dots_feature_major
 from conftest import load_dataset
 from peers import libsvm_decision, libsvm_train
 

@@ -47,6 +47,24 @@ def reviews():
     return X, np.where(labels == 1, 1.0, -1.0)
 
 
+@pytest.fixture(scope="module")
+def long_reviews():
+    """As `reviews`, 4,500 reviews: rows long enough (PARALLEL_MIN_ENTRIES) for the
+    kernel to share them among threads."""
+    pytest.importorskip("sklearn")
+    pytest.importorskip("pandas")
+    csv = data_file("Womens Clothing E-Commerce Reviews.csv")
+    sys.path.insert(0, str(EXAMPLES))
+    try:
+        import text_reviews
+    finally:
+        sys.path.remove(str(EXAMPLES))
+    texts, labels, _ = text_reviews.read_reviews(csv, limit=4500)
+    X = text_reviews.vectorizer().fit_transform(texts).tocsr()
+    X.sort_indices()
+    return X, np.where(labels == 1, 1.0, -1.0)
+
+
 def columns_of(sv):
     """`SparseColumns` over the CSR rows sv."""
     return SparseColumns(sv.data, sv.indices, sv.indptr[:-1].astype(np.int64),
@@ -127,6 +145,43 @@ def test_narrowed_columns_give_the_whole_columns_bits(reviews, n_threads):
     Q.narrow_rows(m, n, 256)
     Q.narrow_rows(0, 0, 0)
     assert columns.narrowed is None
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "linear", "poly"])
+@pytest.mark.parametrize("n_threads", [1, 2, 3])
+def test_q_rows_finished_in_the_columns_regions_are_the_passes_rows(long_reviews, kernel,
+                                                                     n_threads):
+    """`Kernel.q_row`: where the columns sum a row, each thread turns its part into
+    float32 Q entries in the region that summed it (`SmoRowFinish`; RBF and linear).
+    The bits are those of the gathers' dot products turned into Q by the separate
+    passes: in place (rows in their first order, all asked), read out after swaps, over
+    a narrowed copy and over a range inside it, on every thread count (3: parts that
+    are not multiples of the exponential's four lanes). Poly rows are not finished
+    there, and are the same too."""
+    X, y = long_reviews
+    n = X.shape[0]
+    fused, passes = (QMatrix(Kernel(X, kernel, 0.7, 3, 0.5, n_threads=n_threads), y, 1.0)
+                     for _ in range(2))
+    assert fused.kernel.rows.build_columns(DENSE_COLUMN_SHARE) > 0
+    columns = fused.kernel.rows.columns
+
+    def check(start, end):
+        for i in (0, 17, n - 1):
+            np.testing.assert_array_equal(fused.entries(i, start, end),
+                                          passes.entries(i, start, end))
+
+    check(0, n)
+    check(101, n - 3)
+    rng = np.random.default_rng(2)
+    for i, j in rng.integers(0, n, size=(50, 2)):
+        fused.swap(i, j)
+        passes.swap(i, j)
+    check(0, n)
+    fused.narrow_rows(5, n - 2, 256)
+    check(5, n - 2)
+    check(9, n - 2)
+    # every row was summed over the columns (five ranges of three rows)
+    assert columns.n_built == 15 and columns.narrowed.n_built == 6
 
 
 def test_steps_between_shrinking_passes_read_the_active_rows_columns(reviews):
@@ -290,7 +345,7 @@ def test_sparse_prediction_is_libsvm_s(reviews):
 def test_csr_indices_outside_the_width_are_refused():
     """Both loops that index support vectors by a row's column indices check them first
     (`checked_csr_arrays`): a ValueError, not a read outside the arrays."""
-    from libsmo._core.kernel import sparse_dots_feature_major
+    from libsmo._core.kernel_blocks import sparse_dots_feature_major
     import scipy.sparse
     bad = scipy.sparse.csr_matrix((np.array([1.0, 2.0]), np.array([0, 7], dtype=np.int32),
                                    np.array([0, 1, 2])), shape=(2, 5))

@@ -5,7 +5,7 @@ One-hot data (a9a's 123 features, w8a's 300) has only zeros and ones: there x'y 
 number of features both rows have and |x - y|^2 the number only one of them has, exact
 counts, and every kernel value is a function of one count. `pack_bits` packs such rows:
 training's beside their data (`Rows` with bit_rows=True), prediction's support vectors
-and each block of rows; `Rows.bit_values` and `kernel.bit_kernel_block` count
+and each block of rows; `Rows.bit_values` and `kernel_blocks.bit_kernel_block` count
 (bit_counts.h) and read the kernel's table of values.
 """
 import numpy as np
@@ -15,7 +15,7 @@ def pack_bits(X, Py_ssize_t width=-1, rows=None):
     """Bitmaps of rows whose values are all zeros and ones; None for any other rows.
 
     Training keeps them beside such rows (`Rows` with bit_rows=True, `Rows.bit_values`)
-    and prediction counts its blocks on them (`libsmo._core.kernel.bit_kernel_block`).
+    and prediction counts its blocks on them (`libsmo._core.kernel_blocks.bit_kernel_block`).
 
     Parameters
     ----------

@@ -28,6 +28,8 @@ cdef class Kernel:
 
     cdef int row_threads(self, int n) noexcept nogil
     cdef void row(self, int i, int start, int end, double* out) noexcept nogil
+    cdef void q_row(self, int i, int start, int end, double s_i, const double* sign,
+                    double* work, float* out) noexcept nogil
     cdef void rows_many(self, const int* sources, int count, int start, int end,
                         double* out, long ld_out) noexcept nogil
     cdef double value(self, int i, int j) noexcept nogil

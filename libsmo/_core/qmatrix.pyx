@@ -129,16 +129,8 @@ cdef class QMatrix:
 
     cdef void _fill(self, int i, int start, int end, float* out) noexcept nogil:
         """Q_ij for j in [start, end) into out[0 : end - start] (not cached)."""
-        if self.kernel.rows.bit_words > 0:
-            # counted straight into float32 (`smo_bit_q_rows`): the same bits
-            self.kernel.rows.bit_values(
-                i, start, end, self.kernel.row_threads(end - start),
-                self.kernel.kernel_type == RBF, &self.kernel.bit_table[0], NULL,
-                self.sign[i], &self.sign[start], out)
-        else:
-            self.kernel.row(i, start, end, &self.kbuf[0])
-            smo_signed_row_threads(end - start, self.sign[i], &self.sign[start],
-                                   &self.kbuf[0], out, self.kernel.n_threads)
+        self.kernel.q_row(i, start, end, self.sign[i], &self.sign[start], &self.kbuf[0],
+                          out)
 
     cdef void defer_swaps(self) noexcept nogil:
         """The cache's row exchanges wait for `apply_swaps` (RowCache.defer_swaps)."""

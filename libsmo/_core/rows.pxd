@@ -3,7 +3,7 @@
 # linear solver (dot products with, and updates of, the primal weights).
 cimport cython
 from libc.stdint cimport uint64_t
-from libsmo._core.sparse_dots cimport SparseColumns
+from libsmo._core.sparse_dots cimport SmoRowFinish, SparseColumns
 from libsmo._core.int_rows cimport IntRows
 
 
@@ -56,8 +56,8 @@ cdef class Rows:
     cdef readonly int[::1] index
     cdef readonly double[::1] sq_norm
 
-    cdef void dots(self, int i, int start, int end, int nthreads,
-                   double* out) noexcept nogil
+    cdef bint dots(self, int i, int start, int end, int nthreads, double* out,
+                   const SmoRowFinish* finish=*) noexcept nogil
     cdef void bit_values(self, int i, int start, int end, int nthreads, bint by_xor,
                          const double* table, double* out, double s_i=*,
                          const double* sign=*, float* q_out=*) noexcept nogil

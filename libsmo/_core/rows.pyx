@@ -273,15 +273,16 @@ cdef class Rows:
                 s += self.shared[r, f] * self.shared[r, f]
             self.sq_norm[i] = s
 
-    cdef void dots(self, int i, int start, int end, int nthreads,
-                   double* out) noexcept nogil:
+    cdef bint dots(self, int i, int start, int end, int nthreads, double* out,
+                   const SmoRowFinish* finish=NULL) noexcept nogil:
         """x_i'x_j for j in [start, end) into out[0 : end - start], on `nthreads`
-        OpenMP threads; for GRAM, the Gram matrix's entries K(x_i, x_j)."""
+        OpenMP threads; for GRAM, the Gram matrix's entries K(x_i, x_j). True when the
+        columns summed the row and also finished it as `finish` says (not NULL)."""
         cdef int j, b, n_blocks, n = end - start
         cdef long long k
         cdef Py_ssize_t f, d = self.n_features
         if n <= 0:
-            return
+            return False
         if self.bit_words > 0:
             self.bit_values(i, start, end, nthreads, False, NULL, out)
         elif self.int_divisor > 0:
@@ -294,7 +295,8 @@ cdef class Rows:
                                                               start, end):
                 k = self.row_start[i]
                 self.columns.dots(i, &self.csr_indices[k], &self.csr_data[k],
-                                  self.row_nnz[i], start, end, nthreads, out)
+                                  self.row_nnz[i], start, end, nthreads, out, finish)
+                return finish != NULL
             else:
                 gather_dots(&self.csr_data[0], &self.csr_indices[0], &self.row_start[0],
                             &self.row_nnz[0], i, start, end, nthreads, &self.scatter[0],
@@ -336,6 +338,7 @@ cdef class Rows:
                 smo_indexed_row_dots(n, d, &self.shared[0, 0], self.shared.shape[1],
                                      &self.index[start], &self.shared[self.index[i], 0],
                                      out)
+        return False
 
     cdef void bit_values(self, int i, int start, int end, int nthreads, bint by_xor,
                          const double* table, double* out, double s_i=1.0,

@@ -1,6 +1,17 @@
 # Rows of dot products of CSR training rows: gathers over every stored value, or a
 # feature-major copy summed over the row's own features' columns (text-like data).
 
+cdef extern from "step_loops.h" nogil:
+    # a row of dot products made a row of Q part by part (`SparseColumns.dots`)
+    ctypedef struct SmoRowFinish:
+        int rbf
+        double gamma, sq_i, s_i
+        const double* sq
+        const double* sign
+        float* q_out
+    void smo_finish_part(const SmoRowFinish* finish, double* dots, int lo, int hi)
+
+
 cdef void gather_dots(const double* data, const int* indices, const long long* row_start,
                       const int* row_nnz, int i, int start, int end, int nthreads,
                       double* scatter, double* out) noexcept nogil
@@ -41,11 +52,13 @@ cdef class SparseColumns:
 
     cdef bint pays(self, int i, const int* row_nnz, int start, int end) noexcept nogil
     cdef void dots(self, int i, const int* features, const double* values, int nnz,
-                   int start, int end, int nthreads, double* out) noexcept nogil
+                   int start, int end, int nthreads, double* out,
+                   const SmoRowFinish* finish) noexcept nogil
     cdef bint _thread_bounds(self, int nthreads) noexcept nogil
     cdef void _part(self, int first, int last, const long long* begin,
                     const long long* stop, const int* features, const double* values,
                     int nnz, double* sums) noexcept nogil
     cdef long long _first_at_least(self, int f, int row) noexcept nogil
-    cdef void _read_out(self, int first, int last, int start, double* out) noexcept nogil
+    cdef void _read_out(self, int first, int last, int start, double* out,
+                        const SmoRowFinish* finish) noexcept nogil
     cdef void swap(self, int i, int j) noexcept nogil

@@ -206,7 +206,8 @@ cdef class SparseColumns:
         return SCATTER_COST * self.work[self.original[i]] < gathers
 
     cdef void dots(self, int i, const int* features, const double* values, int nnz,
-                   int start, int end, int nthreads, double* out) noexcept nogil:
+                   int start, int end, int nthreads, double* out,
+                   const SmoRowFinish* finish) noexcept nogil:
         """out[j - start] = x_i'x_j for j in [start, end), where row i (now at i) has
         the nnz stored values `values` at `features` (ascending). The sums go to
         `sums` by original row number, in a column's order (ascending: the writes
@@ -215,13 +216,14 @@ cdef class SparseColumns:
         inside the narrowed copy's, that copy sums instead. On nthreads threads, each
         taking one range of the original row numbers: each reads only its part of
         every column (`_thread_bounds`), and each sum is one thread's, in feature
-        order."""
-        cdef int t, n_rows = self.original.shape[0], n = end - start
+        order. With `finish` (else NULL), each thread then makes its part of the row a
+        part of a Q row (`smo_finish_part`) in the same region."""
+        cdef int t, first, last, n_rows = self.original.shape[0], n = end - start
         cdef Py_ssize_t n_features = self.col_start.shape[0] - 1
         self.n_built += 1
         if self.narrow_start <= start and end <= self.narrow_end:
             self.narrowed.dots(i, features, values, nnz, start - self.narrow_start,
-                               end - self.narrow_start, nthreads, out)
+                               end - self.narrow_start, nthreads, out, finish)
             return
         # rows in their first order, all of them asked (a narrowed copy's usual row):
         # the sums are the row itself
@@ -231,20 +233,28 @@ cdef class SparseColumns:
         if nthreads <= 1:
             self._part(0, n_rows, &self.col_start[0], &self.col_start[1], features,
                        values, nnz, sums)
-            if not in_place:
-                self._read_out(start, end, start, out)
+            if in_place:
+                if finish != NULL:
+                    smo_finish_part(finish, out, 0, n)
+            else:
+                self._read_out(start, end, start, out, finish)
             return
         for t in prange(nthreads, num_threads=nthreads, schedule="static"):
-            self._part(<int>((<long long>n_rows * t) // nthreads),
-                       <int>((<long long>n_rows * (t + 1)) // nthreads),
+            first = <int>((<long long>n_rows * t) // nthreads)
+            last = <int>((<long long>n_rows * (t + 1)) // nthreads)
+            self._part(first, last,
                        &self.bounds[t * n_features] if bounded else NULL,
                        &self.bounds[(t + 1) * n_features] if bounded else NULL,
                        features, values, nnz, sums)
+            # in place, a thread's rows are its part of the row: finished at once
+            if in_place and finish != NULL:
+                smo_finish_part(finish, out, first, last)
         if in_place:
             return
         for t in prange(nthreads, num_threads=nthreads, schedule="static"):
             self._read_out(start + <int>((<long long>n * t) // nthreads),
-                           start + <int>((<long long>n * (t + 1)) // nthreads), start, out)
+                           start + <int>((<long long>n * (t + 1)) // nthreads), start, out,
+                           finish)
 
     cdef bint _thread_bounds(self, int nthreads) noexcept nogil:
         """`bounds` for rows split among nthreads threads, kept until another count is
@@ -279,11 +289,15 @@ cdef class SparseColumns:
         self.bound_threads = nthreads
         return True
 
-    cdef void _read_out(self, int first, int last, int start, double* out) noexcept nogil:
-        """out[j - start] = the sum of the row now at j, for j in [first, last)."""
+    cdef void _read_out(self, int first, int last, int start, double* out,
+                        const SmoRowFinish* finish) noexcept nogil:
+        """out[j - start] = the sum of the row now at j, for j in [first, last), then
+        finished (`smo_finish_part`) unless `finish` is NULL."""
         cdef int j
         for j in range(first, last):
             out[j - start] = self.sums[self.original[j]]
+        if finish != NULL:
+            smo_finish_part(finish, out, first - start, last - start)
 
     cdef void _part(self, int first, int last, const long long* begin,
                     const long long* stop, const int* features, const double* values,

@@ -184,6 +184,40 @@ static void smo_rbf_from_dots_threads(int n, double* out, const double* sq, doub
     }
 }
 
+/* What turns a row of dot products into a row of Q, entry by entry, for a loop that
+ * finishes each thread's part of the row in the region that summed it
+ * (sparse_dots.SparseColumns.dots): the RBF kernel when `rbf` (squared norms sq of the
+ * row's entries, sq_i of its own row), then q_out_j = (float)(s_i sign_j k_j). The
+ * same entries as smo_rbf_from_dots_threads and smo_signed_row_threads give, wherever
+ * a part starts: one parallel region a row where the three passes took three. */
+typedef struct {
+    int rbf;
+    double gamma, sq_i, s_i;
+    const double* sq;
+    const double* sign;
+    float* q_out;
+} SmoRowFinish;
+
+/* Entries [lo, hi) of the row `dots` (the row's own indices) finished as `finish` says. */
+static inline void smo_finish_part(const SmoRowFinish* finish, double* dots, int lo,
+                                   int hi)
+{
+    /* locals: stores through q_out could otherwise change the struct's fields, and the
+     * loop would reload them for every entry (three times slower) */
+    const double s_i = finish->s_i;
+    const double* SMO_RESTRICT sign = finish->sign;
+    const double* SMO_RESTRICT k = dots;
+    float* SMO_RESTRICT q = finish->q_out;
+    int j;
+    if (hi <= lo)
+        return;
+    if (finish->rbf)
+        smo_rbf_from_dots(hi - lo, dots + lo, finish->sq + lo, finish->sq_i,
+                          finish->gamma);
+    for (j = lo; j < hi; j++)
+        q[j] = (float)(s_i * sign[j] * k[j]);
+}
+
 /* out_j = (float)(s_i sign_j k_j) for j in [0, n): a kernel row made a Q row (the
  * signs of C-SVC's Q_ij = y_i y_j K_ij), on up to `threads` threads. The products are
  * taken in this order in every case, so the floats are the same. */
