@@ -114,3 +114,26 @@ def test_vector_loops_equal_plain_c(tmp_path):
     ulp = np.abs(got[normal] - expected[normal]) / np.spacing(expected[normal])
     assert ulp.max() <= 2.0
     assert np.all(got[~normal] <= 1e-300)
+
+
+@pytest.mark.skipif(not (os.uname().sysname == "Linux" and os.uname().machine == "x86_64"
+                         and shutil.which("nm")),
+                    reason="the AVX2 clones are built by GCC on Linux x86-64 (nm reads them)")
+def test_the_clones_compile_their_helpers_in():
+    """A helper that GCC keeps out of line is compiled once, for the default target, and
+    an AVX2 clone that calls it runs SSE2 code (`sparse_dots`' RBF rows: twice as slow).
+    SMO_INLINED forces the exponential's row loop into each clone: no built module
+    holds an out-of-line copy of it."""
+    import libsmo._core as core
+    modules = sorted(Path(core.__file__).parent.glob("*.so"))
+    assert len(modules) >= 10
+    helpers = ("smo_rbf_row", "smo_rbf4", "smo_exp4")
+    for module in modules:
+        symbols = subprocess.run(["nm", str(module)], check=True, capture_output=True,
+                                 text=True).stdout.split()
+        out_of_line = [s for s in symbols if s.split(".")[0] in helpers]
+        assert not out_of_line, (module.name, out_of_line)
+    # the clones themselves are there (the test reads the right symbols)
+    sparse_dots = next(m for m in modules if m.name.startswith("sparse_dots."))
+    assert "smo_rbf_from_dots.avx2" in subprocess.run(
+        ["nm", str(sparse_dots)], check=True, capture_output=True, text=True).stdout

@@ -49,6 +49,10 @@ cdef class SparseColumns:
     cdef readonly SparseColumns narrowed
     cdef int narrow_start, narrow_end
     cdef long long[::1] narrow_work
+    # `pays`: the stored values of the rows [gathers_start, gathers_end) (-1: none yet
+    # or a swap since), the gathers' work over the range the steps ask again and again
+    cdef int gathers_start, gathers_end
+    cdef long long gathers
 
     cdef bint pays(self, int i, const int* row_nnz, int start, int end) noexcept nogil
     cdef void dots(self, int i, const int* features, const double* values, int nnz,

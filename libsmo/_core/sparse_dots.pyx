@@ -111,6 +111,7 @@ cdef class SparseColumns:
         self.work = np.zeros(max(n_rows, 1), dtype=np.int64)
         self.n_bytes = copy_bytes(total, n_features, n_rows)
         self.narrow_start = self.narrow_end = -1
+        self.gathers_start = self.gathers_end = -1
         self.unswapped = True
         with nogil:
             # a counting sort by feature: col_start[f + 1] counts column f, then ends it
@@ -197,13 +198,16 @@ cdef class SparseColumns:
         """Whether the columns build row i of products over rows [start, end) faster
         than gathers over their stored values (row_nnz[j] each; both ways share the
         work among the same threads)."""
-        cdef long long gathers = 0
         cdef int j
-        for j in range(start, end):
-            gathers += row_nnz[j]
+        if start != self.gathers_start or end != self.gathers_end:
+            # counted once for each range until a swap: a step's row asks the same range
+            self.gathers = 0
+            for j in range(start, end):
+                self.gathers += row_nnz[j]
+            self.gathers_start, self.gathers_end = start, end
         if self.narrow_start <= start and end <= self.narrow_end:
-            return SCATTER_COST * self.narrow_work[i] < gathers
-        return SCATTER_COST * self.work[self.original[i]] < gathers
+            return SCATTER_COST * self.narrow_work[i] < self.gathers
+        return SCATTER_COST * self.work[self.original[i]] < self.gathers
 
     cdef void dots(self, int i, const int* features, const double* values, int nnz,
                    int start, int end, int nthreads, double* out,
@@ -344,6 +348,7 @@ cdef class SparseColumns:
         """Follow the exchange of rows i and j (a narrowed copy no longer applies)."""
         self.original[i], self.original[j] = self.original[j], self.original[i]
         self.narrow_end = -1
+        self.gathers_start = self.gathers_end = -1
         self.unswapped = False
 
 
