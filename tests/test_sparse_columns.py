@@ -184,6 +184,22 @@ def test_q_rows_finished_in_the_columns_regions_are_the_passes_rows(long_reviews
     assert columns.n_built == 15 and columns.narrowed.n_built == 6
 
 
+def test_sparse_rows_of_a_few_hundred_entries_are_shared_among_threads(long_reviews):
+    """A Q entry of CSR rows sums about a row's stored values, so `Kernel.row_threads`
+    counts it as a sixteenth of a dense entry for each: 1,000 entries of these TF-IDF
+    rows go to both threads (their columns split between them: `bound_threads`), where
+    the threshold of 2,048 dense entries had left such rows (the G_bar update's tails)
+    on one."""
+    X, y = long_reviews
+    assert X.nnz / X.shape[0] * 1000 / 16 >= 2048 > 1000
+    for threads in (1, 2):
+        Q = QMatrix(Kernel(X, "rbf", 1.0, 3, 0.0, n_threads=threads), y, 1.0)
+        Q.kernel.rows.build_columns(DENSE_COLUMN_SHARE)
+        columns = Q.kernel.rows.columns
+        Q.entries(3, 0, 1000)
+        assert columns.n_built == 1 and columns.bound_threads == (2 if threads == 2 else 0)
+
+
 def test_steps_between_shrinking_passes_read_the_active_rows_columns(reviews):
     """After each shrinking pass the solver narrows the columns to the active variables
     (`Solver.do_shrinking`): at every later step the copy holds exactly the active

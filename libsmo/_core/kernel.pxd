@@ -25,6 +25,8 @@ cdef class Kernel:
     # rows of 0/1 values (rows.bit_words > 0): the kernel value for each count of
     # common features (or, for RBF, of differing features), 0 to n_features
     cdef double[::1] bit_table
+    # a row's entries count as this many of a dense row's toward threads (`row_threads`)
+    cdef double entry_weight
 
     cdef int row_threads(self, int n) noexcept nogil
     cdef void row(self, int i, int start, int end, double* out) noexcept nogil
