@@ -291,9 +291,9 @@ cdef class Rows:
             for j in range(n):
                 out[j] = self.shared[self.index[i], self.index[start + j]]
         elif self.layout == CSR:
-            if self.columns is not None and self.columns.pays(i, &self.row_nnz[0],
-                                                              start, end):
-                k = self.row_start[i]
+            k = self.row_start[i]
+            if self.columns is not None and self.columns.pays(
+                    &self.csr_indices[k], self.row_nnz[i], &self.row_nnz[0], start, end):
                 self.columns.dots(i, &self.csr_indices[k], &self.csr_data[k],
                                   self.row_nnz[i], start, end, nthreads, out, finish)
                 return finish != NULL

@@ -33,8 +33,6 @@ cdef class SparseColumns:
     cdef readonly int bound_threads
     # a row of sums by original row number (`dots`)
     cdef double[::1] sums
-    # per original row: the stored values of its features' columns
-    cdef long long[::1] work
     # the features that at least dense_share of the rows store (n_dense of them, 0 for
     # none): column f also as dense[dense_slot[f]], by original row number (-1: none)
     cdef readonly double dense_share
@@ -44,17 +42,18 @@ cdef class SparseColumns:
     cdef readonly long long n_bytes
     # rows of products built here (for tests and diagnostics)
     cdef readonly long long n_built
-    # `narrow`: the columns of the rows now at [narrow_start, narrow_end) alone, and the
-    # values of each row's features' columns there (by position); None when not narrowed
+    # `narrow`: the columns of the rows now at [narrow_start, narrow_end) alone; None
+    # when not narrowed
     cdef readonly SparseColumns narrowed
     cdef int narrow_start, narrow_end
-    cdef long long[::1] narrow_work
     # `pays`: the stored values of the rows [gathers_start, gathers_end) (-1: none yet
     # or a swap since), the gathers' work over the range the steps ask again and again
     cdef int gathers_start, gathers_end
     cdef long long gathers
 
-    cdef bint pays(self, int i, const int* row_nnz, int start, int end) noexcept nogil
+    cdef bint pays(self, const int* features, int nnz, const int* row_nnz, int start,
+                   int end) noexcept nogil
+    cdef long long _column_values(self, const int* features, int nnz) noexcept nogil
     cdef void dots(self, int i, const int* features, const double* values, int nnz,
                    int start, int end, int nthreads, double* out,
                    const SmoRowFinish* finish) noexcept nogil

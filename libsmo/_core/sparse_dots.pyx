@@ -75,7 +75,7 @@ def copy_bytes(long long stored, Py_ssize_t n_features, Py_ssize_t n_rows,
                Py_ssize_t n_dense=0):
     """The bytes a `SparseColumns` takes for n_rows rows of `stored` values in all, with
     n_dense dense columns (`dense_column_count`)."""
-    return (12 * stored + 8 * (n_features + 1) + 20 * n_rows
+    return (12 * stored + 8 * (n_features + 1) + 12 * n_rows
             + (8 * n_dense * n_rows + 4 * n_features if n_dense else 0))
 
 
@@ -108,7 +108,6 @@ cdef class SparseColumns:
         self.col_val = np.empty(max(total, 1))
         self.original = np.arange(n_rows, dtype=np.int32)
         self.sums = np.zeros(max(n_rows, 1))
-        self.work = np.zeros(max(n_rows, 1), dtype=np.int64)
         self.n_bytes = copy_bytes(total, n_features, n_rows)
         self.narrow_start = self.narrow_end = -1
         self.gathers_start = self.gathers_end = -1
@@ -120,10 +119,6 @@ cdef class SparseColumns:
                     self.col_start[indices[k] + 1] += 1
             for f in range(n_features):
                 self.col_start[f + 1] += self.col_start[f]
-            for r in range(n_rows):
-                for k in range(row_start[r], row_start[r] + row_nnz[r]):
-                    f = indices[k]
-                    self.work[r] += self.col_start[f + 1] - self.col_start[f]
             # the last rows first, each to the end of its columns: then a column's
             # rows are in ascending order, and col_start[f + 1] is where column f starts
             for r in range(n_rows - 1, -1, -1):
@@ -173,31 +168,23 @@ cdef class SparseColumns:
             Each row's extent, by its current position.
         start, end : int
         """
-        cdef Py_ssize_t n_rows = self.original.shape[0], j
-        cdef long long k
+        cdef Py_ssize_t n_rows = self.original.shape[0]
         if start == self.narrow_start and end == self.narrow_end:
             return   # no swap since: the copy still holds exactly these rows
         self.narrowed = None
-        self.narrow_work = None
         self.narrow_start = self.narrow_end = -1
         if end - start <= 0 or end - start >= n_rows:
             return
-        narrowed = SparseColumns(data, indices, row_start[start:end], row_nnz[start:end],
-                                 self.col_start.shape[0] - 1, self.dense_share)
-        cdef const long long[::1] col_start = narrowed.col_start
-        work = np.zeros(n_rows, dtype=np.int64)
-        cdef long long[::1] work_view = work
-        with nogil:
-            for j in range(n_rows):
-                for k in range(row_start[j], row_start[j] + row_nnz[j]):
-                    work_view[j] += col_start[indices[k] + 1] - col_start[indices[k]]
-        self.narrowed, self.narrow_work = narrowed, work
+        self.narrowed = SparseColumns(data, indices, row_start[start:end],
+                                      row_nnz[start:end], self.col_start.shape[0] - 1,
+                                      self.dense_share)
         self.narrow_start, self.narrow_end = start, end
 
-    cdef bint pays(self, int i, const int* row_nnz, int start, int end) noexcept nogil:
-        """Whether the columns build row i of products over rows [start, end) faster
+    cdef bint pays(self, const int* features, int nnz, const int* row_nnz, int start,
+                   int end) noexcept nogil:
+        """Whether the columns build a row of products over rows [start, end) faster
         than gathers over their stored values (row_nnz[j] each; both ways share the
-        work among the same threads)."""
+        work among the same threads), for the row of nnz stored values at `features`."""
         cdef int j
         if start != self.gathers_start or end != self.gathers_end:
             # counted once for each range until a swap: a step's row asks the same range
@@ -206,8 +193,18 @@ cdef class SparseColumns:
                 self.gathers += row_nnz[j]
             self.gathers_start, self.gathers_end = start, end
         if self.narrow_start <= start and end <= self.narrow_end:
-            return SCATTER_COST * self.narrow_work[i] < self.gathers
-        return SCATTER_COST * self.work[self.original[i]] < self.gathers
+            return SCATTER_COST * self.narrowed._column_values(features, nnz) < self.gathers
+        return SCATTER_COST * self._column_values(features, nnz) < self.gathers
+
+    cdef long long _column_values(self, const int* features, int nnz) noexcept nogil:
+        """The values in the columns of these features: the columns' work for a row
+        (counted when asked, a load per feature, where a table of every row's count
+        had cost a narrowed copy a pass over all the rows' values)."""
+        cdef long long values = 0
+        cdef int k
+        for k in range(nnz):
+            values += self.col_start[features[k] + 1] - self.col_start[features[k]]
+        return values
 
     cdef void dots(self, int i, const int* features, const double* values, int nnz,
                    int start, int end, int nthreads, double* out,
