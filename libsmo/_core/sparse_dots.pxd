@@ -10,6 +10,7 @@ cdef extern from "step_loops.h" nogil:
         const double* sign
         float* q_out
     void smo_finish_part(const SmoRowFinish* finish, double* dots, int lo, int hi)
+    void smo_prefetch(const void* p)
 
 
 cdef void gather_dots(const double* data, const int* indices, const long long* row_start,

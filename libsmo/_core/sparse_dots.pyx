@@ -307,20 +307,34 @@ cdef class SparseColumns:
         `values` at `features`, ascending) with these rows, into sums[first : last]:
         column f's entries of these rows are [begin[f], stop[f]), or, where begin is
         NULL, found by a search from the row numbers."""
-        cdef int k, f
+        cdef int k, f, ahead
         cdef long long p, end
         cdef double x
         # raw pointers: the compiler cannot tell that the stores to `sums` leave the
         # memoryviews' data pointers alone, and would reload them for every value
         cdef const int* col_row = &self.col_row[0]
         cdef const double* col_val = &self.col_val[0]
+        cdef const int* dense_slot = &self.dense_slot[0] if self.n_dense else NULL
         memset(&sums[first], 0, (last - first) * sizeof(double))
         for k in range(nnz):
             x = values[k]
             f = features[k]
-            if self.n_dense and self.dense_slot[f] >= 0:
+            if begin != NULL:
+                # a feature's place in the tables, two features ahead, and its
+                # column's first entries, one ahead: each was a cache miss per feature
+                if k + 2 < nnz:
+                    ahead = features[k + 2]
+                    smo_prefetch(&begin[ahead])
+                    smo_prefetch(&stop[ahead])
+                    if dense_slot != NULL:
+                        smo_prefetch(&dense_slot[ahead])
+                if k + 1 < nnz:
+                    ahead = features[k + 1]
+                    smo_prefetch(&col_row[begin[ahead]])
+                    smo_prefetch(&col_val[begin[ahead]])
+            if dense_slot != NULL and dense_slot[f] >= 0:
                 smo_axpy(last - first, &sums[first], x,
-                         &self.dense[self.dense_slot[f], first])
+                         &self.dense[dense_slot[f], first])
                 continue
             if begin != NULL:
                 p, end = begin[f], stop[f]

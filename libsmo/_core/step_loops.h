@@ -184,6 +184,13 @@ static void smo_rbf_from_dots_threads(int n, double* out, const double* sq, doub
     }
 }
 
+/* A hint to fetch what p points to into the caches ahead of its use (none elsewhere). */
+#if defined(__GNUC__) || defined(__clang__)
+#define smo_prefetch(p) __builtin_prefetch(p)
+#else
+#define smo_prefetch(p) ((void)0)
+#endif
+
 /* What turns a row of dot products into a row of Q, entry by entry, for a loop that
  * finishes each thread's part of the row in the region that summed it
  * (sparse_dots.SparseColumns.dots): the RBF kernel when `rbf` (squared norms sq of the
