@@ -167,7 +167,8 @@ class SparseSupportColumns:
         self.columns = SparseColumns(
             np.ascontiguousarray(SV.data[kept], dtype=np.float64),
             np.ascontiguousarray(SV.indices[kept], dtype=np.int32),
-            ends[:-1].astype(np.int64), np.diff(ends).astype(np.int32), SV.shape[1])
+            ends[:-1].astype(np.int64), np.diff(ends).astype(np.int32), SV.shape[1],
+            n_threads=0)
 
     def dots(self, X):
         """X @ SV.T as a dense C-contiguous array.
@@ -182,7 +183,7 @@ class SparseSupportColumns:
         ndarray of shape (n_rows, n_SV)
         """
         from libsmo._core.blas_dots import dense_dots
-        from libsmo._core.sparse_dots import column_dots, dense_columns_of
+        from libsmo._core.kernel_blocks import column_dots, dense_columns_of
         out = np.empty((X.shape[0], self.common_rows.shape[1]))
         # the common features X can store (its width may be less than the SVs')
         n_common = int(np.count_nonzero(self.common < X.shape[1]))

@@ -243,7 +243,8 @@ class Executor:
         if (SPARSE_COLUMNS and kernel.rows.layout_name == "csr"
                 and kernel.rows.bit_words == 0
                 and self._column_bytes(rows) <= max(0.0, cache_mb) * 2**20 / 2):
-            cache_mb -= kernel.rows.build_columns(DENSE_COLUMN_SHARE) / 2**20
+            cache_mb -= kernel.rows.build_columns(DENSE_COLUMN_SHARE,
+                                                  kernel.n_threads) / 2**20
         return kernel, cache_megabytes(max(0.0, cache_mb), len(rows))
 
     def _column_bytes(self, rows):

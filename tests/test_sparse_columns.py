@@ -19,8 +19,8 @@ from libsmo._core.solvers import solve
 from libsmo import _sparse as sp
 from libsmo._core.blas_dots import dense_dots
 from libsmo._core.sparse_dots import (DENSE_COLUMN_MIN_ROWS, DENSE_COLUMN_SHARE,
-                                      SparseColumns, column_dots, copy_bytes,
-                                      dense_column_count, dense_columns_of)
+                                      SparseColumns, copy_bytes, dense_column_count)
+from libsmo._core.kernel_blocks import column_dots, dense_columns_of
 from libsmo._prediction import kernel_block
 from libsmo._support_rows import DENSE_FEATURE_SHARE, SparseSupportColumns, SupportRows
 from conftest import data_file, load_dataset
@@ -145,6 +145,33 @@ def test_narrowed_columns_give_the_whole_columns_bits(reviews, n_threads):
     Q.narrow_rows(m, n, 256)
     Q.narrow_rows(0, 0, 0)
     assert columns.narrowed is None
+
+
+@pytest.mark.parametrize("sort_threads", [2, 3])
+def test_columns_sorted_on_threads_are_the_columns_sorted_on_one(long_reviews,
+                                                                 sort_threads):
+    """A copy of at least SORT_PARALLEL_MIN values is sorted on its threads, each range
+    of rows put after the earlier ranges in every column (`_sort_on_threads`), and the
+    dense columns filled a slot a thread: the same columns as one thread's counting
+    sort, so the same rows of products, also through the per-thread bounds that assume
+    each column's rows ascending; narrowed copies sort on the same threads."""
+    X = long_reviews[0]
+    assert X.nnz >= 1 << 16
+    one, many, gathered = Rows(X), Rows(X), Rows(X)
+    assert one.build_columns(DENSE_COLUMN_SHARE) == many.build_columns(DENSE_COLUMN_SHARE,
+                                                                       sort_threads)
+    assert (one.columns.n_threads, many.columns.n_threads) == (1, sort_threads)
+    np.testing.assert_array_equal(many.columns.col_start, one.columns.col_start)
+    assert many.columns.n_dense == one.columns.n_dense > 0
+    for row in (0, 7, X.shape[0] - 1):
+        expected = gathered.row_dots(row, 1)
+        for threads in (1, 2, 3):
+            np.testing.assert_array_equal(many.row_dots(row, threads), expected)
+    assert many.columns.n_built == 9
+    Q = QMatrix(Kernel(X, "rbf", 1.0, 3, 0.0, n_threads=2), long_reviews[1], 1.0)
+    Q.kernel.rows.build_columns(DENSE_COLUMN_SHARE, sort_threads)
+    Q.narrow_rows(0, X.shape[0] - 10, 256)
+    assert Q.kernel.rows.columns.narrowed.n_threads == sort_threads
 
 
 @pytest.mark.parametrize("kernel", ["rbf", "linear", "poly"])

@@ -171,15 +171,16 @@ cdef class Rows:
                 self.sq_norm = np.empty(self.n_rows)
                 self._copy_dense(X)
 
-    def build_columns(self, double dense_share=0.0):
+    def build_columns(self, double dense_share=0.0, int n_threads=1):
         """For CSR rows without bitmaps: keep their columns too
         (`sparse_dots.SparseColumns`, 12 bytes a stored value, and the features of at
-        least `dense_share` of the rows as dense columns), which `dots` uses for the
-        rows whose features' columns hold few values. Returns the bytes they take (0
-        when there are none)."""
+        least `dense_share` of the rows as dense columns; sorted on n_threads threads),
+        which `dots` uses for the rows whose features' columns hold few values. Returns
+        the bytes they take (0 when there are none)."""
         if self.layout == CSR and self.bit_words == 0 and self.columns is None:
             self.columns = SparseColumns(self.csr_data, self.csr_indices, self.row_start,
-                                         self.row_nnz, self.n_features, dense_share)
+                                         self.row_nnz, self.n_features, dense_share,
+                                         n_threads)
         return 0 if self.columns is None else self.columns.n_bytes
 
     def _take_compact_rows(self, X, bint bit_rows, bint int_rows):

@@ -41,6 +41,8 @@ cdef class SparseColumns:
     cdef int[::1] dense_slot
     cdef double[:, ::1] dense
     cdef readonly long long n_bytes
+    # the threads that sort this copy and its narrowed copies
+    cdef readonly int n_threads
     # rows of products built here (for tests and diagnostics)
     cdef readonly long long n_built
     # `narrow`: the columns of the rows now at [narrow_start, narrow_end) alone; None
@@ -52,6 +54,12 @@ cdef class SparseColumns:
     cdef int gathers_start, gathers_end
     cdef long long gathers
 
+    cdef void _sort(self, const double[::1] data, const int[::1] indices,
+                    const long long[::1] row_start, const int[::1] row_nnz,
+                    long long total) noexcept nogil
+    cdef int _sort_on_threads(self, const double[::1] data, const int[::1] indices,
+                              const long long[::1] row_start, const int[::1] row_nnz,
+                              int threads) except -1
     cdef bint pays(self, const int* features, int nnz, const int* row_nnz, int start,
                    int end) noexcept nogil
     cdef long long _column_values(self, const int* features, int nnz) noexcept nogil

@@ -30,8 +30,6 @@ cdef extern from "inner_loops.h" nogil:
 # An addition of the columns costs about this many of the gather's products (measured
 # on the reviews: 3 gave 10.7-11.1 s a fit, 1 gave 8.9-9.2 s, 0.5 the same).
 cdef long long SCATTER_COST = 1
-# Rows of prediction's blocks handed to a thread at a time (`column_dots`).
-cdef int COLUMN_ROWS_PER_TASK = 16
 # Training's columns (`SparseColumns(dense_share=...)`) keep a dense copy of each
 # feature that at least this share of at least DENSE_COLUMN_MIN_ROWS rows store: one pass of
 # four-wide multiply-adds over all the rows costs less than the stored values' indexed
@@ -39,6 +37,8 @@ cdef int COLUMN_ROWS_PER_TASK = 16
 # products).
 DENSE_COLUMN_SHARE = 0.3
 DENSE_COLUMN_MIN_ROWS = 256
+# Copies of at least this many values are sorted on their threads (`_sort_threads`).
+cdef long long SORT_PARALLEL_MIN = 1 << 16
 
 
 cdef void gather_dots(const double* data, const int* indices, const long long* row_start,
@@ -87,6 +87,40 @@ def dense_column_count(counts, Py_ssize_t n_rows, double dense_share):
     return int(np.count_nonzero(np.asarray(counts) >= dense_share * n_rows))
 
 
+cdef int _sort_threads(int n_threads, long long total, Py_ssize_t n_features):
+    """The threads that sort a copy of `total` values over n_features: one below
+    SORT_PARALLEL_MIN values, or where each thread's counts (8 bytes a feature) would
+    take more than the copy's values (12 bytes each)."""
+    if n_threads <= 1 or total < SORT_PARALLEL_MIN:
+        return 1
+    return max(1, min(n_threads, <int>((12 * total) // (8 * (n_features + 1)))))
+
+
+cdef void _count_rows(const int* indices, const long long* row_start, const int* row_nnz,
+                      Py_ssize_t first, Py_ssize_t last, long long* counts) noexcept nogil:
+    """counts[f] += the values of feature f in rows [first, last)."""
+    cdef Py_ssize_t r
+    cdef long long k
+    for r in range(first, last):
+        for k in range(row_start[r], row_start[r] + row_nnz[r]):
+            counts[indices[k]] += 1
+
+
+cdef void _place_rows(const double* data, const int* indices, const long long* row_start,
+                      const int* row_nnz, Py_ssize_t first, Py_ssize_t last,
+                      long long* next_entry, int* col_row, double* col_val) noexcept nogil:
+    """The values of rows [first, last), in row order, each at its feature's next entry
+    (next_entry[f], then advanced)."""
+    cdef Py_ssize_t r
+    cdef long long k, p
+    for r in range(first, last):
+        for k in range(row_start[r], row_start[r] + row_nnz[r]):
+            p = next_entry[indices[k]]
+            next_entry[indices[k]] = p + 1
+            col_row[p] = <int>r
+            col_val[p] = data[k]
+
+
 cdef class SparseColumns:
     """The columns of CSR rows (data, indices; row k at row_start[k], row_nnz[k]
     values) over n_features, for `Rows` (its row numbers, then its swaps). With
@@ -97,12 +131,15 @@ cdef class SparseColumns:
 
     def __init__(self, const double[::1] data, const int[::1] indices,
                  const long long[::1] row_start, const int[::1] row_nnz,
-                 Py_ssize_t n_features, double dense_share=0.0):
+                 Py_ssize_t n_features, double dense_share=0.0, int n_threads=1):
         cdef Py_ssize_t n_rows = row_nnz.shape[0], r, f
         cdef long long total = 0, k, p
-        cdef int slot
+        cdef int slot, t, threads
         for r in range(n_rows):
             total += row_nnz[r]
+        # n_threads: for this copy's sort and its narrowed copies' (0: as OpenMP allows)
+        self.n_threads = n_threads if n_threads > 0 else max(1, smo_openmp_max_threads())
+        threads = _sort_threads(self.n_threads, total, n_features)
         self.col_start = np.zeros(n_features + 1, dtype=np.int64)
         self.col_row = np.empty(max(total, 1), dtype=np.int32)
         self.col_val = np.empty(max(total, 1))
@@ -112,24 +149,11 @@ cdef class SparseColumns:
         self.narrow_start = self.narrow_end = -1
         self.gathers_start = self.gathers_end = -1
         self.unswapped = True
-        with nogil:
-            # a counting sort by feature: col_start[f + 1] counts column f, then ends it
-            for r in range(n_rows):
-                for k in range(row_start[r], row_start[r] + row_nnz[r]):
-                    self.col_start[indices[k] + 1] += 1
-            for f in range(n_features):
-                self.col_start[f + 1] += self.col_start[f]
-            # the last rows first, each to the end of its columns: then a column's
-            # rows are in ascending order, and col_start[f + 1] is where column f starts
-            for r in range(n_rows - 1, -1, -1):
-                for k in range(row_start[r], row_start[r] + row_nnz[r]):
-                    self.col_start[indices[k] + 1] -= 1
-                    p = self.col_start[indices[k] + 1]
-                    self.col_row[p] = <int>r
-                    self.col_val[p] = data[k]
-            for f in range(n_features):
-                self.col_start[f] = self.col_start[f + 1]
-            self.col_start[n_features] = total
+        if threads > 1:
+            self._sort_on_threads(data, indices, row_start, row_nnz, threads)
+        else:
+            with nogil:
+                self._sort(data, indices, row_start, row_nnz, total)
         self.dense_share = dense_share
         counts = np.diff(np.asarray(self.col_start))
         self.n_dense = dense_column_count(counts, n_rows, dense_share)
@@ -138,14 +162,73 @@ cdef class SparseColumns:
         self.dense_slot = np.full(n_features, -1, dtype=np.int32)
         self.dense = np.zeros((self.n_dense, n_rows))
         self.n_bytes = copy_bytes(total, n_features, n_rows, self.n_dense)
-        slot = 0
+        dense_features = np.flatnonzero(counts >= dense_share * n_rows).astype(np.int32)
+        cdef const int[::1] features = dense_features
+        np.asarray(self.dense_slot)[dense_features] = np.arange(self.n_dense, dtype=np.int32)
         with nogil:
+            for slot in prange(self.n_dense, num_threads=threads, schedule="dynamic"):
+                f = features[slot]
+                for p in range(self.col_start[f], self.col_start[f + 1]):
+                    self.dense[slot, self.col_row[p]] = self.col_val[p]
+
+    cdef void _sort(self, const double[::1] data, const int[::1] indices,
+                    const long long[::1] row_start, const int[::1] row_nnz,
+                    long long total) noexcept nogil:
+        """col_start, col_row and col_val by a counting sort of the rows' values by
+        feature, on one thread."""
+        cdef Py_ssize_t n_rows = row_nnz.shape[0], n_features = self.col_start.shape[0] - 1
+        cdef Py_ssize_t r, f
+        cdef long long k, p
+        # col_start[f + 1] counts column f, then ends it
+        for r in range(n_rows):
+            for k in range(row_start[r], row_start[r] + row_nnz[r]):
+                self.col_start[indices[k] + 1] += 1
+        for f in range(n_features):
+            self.col_start[f + 1] += self.col_start[f]
+        # the last rows first, each to the end of its columns: then a column's rows are
+        # in ascending order, and col_start[f + 1] is where column f starts
+        for r in range(n_rows - 1, -1, -1):
+            for k in range(row_start[r], row_start[r] + row_nnz[r]):
+                self.col_start[indices[k] + 1] -= 1
+                p = self.col_start[indices[k] + 1]
+                self.col_row[p] = <int>r
+                self.col_val[p] = data[k]
+        for f in range(n_features):
+            self.col_start[f] = self.col_start[f + 1]
+        self.col_start[n_features] = total
+
+    cdef int _sort_on_threads(self, const double[::1] data, const int[::1] indices,
+                              const long long[::1] row_start, const int[::1] row_nnz,
+                              int threads) except -1:
+        """`_sort` on `threads` threads, each over one range of the rows: each counts
+        its rows' values by feature, then puts them after the earlier ranges' values
+        of each column, so a column's rows are in ascending order as `_sort` leaves
+        them (the same copy)."""
+        cdef Py_ssize_t n_rows = row_nnz.shape[0], n_features = self.col_start.shape[0] - 1
+        cdef Py_ssize_t f
+        cdef long long running = 0, count
+        cdef int t
+        next_entry = np.zeros((threads, max(n_features, 1)), dtype=np.int64)
+        cdef long long[:, ::1] slots = next_entry
+        with nogil:
+            for t in prange(threads, num_threads=threads, schedule="static"):
+                _count_rows(&indices[0], &row_start[0], &row_nnz[0],
+                            (n_rows * t) // threads, (n_rows * (t + 1)) // threads,
+                            &slots[t, 0])
+            # column f starts after the columns before it; range t's entries of it
+            # after the earlier ranges'
             for f in range(n_features):
-                if self.col_start[f + 1] - self.col_start[f] >= dense_share * n_rows:
-                    self.dense_slot[f] = slot
-                    for p in range(self.col_start[f], self.col_start[f + 1]):
-                        self.dense[slot, self.col_row[p]] = self.col_val[p]
-                    slot += 1
+                self.col_start[f] = running
+                for t in range(threads):
+                    count = slots[t, f]
+                    slots[t, f] = running
+                    running = running + count
+            self.col_start[n_features] = running
+            for t in prange(threads, num_threads=threads, schedule="static"):
+                _place_rows(&data[0], &indices[0], &row_start[0], &row_nnz[0],
+                            (n_rows * t) // threads, (n_rows * (t + 1)) // threads,
+                            &slots[t, 0], &self.col_row[0], &self.col_val[0])
+        return 0
 
     def __dealloc__(self):
         free(self.bounds)
@@ -177,7 +260,7 @@ cdef class SparseColumns:
             return
         self.narrowed = SparseColumns(data, indices, row_start[start:end],
                                       row_nnz[start:end], self.col_start.shape[0] - 1,
-                                      self.dense_share)
+                                      self.dense_share, self.n_threads)
         self.narrow_start, self.narrow_end = start, end
 
     cdef bint pays(self, const int* features, int nnz, const int* row_nnz, int start,
@@ -361,123 +444,3 @@ cdef class SparseColumns:
         self.narrow_end = -1
         self.gathers_start = self.gathers_end = -1
         self.unswapped = False
-
-
-def checked_csr_arrays(X):
-    """The data (float64), column indices (int32) and row pointers (int64) of canonical
-    CSR rows X, for loops that index by them: ValueError where a column index is
-    outside X's width."""
-    data = np.asarray(X.data, dtype=np.float64)
-    indices = np.asarray(X.indices, dtype=np.int32)
-    if len(indices) and (np.min(indices) < 0 or np.max(indices) >= X.shape[1]):
-        raise ValueError("CSR column indices outside the rows' width")
-    return data, indices, np.asarray(X.indptr, dtype=np.int64)
-
-
-def dense_columns_of(X, const int[::1] slot, double[:, ::1] out):
-    """out[r, slot[f]] = X[r, f] for the features f with slot[f] >= 0, every other
-    entry of out zero: CSR rows' values of a few features as a dense block, in one pass
-    over the stored values on the OpenMP threads (the reviews' 58 prediction blocks
-    against their 38 common features: 2.0-2.2 ms, where scipy's column selection and
-    densifying took 9.0-9.2 ms).
-
-    Parameters
-    ----------
-    X : csr_matrix of shape (n_rows, width)
-        Canonical CSR, width at most len(slot).
-    slot : ndarray of int32
-        Per feature, its column in out, or -1.
-    out : ndarray of shape (n_rows, n_slots), C-contiguous
-        Overwritten; every slot[f] < n_slots for the features X can store.
-    """
-    cdef const double[::1] data
-    cdef const int[::1] indices
-    cdef const long long[::1] indptr
-    cdef Py_ssize_t n_rows = out.shape[0], r
-    cdef long long k
-    cdef int s, threads = 1
-    if X.shape[0] != n_rows or X.shape[1] > slot.shape[0]:
-        raise ValueError(f"rows of shape {X.shape}, {slot.shape[0]} feature slots and a "
-                         f"block of shape {(n_rows, out.shape[1])} do not match")
-    if n_rows == 0:
-        return
-    data, indices, indptr = checked_csr_arrays(X)
-    # the slots of the features these rows store, as the loop reads them
-    if len(indices) and np.max(np.asarray(slot)[np.asarray(indices)]) >= out.shape[1]:
-        raise ValueError(f"feature slots beyond the block's {out.shape[1]} columns")
-    if n_rows >= 2 * COLUMN_ROWS_PER_TASK:
-        threads = max(1, smo_openmp_max_threads())
-    with nogil:
-        for r in prange(n_rows, num_threads=threads, schedule="static"):
-            memset(&out[r, 0], 0, out.shape[1] * sizeof(double))
-            for k in range(indptr[r], indptr[r + 1]):
-                s = slot[indices[k]]
-                if s >= 0:
-                    out[r, s] = data[k]
-
-
-def column_dots(X, SparseColumns columns, double[:, ::1] out, bint add=False):
-    """out[i, j] = x_i'sv_j for CSR rows x_i and the columns of the support vectors
-    (`SparseColumns` over them, no swaps): each row adds the columns of its features
-    (`_group_dots`), so the work is the products that are not zero, where scipy's
-    sparse product also builds a sparse result first. Groups of COLUMN_ROWS_PER_TASK
-    rows are shared among OpenMP threads.
-
-    Parameters
-    ----------
-    X : csr_matrix of shape (n_rows, width)
-        Canonical CSR with int32 indices, width at most the columns' n_features.
-    columns : SparseColumns
-        Over the n_SV support vectors.
-    out : ndarray of shape (n_rows, n_SV), C-contiguous
-        Overwritten, or with `add` added to (the products of the features that
-        prediction multiplies as a dense block, `SparseSupportColumns`).
-    add : bool
-    """
-    cdef const double[::1] data
-    cdef const int[::1] indices
-    cdef const long long[::1] indptr
-    cdef Py_ssize_t n_rows = out.shape[0], n_sv = out.shape[1], g, n_groups
-    cdef int threads = 1
-    if (X.shape[0] != n_rows or X.shape[1] > columns.col_start.shape[0] - 1
-            or columns.original.shape[0] != n_sv):
-        raise ValueError(f"rows of shape {X.shape}, {columns.original.shape[0]} support "
-                         f"vectors of {columns.col_start.shape[0] - 1} features and a "
-                         f"block of shape {(n_rows, n_sv)} do not match")
-    if n_rows == 0 or n_sv == 0:
-        return
-    data, indices, indptr = checked_csr_arrays(X)
-    n_groups = (n_rows + COLUMN_ROWS_PER_TASK - 1) // COLUMN_ROWS_PER_TASK
-    if n_groups >= 2:
-        threads = max(1, smo_openmp_max_threads())
-    with nogil:
-        for g in prange(n_groups, num_threads=threads, schedule="dynamic"):
-            _group_dots(columns, &indices[0], &data[0], &indptr[0],
-                        g * COLUMN_ROWS_PER_TASK,
-                        min(n_rows, (g + 1) * COLUMN_ROWS_PER_TASK), &out[0, 0], n_sv,
-                        add)
-
-
-cdef void _group_dots(SparseColumns columns, const int* indices, const double* data,
-                      const long long* indptr, Py_ssize_t first, Py_ssize_t last,
-                      double* out, Py_ssize_t n_sv, bint add) noexcept nogil:
-    """`column_dots` for the rows [first, last), one row at a time: the column of each
-    of its stored values added into its sums, in feature order (CSR rows are sorted).
-    The common features' long columns are the dense product's, so what is left is
-    short columns that rows seldom share: sorting a group's values by feature to read
-    each column once for the group cost more than it saved."""
-    cdef long long k, p, stop
-    cdef Py_ssize_t r
-    cdef const int* col_row = &columns.col_row[0]
-    cdef const double* col_val = &columns.col_val[0]
-    cdef double x
-    cdef double* row
-    if not add:
-        memset(&out[first * n_sv], 0, (last - first) * n_sv * sizeof(double))
-    for r in range(first, last):
-        row = &out[r * n_sv]
-        for k in range(indptr[r], indptr[r + 1]):
-            x = data[k]
-            stop = columns.col_start[indices[k] + 1]
-            for p in range(columns.col_start[indices[k]], stop):
-                row[col_row[p]] += x * col_val[p]
