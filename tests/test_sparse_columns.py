@@ -29,9 +29,8 @@ from peers import libsvm_decision, libsvm_predict, libsvm_summary, libsvm_train
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
-@pytest.fixture(scope="module")
-def reviews():
-    """TF-IDF rows of the first 1,500 clothing reviews (the text_reviews example's own
+def first_reviews(limit):
+    """TF-IDF rows of the first `limit` clothing reviews (the text_reviews example's own
     reader and vectorizer), canonical CSR as validation leaves it, and the labels."""
     pytest.importorskip("sklearn")
     pytest.importorskip("pandas")
@@ -41,28 +40,23 @@ def reviews():
         import text_reviews
     finally:
         sys.path.remove(str(EXAMPLES))
-    texts, labels, _ = text_reviews.read_reviews(csv, limit=1500)
+    texts, labels, _ = text_reviews.read_reviews(csv, limit=limit)
     X = text_reviews.vectorizer().fit_transform(texts).tocsr()
     X.sort_indices()
     return X, np.where(labels == 1, 1.0, -1.0)
 
 
 @pytest.fixture(scope="module")
+def reviews():
+    """`first_reviews` of 1,500 reviews."""
+    return first_reviews(1500)
+
+
+@pytest.fixture(scope="module")
 def long_reviews():
-    """As `reviews`, 4,500 reviews: rows long enough (PARALLEL_MIN_ENTRIES) for the
+    """`first_reviews` of 4,500 reviews: rows long enough (PARALLEL_MIN_ENTRIES) for the
     kernel to share them among threads."""
-    pytest.importorskip("sklearn")
-    pytest.importorskip("pandas")
-    csv = data_file("Womens Clothing E-Commerce Reviews.csv")
-    sys.path.insert(0, str(EXAMPLES))
-    try:
-        import text_reviews
-    finally:
-        sys.path.remove(str(EXAMPLES))
-    texts, labels, _ = text_reviews.read_reviews(csv, limit=4500)
-    X = text_reviews.vectorizer().fit_transform(texts).tocsr()
-    X.sort_indices()
-    return X, np.where(labels == 1, 1.0, -1.0)
+    return first_reviews(4500)
 
 
 def columns_of(sv):
