@@ -133,8 +133,8 @@ cdef class SparseColumns:
                  const long long[::1] row_start, const int[::1] row_nnz,
                  Py_ssize_t n_features, double dense_share=0.0, int n_threads=1):
         cdef Py_ssize_t n_rows = row_nnz.shape[0], r, f
-        cdef long long total = 0, k, p
-        cdef int slot, t, threads
+        cdef long long total = 0, p
+        cdef int slot, threads
         for r in range(n_rows):
             total += row_nnz[r]
         # n_threads: for this copy's sort and its narrowed copies' (0: as OpenMP allows)
