@@ -191,12 +191,27 @@ static void smo_rbf_from_dots_threads(int n, double* out, const double* sq, doub
 #define smo_prefetch(p) ((void)0)
 #endif
 
+/* out_j = (float)(s_i sign_j k_j) for j in [lo, hi): a kernel row made a Q row (the
+ * signs of C-SVC's Q_ij = y_i y_j K_ij). Every conversion of a row goes through here, the
+ * products in this order, so the floats are the same wherever a row is converted. The
+ * pointers restrict-qualified: stores to out would otherwise make the compiler reload
+ * what the others point to (a loop three times slower). */
+static inline void smo_signed_part(int lo, int hi, double s_i,
+                                   const double* SMO_RESTRICT sign,
+                                   const double* SMO_RESTRICT k, float* SMO_RESTRICT out)
+{
+    int j;
+    for (j = lo; j < hi; j++)
+        out[j] = (float)(s_i * sign[j] * k[j]);
+}
+
 /* What turns a row of dot products into a row of Q, entry by entry, for a loop that
  * finishes each thread's part of the row in the region that summed it
  * (sparse_dots.SparseColumns.dots): the RBF kernel when `rbf` (squared norms sq of the
  * row's entries, sq_i of its own row), then q_out_j = (float)(s_i sign_j k_j). The
  * same entries as smo_rbf_from_dots_threads and smo_signed_row_threads give, wherever
- * a part starts: one parallel region a row where the three passes took three. */
+ * a part starts: one parallel region a row, where those two passes took one each after
+ * the sums' own. */
 typedef struct {
     int rbf;
     double gamma, sq_i, s_i;
@@ -209,25 +224,15 @@ typedef struct {
 static inline void smo_finish_part(const SmoRowFinish* finish, double* dots, int lo,
                                    int hi)
 {
-    /* locals: stores through q_out could otherwise change the struct's fields, and the
-     * loop would reload them for every entry (three times slower) */
-    const double s_i = finish->s_i;
-    const double* SMO_RESTRICT sign = finish->sign;
-    const double* SMO_RESTRICT k = dots;
-    float* SMO_RESTRICT q = finish->q_out;
-    int j;
     if (hi <= lo)
         return;
     if (finish->rbf)
         smo_rbf_from_dots(hi - lo, dots + lo, finish->sq + lo, finish->sq_i,
                           finish->gamma);
-    for (j = lo; j < hi; j++)
-        q[j] = (float)(s_i * sign[j] * k[j]);
+    smo_signed_part(lo, hi, finish->s_i, finish->sign, dots, finish->q_out);
 }
 
-/* out_j = (float)(s_i sign_j k_j) for j in [0, n): a kernel row made a Q row (the
- * signs of C-SVC's Q_ij = y_i y_j K_ij), on up to `threads` threads. The products are
- * taken in this order in every case, so the floats are the same. */
+/* smo_signed_part over [0, n) on up to `threads` threads. */
 static void smo_signed_row_threads(int n, double s_i, const double* sign, const double* k,
                                    float* out, int threads)
 {
@@ -235,12 +240,9 @@ static void smo_signed_row_threads(int n, double s_i, const double* sign, const 
 #ifdef _OPENMP
     #pragma omp parallel for num_threads(parts) schedule(static, 1) if (parts > 1)
 #endif
-    for (part = 0; part < parts; part++) {
-        int lo = smo_part_start(n, parts, part), hi = smo_part_start(n, parts, part + 1);
-        int j;
-        for (j = lo; j < hi; j++)
-            out[j] = (float)(s_i * sign[j] * k[j]);
-    }
+    for (part = 0; part < parts; part++)
+        smo_signed_part(smo_part_start(n, parts, part), smo_part_start(n, parts, part + 1),
+                        s_i, sign, k, out);
 }
 
 /* rows[h][lo] <-> rows[h][hi] for h in [0, count): the row cache following the solver's
