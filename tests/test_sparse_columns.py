@@ -205,6 +205,49 @@ def test_q_rows_finished_in_the_columns_regions_are_the_passes_rows(long_reviews
     assert columns.n_built == 15 and columns.narrowed.n_built == 6
 
 
+@pytest.mark.parametrize("kernel", ["rbf", "linear", "poly"])
+@pytest.mark.parametrize("n_threads", [1, 2, 3])
+def test_rows_added_in_one_region_are_the_rows_added_one_by_one(long_reviews, kernel,
+                                                                 n_threads):
+    """`QMatrix.add_rows`, the gradient's reconstruction: over the narrowed copy the
+    reconstruction makes, every row of a batch is summed, finished and added by each
+    thread in one region (`SparseColumns.add_rows`; RBF and linear), rows the cache
+    holds are read from it, and the sums are the bits of the rows' entries added one
+    by one in the batch's order, after swaps too. Elsewhere (poly, or a range the copy
+    does not hold whole) the rows are added one by one."""
+    X, y = long_reviews
+    n = X.shape[0]
+    Q = QMatrix(Kernel(X, kernel, 0.7, 3, 0.5, n_threads=n_threads), y, 100.0)
+    assert Q.kernel.rows.build_columns(DENSE_COLUMN_SHARE) > 0
+    columns = Q.kernel.rows.columns
+    rng = np.random.default_rng(5)
+    for i, j in rng.integers(0, n, size=(40, 2)):
+        Q.swap(i, j)
+    start, end = 1200, n
+    rows = rng.choice(start, size=300, replace=False)
+    coefs = rng.uniform(-1.0, 1.0, size=300)
+    for i in rows[::7]:
+        Q.row(int(i))                  # cached whole: read from the cache
+    base = rng.standard_normal(end - start)
+
+    def one_by_one(start, end, out):
+        for i, c in zip(rows, coefs):
+            out += c * Q.entries(int(i), start, end).astype(np.float64)
+        return out
+
+    Q.narrow_rows(start, end, len(rows))
+    built = columns.narrowed.n_built
+    added = base.copy()
+    assert Q.added_rows(rows, coefs, start, end, added) == (kernel != "poly")
+    np.testing.assert_array_equal(added, one_by_one(start, end, base.copy()))
+    # the uncached rows were summed once by add_rows, once by entries(); the cached not
+    assert columns.narrowed.n_built - built == 2 * (len(rows) - len(rows[::7]))
+    # a range inside the copy's: one by one, the same sums
+    added = base[3:].copy()
+    assert not Q.added_rows(rows, coefs, start + 3, end, added)
+    np.testing.assert_array_equal(added, one_by_one(start + 3, end, base[3:].copy()))
+
+
 def test_sparse_rows_of_a_few_hundred_entries_are_shared_among_threads(long_reviews):
     """A Q entry of CSR rows sums about a row's stored values, so `Kernel.row_threads`
     counts it as a sixteenth of a dense entry for each: 1,000 entries of these TF-IDF

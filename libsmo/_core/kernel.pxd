@@ -2,6 +2,7 @@
 # LIBSVM's kernel functions, a whole row at a time.
 cimport cython
 from libsmo._core.rows cimport Rows
+from libsmo._core.sparse_dots cimport SmoRowBatch
 
 
 cdef enum KernelType:
@@ -32,6 +33,9 @@ cdef class Kernel:
     cdef void row(self, int i, int start, int end, double* out) noexcept nogil
     cdef void q_row(self, int i, int start, int end, double s_i, const double* sign,
                     double* work, float* out) noexcept nogil
+    cdef bint add_q_rows(self, SmoRowBatch* batch, int start, int end,
+                         const double* sign, double* work, float* q_out,
+                         double* out) noexcept nogil
     cdef void rows_many(self, const int* sources, int count, int start, int end,
                         double* out, long ld_out) noexcept nogil
     cdef double value(self, int i, int j) noexcept nogil

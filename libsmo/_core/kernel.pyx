@@ -22,8 +22,8 @@ import numpy as np
 cimport numpy as cnp
 from cython.parallel cimport prange
 from libc.math cimport exp, tanh
-from libsmo._core.rows cimport Rows
-from libsmo._core.sparse_dots cimport SmoRowFinish
+from libsmo._core.rows cimport CSR, Rows
+from libsmo._core.sparse_dots cimport SmoRowBatch, SmoRowFinish
 
 cdef extern from "step_loops.h" nogil:
     int smo_threads_sleep()
@@ -185,6 +185,31 @@ cdef class Kernel:
         if self.kernel_type != PRECOMPUTED:
             self._dots_to_kernel(i, start, n, nthreads, work)
         smo_signed_row_threads(n, s_i, sign, work, out, self.n_threads)
+
+    cdef bint add_q_rows(self, SmoRowBatch* batch, int start, int end,
+                         const double* sign, double* work, float* q_out,
+                         double* out) noexcept nogil:
+        """out[j - start] += coef_b Q_{i_b j} for j in [start, end) and the batch's rows
+        b in order (Q_ij = sign[i] sign[j] K(x_i, x_j), as `q_row` makes it), through
+        `work` and `q_out` (end - start each), in one parallel region where the columns
+        sum the rows (`SparseColumns.add_rows`). False, nothing done, elsewhere: the
+        caller then adds the rows one by one."""
+        cdef SmoRowFinish finish
+        if (self.rows.layout != CSR or self.rows.columns is None
+                or self.rows.bit_words > 0 or self.rows.csr_indices.shape[0] == 0
+                or not (self.kernel_type == RBF or self.kernel_type == LINEAR)):
+            return False
+        batch.row_start = &self.rows.row_start[0]
+        batch.row_nnz = &self.rows.row_nnz[0]
+        batch.features, batch.values = &self.rows.csr_indices[0], &self.rows.csr_data[0]
+        batch.sq_norm, batch.sign = &self.rows.sq_norm[0], sign
+        finish.rbf = self.kernel_type == RBF
+        finish.gamma, finish.sq_i, finish.s_i = self.gamma, 0.0, 0.0
+        finish.sq, finish.sign = &self.rows.sq_norm[start], &sign[start]
+        finish.q_out = q_out
+        return self.rows.columns.add_rows(batch, start, end,
+                                          self.row_threads(end - start),
+                                          &finish, work, out)
 
     cdef void rows_many(self, const int* sources, int count, int start, int end,
                         double* out, long ld_out) noexcept nogil:

@@ -24,6 +24,10 @@ cdef class QMatrix:
     cdef void _fill(self, int i, int start, int end, float* out) noexcept nogil
     cdef bint is_cached(self, int i) noexcept nogil
     cdef float* get_entries(self, int i, int start, int end) noexcept nogil
+    cdef int add_rows(self, const int* rows, const double* coefs, int count, int start,
+                      int end, double* out) noexcept nogil
+    cdef bint _add_rows_together(self, const int* rows, const double* coefs, int count,
+                                 int start, int end, double* out) noexcept nogil
     cdef void narrow(self, int start, int end, int count) noexcept nogil
     cdef float* get_rows(self, const int* rows, int count, int length) noexcept nogil
     cdef void swap_index(self, int i, int j) noexcept nogil

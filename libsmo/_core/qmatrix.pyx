@@ -13,6 +13,8 @@ cimport numpy as cnp
 from libsmo._core.cache cimport RowCache
 from libsmo._core.kernel cimport RBF
 from libsmo._core.rows cimport MANY_ROWS, Rows
+from libsmo._core.sparse_dots cimport SmoRowBatch
+from libc.stdlib cimport free, malloc
 
 # A copy of the columns of some rows (`narrow_rows`) costs about what a few dozen rows of
 # products over the whole columns cost: made for a loop of at least this many rows.
@@ -26,6 +28,8 @@ cdef extern from "step_loops.h" nogil:
                            const int* index, float* out)
     void smo_signed_row_threads(int n, double s_i, const double* sign, const double* k,
                                 float* out, int threads)
+    void smo_add_scaled_row_threads(int n, double* out, double coef, const float* Qi,
+                                    int threads)
 
 
 cdef class QMatrix:
@@ -76,6 +80,47 @@ cdef class QMatrix:
             return &row[start]
         self._fill(i, start, end, &self.tail[0])
         return &self.tail[0]
+
+    cdef int add_rows(self, const int* rows, const double* coefs, int count, int start,
+                      int end, double* out) noexcept nogil:
+        """out[j - start] += coefs[b] Q_{rows[b] j} for j in [start, end) and b in order,
+        Q's entries as `get_entries` gives them (the cache's where it holds them): the
+        gradient's reconstruction. All the rows in one parallel region where the kernel
+        can (`_add_rows_together`: returns 1), else row by row (0); the same sums
+        either way. -1 when memory ran out."""
+        cdef float* row
+        cdef int b
+        if count <= 0 or end <= start:
+            return 0
+        if self._add_rows_together(rows, coefs, count, start, end, out):
+            return 1
+        for b in range(count):
+            row = self.get_entries(rows[b], start, end)
+            if row == NULL:
+                return -1
+            smo_add_scaled_row_threads(end - start, out, coefs[b], row,
+                                       self.kernel.n_threads)
+        return 0
+
+    cdef bint _add_rows_together(self, const int* rows, const double* coefs, int count,
+                                 int start, int end, double* out) noexcept nogil:
+        """`add_rows` in one region (`Kernel.add_q_rows`): False, nothing done, where the
+        kernel cannot or memory is short."""
+        cdef SmoRowBatch batch
+        cdef const float** cached = <const float**>malloc(count * sizeof(float*))
+        cdef float* row
+        cdef int b
+        cdef bint done
+        if cached == NULL:
+            return False
+        for b in range(count):
+            row = self.cache.peek(rows[b], end)
+            cached[b] = &row[start] if row != NULL else NULL
+        batch.count, batch.rows, batch.coefs, batch.cached = count, rows, coefs, cached
+        done = self.kernel.add_q_rows(&batch, start, end, &self.sign[0], &self.kbuf[0],
+                                      &self.tail[0], out)
+        free(cached)
+        return done
 
     cdef float* get_rows(self, const int* rows, int count, int length) noexcept nogil:
         """Q row rows[0] over the first `length` variables, as `get_row`, with the rows
@@ -238,6 +283,26 @@ cdef class QMatrix:
             raise MemoryError("cannot allocate a Q row")
         return np.array([q[k] for k in range(end - start)], dtype=np.float32)
 
+    def added_rows(self, rows, coefs, int start, int end, out):
+        """Python access for tests: out[j - start] += coefs[b] Q_{rows[b] j} for j in
+        [start, end), b in order, as the gradient's reconstruction adds them
+        (`add_rows`); out is changed in place. Returns whether the rows were added in
+        one region."""
+        cdef int n = self.diag.shape[0]
+        cdef int[::1] batch = np.ascontiguousarray(rows, dtype=np.int32)
+        cdef double[::1] c = np.ascontiguousarray(coefs, dtype=np.float64)
+        cdef double[::1] o = out
+        if not (0 <= start <= end <= n) or o.shape[0] != end - start:
+            raise IndexError(f"entries {start}:{end} of {n} variables into {o.shape[0]}")
+        if c.shape[0] != batch.shape[0] or any(not 0 <= i < n for i in rows):
+            raise IndexError(f"rows {list(rows)} and {c.shape[0]} coefficients")
+        cdef int done = 0
+        if batch.shape[0] and end > start:
+            done = self.add_rows(&batch[0], &c[0], batch.shape[0], start, end, &o[0])
+        if done < 0:
+            raise MemoryError("cannot allocate a Q row")
+        return done == 1
+
     def cached_length(self, int i):
         """Python access for tests: how many entries of row i the cache holds."""
         if not 0 <= i < self.cache.n_rows:
@@ -318,6 +383,11 @@ cdef class SVRQMatrix(QMatrix):
         self.buffer_row[b] = i
         self.buffer_length[b] = length
         return out
+
+    cdef bint _add_rows_together(self, const int* rows, const double* coefs, int count,
+                                 int start, int end, double* out) noexcept nogil:
+        # the regressions' rows are assembled from kernel rows: one at a time
+        return False
 
     cdef float* get_entries(self, int i, int start, int end) noexcept nogil:
         # a Q row is assembled from a cached kernel row of the l examples

@@ -53,26 +53,13 @@ cdef extern from "step_loops.h" nogil:
                                      const float* Qj, double daj, int threads)
     void smo_add_scaled_row_threads(int n, double* out, double coef, const float* Qi,
                                     int threads)
+    int smo_keep_largest(double* values, int* items, int n, int want, double v, int t)
+
+# the gradient's reconstruction adds this many rows of Q in one region (`add_rows`)
+cdef enum:
+    ADDED_ROWS = 256
 
 cnp.import_array()
-
-
-cdef inline int keep_largest(double* values, int* items, int n, int want, double v,
-                             int t) noexcept nogil:
-    """Offer item t of value v to the `want` largest kept so far (values[0 : n], sorted
-    descending; a later item goes before an equal value, as the selection's ties).
-    Returns the new count."""
-    cdef int k
-    if n == want and v < values[n - 1]:
-        return n
-    k = n if n < want else n - 1
-    while k > 0 and v >= values[k - 1]:
-        values[k] = values[k - 1]
-        items[k] = items[k - 1]
-        k -= 1
-    values[k] = v
-    items[k] = t
-    return n + 1 if n < want else n
 
 
 cdef class Solver:
@@ -158,10 +145,13 @@ cdef class Solver:
 
     cdef int _reconstruct_gradient(self) noexcept nogil:
         """Rebuild G of the shrunk variables from G_bar and the free active ones; the Q
-        entries are read once each and not cached (`QMatrix.get_entries`)."""
+        entries are read once each and not cached (`QMatrix.get_entries`, and
+        `QMatrix.add_rows` for a batch of free rows at a time)."""
         cdef int i, j, l = self.l, active = self.active_size, n_free = 0
         cdef float* Qi
         cdef double g
+        cdef int batch[ADDED_ROWS]
+        cdef double coefs[ADDED_ROWS]
         if active == l:
             return 0
         self.gradient_whole = False
@@ -186,15 +176,19 @@ cdef class Solver:
                 self.G[i] += g
         else:
             self.Q.narrow(active, l, n_free)
-            for i in range(active):
-                if self.status[i] == FREE:
+            n_free = 0
+            # the free rows ADDED_ROWS at a time, each batch in one pass (`add_rows`)
+            for i in range(active + 1):
+                if i == active or n_free == ADDED_ROWS:
                     if interrupted(self):
                         return -1
-                    Qi = self.Q.get_entries(i, active, l)
-                    if Qi == NULL:
+                    if self.Q.add_rows(batch, coefs, n_free, active, l,
+                                       &self.G[active]) < 0:
                         return out_of_memory(self)
-                    smo_add_scaled_row_threads(l - active, &self.G[active], self.alpha[i],
-                                               Qi, self.n_threads)
+                    n_free = 0
+                if i < active and self.status[i] == FREE:
+                    batch[n_free], coefs[n_free] = i, self.alpha[i]
+                    n_free += 1
         self.Q.narrow(0, 0, 0)
         self.gradient_whole = True
         return 0
@@ -234,9 +228,9 @@ cdef class Solver:
             g = sign_group(self, t)
             v = -self.y[t] * self.G[t]
             if self.pen_up[g, t] == 0.0:
-                n_up = keep_largest(up_v, up_t, n_up, want_up, v, t)
+                n_up = smo_keep_largest(up_v, up_t, n_up, want_up, v, t)
             elif self.pen_low[g, t] == 0.0 and want_low > 0:
-                n_low = keep_largest(low_v, low_t, n_low, want_low, -v, t)
+                n_low = smo_keep_largest(low_v, low_t, n_low, want_low, -v, t)
         self.next_rows[0] = i
         for k in range(n_up):
             self.next_rows[count] = up_t[k]

@@ -9,6 +9,18 @@ cdef extern from "step_loops.h" nogil:
         const double* sq
         const double* sign
         float* q_out
+    # rows of Q added to a sum in one region (`SparseColumns.add_rows`)
+    ctypedef struct SmoRowBatch:
+        int count
+        const int* rows
+        const double* coefs
+        const float* const* cached
+        const long long* row_start
+        const int* row_nnz
+        const int* features
+        const double* values
+        const double* sq_norm
+        const double* sign
     void smo_finish_part(const SmoRowFinish* finish, double* dots, int lo, int hi)
     void smo_prefetch(const void* p)
 
@@ -66,6 +78,12 @@ cdef class SparseColumns:
     cdef void dots(self, int i, const int* features, const double* values, int nnz,
                    int start, int end, int nthreads, double* out,
                    const SmoRowFinish* finish) noexcept nogil
+    cdef bint add_rows(self, const SmoRowBatch* batch, int start, int end, int nthreads,
+                       const SmoRowFinish* finish, double* work, double* out) noexcept nogil
+    cdef void _add_part(self, const SmoRowBatch* batch, int first, int last,
+                        const long long* begin, const long long* stop,
+                        const SmoRowFinish* finish, double* work,
+                        double* out) noexcept nogil
     cdef bint _thread_bounds(self, int nthreads) noexcept nogil
     cdef void _part(self, int first, int last, const long long* begin,
                     const long long* stop, const int* features, const double* values,

@@ -25,6 +25,7 @@ cdef extern from "openmp_threads.h" nogil:
 
 cdef extern from "inner_loops.h" nogil:
     void smo_axpy(int n, double* out, double a, const double* b)
+    void smo_add_scaled_row(int n, double* out, double coef, const float* Qi)
 
 
 # An addition of the columns costs about this many of the gather's products (measured
@@ -339,6 +340,59 @@ cdef class SparseColumns:
             self._read_out(start + <int>((<long long>n * t) // nthreads),
                            start + <int>((<long long>n * (t + 1)) // nthreads), start, out,
                            finish)
+
+    cdef bint add_rows(self, const SmoRowBatch* batch, int start, int end, int nthreads,
+                       const SmoRowFinish* finish, double* work, double* out) noexcept nogil:
+        """out[j - start] += coef_b Q_{i_b j} for j in [start, end) and the batch's rows
+        b in order, each row of Q as `dots` makes it with `finish` (sq_i and s_i each
+        row's own), through `work`: in one parallel region, each thread its part of
+        every row, where a region a row left the threads waiting for each other at each
+        row's end. Only over a copy never swapped asked for all its rows (the narrowed
+        copy made for the loop); False, nothing done, elsewhere."""
+        cdef int t, n_rows = self.original.shape[0]
+        cdef Py_ssize_t n_features = self.col_start.shape[0] - 1
+        if self.narrow_start <= start and end <= self.narrow_end:
+            return self.narrowed.add_rows(batch, start - self.narrow_start,
+                                          end - self.narrow_start, nthreads, finish, work,
+                                          out)
+        if not (self.unswapped and start == 0 and end == n_rows) or n_rows == 0:
+            return False
+        for t in range(batch.count):
+            self.n_built += batch.cached[t] == NULL
+        cdef bint bounded = nthreads > 1 and self._thread_bounds(nthreads)
+        if nthreads <= 1:
+            self._add_part(batch, 0, n_rows, &self.col_start[0], &self.col_start[1],
+                           finish, work, out)
+            return True
+        for t in prange(nthreads, num_threads=nthreads, schedule="static"):
+            self._add_part(batch, <int>((<long long>n_rows * t) // nthreads),
+                           <int>((<long long>n_rows * (t + 1)) // nthreads),
+                           &self.bounds[t * n_features] if bounded else NULL,
+                           &self.bounds[(t + 1) * n_features] if bounded else NULL,
+                           finish, work, out)
+        return True
+
+    cdef void _add_part(self, const SmoRowBatch* batch, int first, int last,
+                        const long long* begin, const long long* stop,
+                        const SmoRowFinish* finish, double* work,
+                        double* out) noexcept nogil:
+        """`add_rows` over the rows [first, last) of this copy: one thread's part."""
+        cdef SmoRowFinish own = finish[0]
+        cdef int b, i
+        cdef long long k
+        for b in range(batch.count):
+            if batch.cached[b] != NULL:
+                smo_add_scaled_row(last - first, &out[first], batch.coefs[b],
+                                   &batch.cached[b][first])
+                continue
+            i = batch.rows[b]
+            k = batch.row_start[i]
+            self._part(first, last, begin, stop, &batch.features[k], &batch.values[k],
+                       batch.row_nnz[i], work)
+            own.sq_i, own.s_i = batch.sq_norm[i], batch.sign[i]
+            smo_finish_part(&own, work, first, last)
+            smo_add_scaled_row(last - first, &out[first], batch.coefs[b],
+                               &own.q_out[first])
 
     cdef bint _thread_bounds(self, int nthreads) noexcept nogil:
         """`bounds` for rows split among nthreads threads, kept until another count is

@@ -220,6 +220,44 @@ typedef struct {
     float* q_out;
 } SmoRowFinish;
 
+/* Offer item t of value v to the `want` largest kept so far (values[0 : n], sorted
+ * descending; a later item goes before an equal value, as the selection's ties): the
+ * rows the next steps are likeliest to ask for (smo.Solver._rows_to_come). Returns the
+ * new count. */
+static inline int smo_keep_largest(double* values, int* items, int n, int want, double v,
+                                   int t)
+{
+    int k;
+    if (n == want && v < values[n - 1])
+        return n;
+    k = n < want ? n : n - 1;
+    while (k > 0 && v >= values[k - 1]) {
+        values[k] = values[k - 1];
+        items[k] = items[k - 1];
+        k--;
+    }
+    values[k] = v;
+    items[k] = t;
+    return n < want ? n + 1 : n;
+}
+
+/* Rows of Q added to a sum, out_j += coefs[b] Q_{rows[b] j} over one range for b in
+ * order (the gradient's reconstruction), for sparse_dots.SparseColumns.add_rows: the
+ * rows' entries over the range where the cache holds them (else NULL), and the CSR rows'
+ * features and values, squared norms and signs, indexed by the solver's row number. */
+typedef struct {
+    int count;
+    const int* rows;
+    const double* coefs;
+    const float* const* cached;
+    const long long* row_start;
+    const int* row_nnz;
+    const int* features;
+    const double* values;
+    const double* sq_norm;
+    const double* sign;
+} SmoRowBatch;
+
 /* Entries [lo, hi) of the row `dots` (the row's own indices) finished as `finish` says. */
 static inline void smo_finish_part(const SmoRowFinish* finish, double* dots, int lo,
                                    int hi)
