@@ -3,6 +3,7 @@
     python benchmarks/fit_loop.py letter --repeats 5
     perf record -F 5000 python benchmarks/fit_loop.py letter --repeats 3
     python benchmarks/fit_loop.py a9a --predict --repeats 5 --threads 2
+    python benchmarks/fit_loop.py reviews --threads 2 --busy 1   # beside a busy core
 
 run.py measures each fit in a fresh process, as a user's first fit; this loop loads the
 case's data once (bench_cases.py's loader and split) and fits it again and again with run.py's
@@ -10,7 +11,11 @@ parameters, one thread, which is what a profiler or an A/B comparison of two bui
 wants. It prints the median and minimum seconds, the objective and the SMO steps (which
 must not move when only speed changed). With --predict it fits once and times the
 prediction of the case's test rows instead, again and again (median, minimum, accuracy).
+With --busy N, N processes spin on the CPU while the loop is timed: a machine that
+another program keeps busy, where threads that wait for each other at every row suffer
+most.
 """
+import multiprocessing
 import argparse
 import statistics
 import sys
@@ -35,12 +40,35 @@ def main(argv=None):
     parser.add_argument("--data-dir", type=Path, default=bench_train.DEFAULT_DATA_DIR)
     parser.add_argument("--predict", action="store_true",
                         help="fit once, then time the prediction of the test rows")
+    parser.add_argument("--busy", type=int, default=0, metavar="N",
+                        help="N processes keep a core busy while the loop is timed")
     args = parser.parse_args(argv)
+    if args.busy < 0:
+        parser.error("--busy must be 0 or more")
     case = bench_cases.CASES[args.case]
     job = dict(case=case, library="libsmo", rows=None, data_dir=str(args.data_dir),
                paths=bench_cases.data_paths(case, args.data_dir))
     X, y, Xt, yt, _ = bench_cases.load_data(job)
     fit = bench_fit.prepare("libsmo", case, X, y, args.threads)
+    busy = [multiprocessing.Process(target=_spin, daemon=True) for _ in range(args.busy)]
+    for process in busy:
+        process.start()
+    try:
+        return _timed(args, fit, Xt, yt)
+    finally:
+        for process in busy:
+            process.terminate()
+            process.join()
+
+
+def _spin():
+    """Keep one core busy until terminated (--busy)."""
+    while True:
+        pass
+
+
+def _timed(args, fit, Xt, yt):
+    """The loop of fits or predictions; prints the summary and returns 0."""
     seconds = []
     if args.predict:
         with bench_train.blas_threads(args.threads):

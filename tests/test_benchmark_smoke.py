@@ -64,12 +64,14 @@ def test_benchmark_smoke(tmp_path):
     assert (again / "latest.md").read_text() == table
 
 
-def test_fit_loop_smoke(tmp_path):
-    """benchmarks/fit_loop.py (repeated fits in one process, for profilers) runs."""
+@pytest.mark.parametrize("extra", [[], ["--threads", "2", "--busy", "1"]])
+def test_fit_loop_smoke(tmp_path, extra):
+    """benchmarks/fit_loop.py (repeated fits in one process, for profilers) runs, also
+    beside a process that keeps a core busy (--busy), to the same steps."""
     data_file("housing_scale")
     proc = subprocess.run(
-        [sys.executable, str(RUN.parent / "fit_loop.py"), "housing", "--repeats", "2"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        [sys.executable, str(RUN.parent / "fit_loop.py"), "housing", "--repeats", "2",
+         *extra], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert "housing: 2 fits, median" in proc.stdout and "steps 220" in proc.stdout
 
