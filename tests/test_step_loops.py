@@ -139,3 +139,57 @@ def test_sleeping_threads_are_woken_only_for_long_passes():
         out = subprocess.run([sys.executable, "-c", code], env=env, cwd="/", check=True,
                              capture_output=True, text=True).stdout.split()
         assert out == [sleeps, "True"], (policy, out)
+
+
+def test_the_governor_sends_a_preempted_run_to_one_thread_for_a_while():
+    """thread_governor.h: a window of at least 0.1 s on the threads in which the process
+    had less than 0.85 of a core's CPU time per thread (another process held a core)
+    sends the run to one thread for two windows, then back to the threads; preempted
+    again, for twice as long (up to 64 windows); a window on the threads at full CPU
+    starts the count over. Shorter windows wait."""
+    from libsmo._core.thread_governor import decisions
+
+    def windows(shares, threads=2):
+        # windows of 0.125 s (exact in binary: no window ends a rounding short); the
+        # share is of the threads the governor had chosen, as the CPU time grows
+        out, now, cpu, counts = [], 0.0, 0.0, decisions(threads, [])
+        for share in shares:
+            now += 0.125
+            cpu += share * 0.125 * (counts[-1] if counts else threads)
+            out.append((now, cpu))
+            counts = decisions(threads, out)
+        return out
+
+    assert decisions(2, windows([1.0, 0.99, 0.97])) == [2, 2, 2]
+    assert decisions(1, windows([0.3, 0.3], threads=1)) == [1, 1]
+    # preempted: one thread for 2 windows, back, preempted: 4, back, full, preempted: 2
+    shares = [0.6, 0.5, 0.5, 0.6, 0.5, 0.5, 0.5, 0.5, 1.0, 0.6, 0.5, 0.5]
+    assert decisions(2, windows(shares)) == [1, 1, 2, 1, 1, 1, 1, 2, 2, 1, 1, 2]
+    # a window not over yet (0.05 s) changes nothing
+    assert decisions(2, [(0.05, 0.0), (0.1, 0.1)]) == [2, 1]
+    # the backoff stops doubling at 64 windows
+    counts = decisions(2, windows([0.6] * 400))
+    assert max(len(run) for run in "".join(map(str, counts)).split("2")) == 64
+
+
+def test_a_fit_beside_a_busy_process_is_the_fit_on_a_quiet_machine(a9a_rows):
+    """Beside a process that keeps a core busy the governor may run steps on one thread:
+    the fit is the same bits (thread counts never change a step)."""
+    import multiprocessing
+    X, y = a9a_rows
+    quiet = libsmo.train(X, y, C=1.0, gamma=0.05, n_threads=2)
+    spinners = [multiprocessing.Process(target=_spin, daemon=True) for _ in range(2)]
+    for spinner in spinners:
+        spinner.start()
+    try:
+        busy = libsmo.train(X, y, C=1.0, gamma=0.05, n_threads=2)
+    finally:
+        for spinner in spinners:
+            spinner.terminate()
+            spinner.join()
+    _same_fit(quiet, busy)
+
+
+def _spin():
+    while True:
+        pass

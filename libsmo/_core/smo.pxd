@@ -5,6 +5,7 @@ from libc.math cimport INFINITY
 from libsmo._core.pair_step cimport LOWER_BOUND, UPPER_BOUND, bound_status, in_low, in_up
 from libsmo._core.qmatrix cimport QMatrix
 from libsmo._core.stopping cimport NO_MEMORY, StopConditions
+from libsmo._core.thread_governor cimport SmoThreadGovernor, smo_governor_step
 
 
 cdef class Solver:
@@ -25,8 +26,10 @@ cdef class Solver:
     cdef signed char[::1] status
     cdef int[::1] active_set
     cdef bint nu
-    # threads of the passes over long active sets (step_loops.h): the kernel's
+    # threads of the passes over long active sets (step_loops.h): the kernel's, or one
+    # while other processes hold the cores (`governor`, kept in step with the kernel's)
     cdef int n_threads
+    cdef SmoThreadGovernor governor
     # membership of I_up / I_low per sign group as 0.0 (in) or -inf (out), kept with
     # the status: the selection loops mask with an addition instead of a branch
     cdef double[:, ::1] pen_up
@@ -105,10 +108,13 @@ cdef inline bint be_shrunk(Solver s, int i, double* m_up, double* neg_M_low) noe
 
 
 cdef inline bint due(Solver s) noexcept nogil:
-    """Whether the run must stop now (see StopConditions.due); s.stop says why."""
+    """Whether the run must stop now (see StopConditions.due); s.stop says why. Also the
+    threads from the next step on (`governor`)."""
     if s.poller.due(s.n_iter):
         s.stop = s.poller.stop
         return True
+    if s.governor.max_threads > 1 and smo_governor_step(&s.governor) != s.n_threads:
+        s.n_threads = s.Q.kernel.n_threads = s.governor.threads
     return False
 
 

@@ -37,6 +37,8 @@ from libc.math cimport fabs, INFINITY
 from libsmo._core.pair_step cimport (FREE, LOWER_BOUND, UPPER_BOUND, bound_status, in_low,
                                      in_up, solve_pair)
 from libsmo._core.qmatrix cimport QMatrix
+from libsmo._core.thread_governor cimport (smo_governor_seconds, smo_governor_start,
+                                           smo_process_cpu_seconds)
 from libsmo._core.rows cimport MANY_ROWS
 from libsmo._core.stopping cimport StopConditions, RUNNING, OPTIMAL, EXCEPTION, NO_MEMORY
 from libsmo._core.solution import make_solution
@@ -84,6 +86,8 @@ cdef class Solver:
         self.alpha = np.array(alpha, dtype=np.float64)
         self.QD = Q.diagonal()
         self.n_threads = Q.kernel.n_threads
+        smo_governor_start(&self.governor, self.n_threads, smo_governor_seconds(),
+                           smo_process_cpu_seconds())
         # a start whose gradient the caller knows skips its computation (a kernel row
         # per non-zero alpha): the cascade's rounds (libsmo.cascade)
         self.gradient_given = gradient is not None
@@ -472,6 +476,7 @@ cdef class Solver:
                     self._unshrink_all()
         finally:
             self.poller.release()
+            self.n_threads = self.Q.kernel.n_threads = self.governor.max_threads
         if self.stop == EXCEPTION:
             raise self.poller.pending_exc
         if self.stop == NO_MEMORY:
