@@ -7,8 +7,8 @@
 
 run.py measures each fit in a fresh process, as a user's first fit; this loop loads the
 case's data once (bench_cases.py's loader and split) and fits it again and again with run.py's
-parameters, one thread, which is what a profiler or an A/B comparison of two builds
-wants. It prints the median and minimum seconds, the objective and the SMO steps (which
+parameters, on --threads threads (default one), which is what a profiler or an A/B
+comparison of two builds wants. It prints the median and minimum seconds, the objective and the SMO steps (which
 must not move when only speed changed). With --predict it fits once and times the
 prediction of the case's test rows instead, again and again (median, minimum, accuracy).
 With --busy N, N processes spin on the CPU while the loop is timed: a machine that

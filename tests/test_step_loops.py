@@ -150,14 +150,13 @@ def test_the_governor_sends_a_preempted_run_to_one_thread_for_a_while():
     from libsmo._core.thread_governor import decisions
 
     def windows(shares, threads=2):
-        # windows of 0.125 s (exact in binary: no window ends a rounding short); the
-        # share is of the threads the governor had chosen, as the CPU time grows
-        out, now, cpu, counts = [], 0.0, 0.0, decisions(threads, [])
+        # windows of 0.125 s (exact in binary: no window ends a rounding short), each
+        # giving `share` of a core per thread (only windows on the threads are judged)
+        out, now, cpu = [], 0.0, 0.0
         for share in shares:
             now += 0.125
-            cpu += share * 0.125 * (counts[-1] if counts else threads)
+            cpu += share * 0.125 * threads
             out.append((now, cpu))
-            counts = decisions(threads, out)
         return out
 
     assert decisions(2, windows([1.0, 0.99, 0.97])) == [2, 2, 2]

@@ -349,7 +349,7 @@ cdef class SparseColumns:
         every row, where a region a row left the threads waiting for each other at each
         row's end. Only over a copy never swapped asked for all its rows (the narrowed
         copy made for the loop); False, nothing done, elsewhere."""
-        cdef int t, n_rows = self.original.shape[0]
+        cdef int t, b, n_rows = self.original.shape[0]
         cdef Py_ssize_t n_features = self.col_start.shape[0] - 1
         if self.narrow_start <= start and end <= self.narrow_end:
             return self.narrowed.add_rows(batch, start - self.narrow_start,
@@ -357,8 +357,8 @@ cdef class SparseColumns:
                                           out)
         if not (self.unswapped and start == 0 and end == n_rows) or n_rows == 0:
             return False
-        for t in range(batch.count):
-            self.n_built += batch.cached[t] == NULL
+        for b in range(batch.count):
+            self.n_built += batch.cached[b] == NULL
         cdef bint bounded = nthreads > 1 and self._thread_bounds(nthreads)
         if nthreads <= 1:
             self._add_part(batch, 0, n_rows, &self.col_start[0], &self.col_start[1],
