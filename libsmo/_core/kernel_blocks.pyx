@@ -14,7 +14,7 @@ from cython.parallel cimport prange, threadid
 from libc.stdint cimport uint64_t
 from libc.string cimport memset
 from libsmo._core.rows cimport dense_dot
-from libsmo._core.sparse_dots cimport SparseColumns
+from libsmo._core.sparse_dots cimport SparseColumns, smo_column_dots_rows
 from libsmo._core.kernel import ROW_PARALLEL_MIN
 
 cdef extern from "openmp_threads.h" nogil:
@@ -344,9 +344,14 @@ def dense_columns_of(X, const int[::1] slot, double[:, ::1] out):
 def column_dots(X, SparseColumns columns, double[:, ::1] out, bint add=False):
     """out[i, j] = x_i'sv_j for CSR rows x_i and the columns of the support vectors
     (`SparseColumns` over them, no swaps): each row adds the columns of its features
-    (`_group_dots`), so the work is the products that are not zero, where scipy's
-    sparse product also builds a sparse result first. Groups of COLUMN_ROWS_PER_TASK
-    rows are shared among OpenMP threads.
+    in feature order (column_loops.h's `smo_column_dots_rows`), so the work is the
+    products that are not zero, where scipy's sparse product also builds a sparse
+    result first. Groups of COLUMN_ROWS_PER_TASK rows are shared among OpenMP threads.
+    The common features' long columns are the dense product's, so what is left is
+    short columns that rows seldom share: sorting a group's values by feature to read
+    each column once for the group cost more than it saved, and so did cutting the
+    support vectors into ranges whose sums stay in the core's cache (0.36 against
+    0.26 s at one thread on the reviews' test rows).
 
     Parameters
     ----------
@@ -377,32 +382,8 @@ def column_dots(X, SparseColumns columns, double[:, ::1] out, bint add=False):
         threads = max(1, smo_openmp_max_threads())
     with nogil:
         for g in prange(n_groups, num_threads=threads, schedule="dynamic"):
-            _group_dots(columns, &indices[0], &data[0], &indptr[0],
-                        g * COLUMN_ROWS_PER_TASK,
-                        min(n_rows, (g + 1) * COLUMN_ROWS_PER_TASK), &out[0, 0], n_sv,
-                        add)
-
-
-cdef void _group_dots(SparseColumns columns, const int* indices, const double* data,
-                      const long long* indptr, Py_ssize_t first, Py_ssize_t last,
-                      double* out, Py_ssize_t n_sv, bint add) noexcept nogil:
-    """`column_dots` for the rows [first, last), one row at a time: the column of each
-    of its stored values added into its sums, in feature order (CSR rows are sorted).
-    The common features' long columns are the dense product's, so what is left is
-    short columns that rows seldom share: sorting a group's values by feature to read
-    each column once for the group cost more than it saved."""
-    cdef long long k, p, stop
-    cdef Py_ssize_t r
-    cdef const int* col_row = &columns.col_row[0]
-    cdef const double* col_val = &columns.col_val[0]
-    cdef double x
-    cdef double* row
-    if not add:
-        memset(&out[first * n_sv], 0, (last - first) * n_sv * sizeof(double))
-    for r in range(first, last):
-        row = &out[r * n_sv]
-        for k in range(indptr[r], indptr[r + 1]):
-            x = data[k]
-            stop = columns.col_start[indices[k] + 1]
-            for p in range(columns.col_start[indices[k]], stop):
-                row[col_row[p]] += x * col_val[p]
+            smo_column_dots_rows(&indices[0], &data[0], &indptr[0],
+                                 g * COLUMN_ROWS_PER_TASK,
+                                 min(n_rows, (g + 1) * COLUMN_ROWS_PER_TASK),
+                                 &columns.col_start[0], &columns.col_row[0],
+                                 &columns.col_val[0], &out[0, 0], n_sv, add)

@@ -24,6 +24,15 @@ cdef extern from "step_loops.h" nogil:
     void smo_finish_part(const SmoRowFinish* finish, double* dots, int lo, int hi)
     void smo_prefetch(const void* p)
 
+cdef extern from "column_loops.h" nogil:
+    # a column's stored values added into sums; prediction's rows of column dots
+    void smo_add_column(const int* rows, const double* vals, long long p, long long end,
+                        double x, double* sums)
+    void smo_column_dots_rows(const int* indices, const double* data,
+                              const long long* indptr, long long first, long long last,
+                              const long long* col_start, const int* col_row,
+                              const double* col_val, double* out, long long n_sv, int add)
+
 
 cdef void gather_dots(const double* data, const int* indices, const long long* row_start,
                       const int* row_nnz, int i, int start, int end, int nthreads,

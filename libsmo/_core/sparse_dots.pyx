@@ -123,8 +123,9 @@ cdef void _place_rows(const double* data, const int* indices, const long long* r
 
 
 cdef class SparseColumns:
-    """The columns of CSR rows (data, indices; row k at row_start[k], row_nnz[k]
-    values) over n_features, for `Rows` (its row numbers, then its swaps). With
+    """The columns of canonical CSR rows (data, indices: a feature once a row; row k at
+    row_start[k], row_nnz[k] values) over n_features, for `Rows` (its row numbers,
+    then its swaps; column_loops.h relies on a column's rows being distinct). With
     dense_share > 0, the columns of the features that at least that share of the rows
     store (`dense_column_count`) are also kept dense, and `dots` adds those columns
     whole (a product with a row's zero adds +0.0 or -0.0 to a sum that is never -0.0:
@@ -477,9 +478,7 @@ cdef class SparseColumns:
                 p, end = begin[f], stop[f]
             else:
                 p, end = self._first_at_least(f, first), self._first_at_least(f, last)
-            while p < end:
-                sums[col_row[p]] += x * col_val[p]
-                p += 1
+            smo_add_column(col_row, col_val, p, end, x, sums)
 
     cdef long long _first_at_least(self, int f, int row) noexcept nogil:
         """The first entry of column f whose row number is at least `row`."""
