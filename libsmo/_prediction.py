@@ -28,7 +28,8 @@ import numpy as np
 from libsmo import _sparse as sp
 from libsmo._core.kernel import rbf_exp_table
 from libsmo._core.kernel_blocks import (bit_kernel_block, bit_kernel_products,
-                                        rbf_block_from_dots, sparse_dots_feature_major)
+                                        rbf_block_from_dots, rbf_sums_from_dots,
+                                        sparse_dots_feature_major)
 from libsmo._core.bitmaps import pack_bits
 from libsmo._core.int_rows import int_dots_block, small_integer_rows
 from libsmo._support_rows import squared_norms
@@ -84,8 +85,10 @@ def dense_block(X_block, SV):
 
 
 def kernel_block(X, SV, kernel, gamma, degree, coef0, X_norms=None, SV_norms=None,
-                 X_outside=None, SV_by_feature=None, dots=None, SV_columns=None):
-    """K(X, SV) as a dense (n_rows, n_SV) array.
+                 X_outside=None, SV_by_feature=None, dots=None, SV_columns=None,
+                 coef=None):
+    """K(X, SV) as a dense (n_rows, n_SV) array, or with `coef` the kernel sums
+    K(X, SV) @ coef.
 
     Parameters
     ----------
@@ -107,6 +110,10 @@ def kernel_block(X, SV, kernel, gamma, degree, coef0, X_norms=None, SV_norms=Non
         Sparse support vectors by feature: given (for sparse rows X), the dot products
         are a dense product over the common features and sums over the columns of
         each row's other features (`SparseSupportColumns.dots`).
+    coef : ndarray of shape (n_SV,) or (n_SV, n_columns), optional
+        Coefficients of the support vectors: given, K @ coef is returned instead of
+        K. RBF values are then summed row by row as they are made
+        (`kernel_blocks.rbf_sums_from_dots`), without a second pass over the block.
 
     Notes
     -----
@@ -134,28 +141,37 @@ def kernel_block(X, SV, kernel, gamma, degree, coef0, X_norms=None, SV_norms=Non
     dots = np.ascontiguousarray(dots, dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         if kernel == "linear":
-            return dots
+            return _times(dots, coef)
         if kernel == "rbf":
-            return _rbf(dots, X, SV, gamma, X_norms, SV_norms, X_outside, rbf_threads)
+            return _rbf(dots, X, SV, gamma, X_norms, SV_norms, X_outside, rbf_threads,
+                        coef)
         dots *= gamma
         dots += coef0
         if kernel == "poly":
-            return dots ** degree
-        return np.tanh(dots, out=dots)
+            return _times(dots ** degree, coef)
+        return _times(np.tanh(dots, out=dots), coef)
 
 
-def _rbf(dots, X, SV, gamma, X_norms, SV_norms, X_outside, threads=1):
-    """exp(-gamma |x - sv|^2) from the dot products (overwritten)."""
+def _rbf(dots, X, SV, gamma, X_norms, SV_norms, X_outside, threads=1, coef=None):
+    """exp(-gamma |x - sv|^2) from the dot products (overwritten), or with `coef` its
+    kernel sums K @ coef."""
     if X_norms is None:
         X_norms = squared_norms(X)
     if SV_norms is None:
         SV_norms = squared_norms(SV)
     if not _may_be_imprecise(X, SV, gamma, X_norms, SV_norms):
-        # the usual case: one fused pass (clamp, scale, four-wide exp) over each row
-        rbf_block_from_dots(dots, np.ascontiguousarray(X_norms, dtype=np.float64),
-                            np.ascontiguousarray(SV_norms, dtype=np.float64), gamma,
-                            threads)
-        return dots
+        # the usual case: one fused pass (clamp, scale, four-wide exp) over each row,
+        # and with coefficients each row summed in the same pass
+        X_norms = np.ascontiguousarray(X_norms, dtype=np.float64)
+        SV_norms = np.ascontiguousarray(SV_norms, dtype=np.float64)
+        if coef is None:
+            rbf_block_from_dots(dots, X_norms, SV_norms, gamma, threads)
+            return dots
+        coef = np.asarray(coef, dtype=np.float64)
+        sums = np.empty((dots.shape[0], 1 if coef.ndim == 1 else coef.shape[1]))
+        rbf_sums_from_dots(dots, X_norms, SV_norms, gamma, np.ascontiguousarray(
+            (coef[:, None] if coef.ndim == 1 else coef).T), sums, threads)
+        return sums[:, 0] if coef.ndim == 1 else sums
     dots *= -2.0
     dots += X_norms[:, None]
     dots += SV_norms[None, :]
@@ -167,7 +183,7 @@ def _rbf(dots, X, SV, gamma, X_norms, SV_norms, X_outside, threads=1):
         rows, cols = suspect
         exact = _exact_squared_distances(X, SV, rows, cols, X_outside)
         dots[rows, cols] = np.exp(-gamma * exact)
-    return dots
+    return _times(dots, coef)
 
 
 def _imprecise_distances(d2, X, SV, gamma, X_norms, SV_norms):
@@ -265,7 +281,8 @@ def for_each_kernel_block(visit, X, SV, kernel, gamma, degree, coef0, X_norms=No
     coef : ndarray of shape (n_SV,) or (n_SV, n_columns), optional
         Coefficients of the support vectors: visit is given the kernel sums K @ coef
         (decision values), which rows of zeros and ones count without building K
-        (`libsmo._core.kernel_blocks.bit_kernel_products`).
+        (`libsmo._core.kernel_blocks.bit_kernel_products`) and RBF blocks sum row by
+        row as they are made (`kernel_block(coef=...)`).
     """
     n_sv = len(SV) if kernel == "precomputed" else SV.n_sv
     coef_t = None
@@ -356,11 +373,10 @@ def _visit_block(visit, block, X, SV, kernel, gamma, degree, coef0, X_norms, row
     by_feature = SV.by_feature() if reads_by_feature(matched, SV.rows) else None
     columns = (SV.sparse_columns() if sp.issparse(matched) and sp.issparse(SV.rows)
                else None)
-    visit(block, _times(kernel_block(matched, SV.rows, kernel, gamma, degree, coef0,
-                                     X_norms=norms, SV_norms=SV.norms, X_outside=outside,
-                                     SV_by_feature=by_feature, dots=int_dots(matched, SV),
-                                     SV_columns=columns),
-                        coef))
+    visit(block, kernel_block(matched, SV.rows, kernel, gamma, degree, coef0,
+                              X_norms=norms, SV_norms=SV.norms, X_outside=outside,
+                              SV_by_feature=by_feature, dots=int_dots(matched, SV),
+                              SV_columns=columns, coef=coef))
     return True
 
 

@@ -9,7 +9,8 @@ import libsmo
 import libsmo._prediction as prediction
 from libsmo._support_rows import SupportRows
 from libsmo import _one_vs_one as ovo
-from libsmo._core.kernel_blocks import rbf_block_from_dots, sparse_dots_feature_major
+from libsmo._core.kernel_blocks import (rbf_block_from_dots, rbf_sums_from_dots,
+                                        sparse_dots_feature_major)
 from conftest import load_dataset
 from peers import libsvm_decision, libsvm_train
 
@@ -31,6 +32,48 @@ def test_fused_rbf_pass_matches_the_formula():
     np.testing.assert_allclose(np.diag(dots), 1.0, rtol=0, atol=1e-13)
     with pytest.raises(ValueError, match="norms of 36 rows"):
         rbf_block_from_dots(X @ SV.T, x_norms[:-1], sv_norms, 1.0)
+
+
+def test_rbf_sums_made_row_by_row_are_the_block_times_the_coefficients():
+    """rbf_sums_from_dots sums each RBF row with the coefficients as it is made: the
+    block it leaves is rbf_block_from_dots's, bit for bit, the sums are K @ coef to
+    rounding, and one or two threads give the same bits."""
+    rng = np.random.default_rng(1)
+    X, SV = rng.normal(size=(150, 7)), rng.normal(size=(1403, 7))   # a tail of 3
+    x_norms, sv_norms = (X * X).sum(1), (SV * SV).sum(1)
+    coef_t = np.ascontiguousarray(rng.normal(size=(3, SV.shape[0])))
+    block = X @ SV.T
+    rbf_block_from_dots(block, x_norms, sv_norms, 0.3)
+    results = []
+    for threads in (1, 2):
+        dots, sums = X @ SV.T, np.empty((X.shape[0], 3))
+        rbf_sums_from_dots(dots, x_norms, sv_norms, 0.3, coef_t, sums, threads)
+        np.testing.assert_array_equal(dots, block)
+        np.testing.assert_allclose(sums, block @ coef_t.T, rtol=1e-12, atol=1e-12)
+        results.append(sums)
+    np.testing.assert_array_equal(results[0], results[1])
+    with pytest.raises(ValueError, match="coefficients of shape"):
+        rbf_sums_from_dots(X @ SV.T, x_norms, sv_norms, 0.3, coef_t[:2].copy(),
+                           np.empty((X.shape[0], 3)))
+
+
+def test_kernel_sums_equal_the_block_times_the_coefficients():
+    """kernel_block(coef=...) for each kernel, RBF's exact-distance path too (gamma
+    large enough that the norms' expansion may round), is K @ coef."""
+    X, _ = load_dataset("a9a.t", n_rows=300, n_features=123)
+    SV = load_dataset("a9a", n_rows=500, n_features=123)[0]
+    SV = SV.multiply(np.linspace(0.5, 1.5, 123)).tocsr()   # not 0/1: dot products
+    coef = np.random.default_rng(2).normal(size=SV.shape[0])
+    rows = SupportRows(SV)
+    for kernel, gamma in (("rbf", 0.05), ("rbf", 1e9), ("linear", 0.0), ("poly", 0.1),
+                          ("sigmoid", 0.01)):
+        K = prediction.kernel_block(X, rows.rows, kernel, gamma, 3, 0.5,
+                                    SV_norms=rows.norms)
+        for c in (coef, np.column_stack([coef, -2 * coef])):
+            sums = prediction.kernel_block(X, rows.rows, kernel, gamma, 3, 0.5,
+                                           SV_norms=rows.norms, coef=c)
+            assert sums.shape == (X.shape[0],) + c.shape[1:]
+            np.testing.assert_allclose(sums, K @ c, rtol=1e-12, atol=1e-9)
 
 
 def test_sparse_rows_read_by_feature_give_the_dot_products():
