@@ -155,20 +155,18 @@ class SparseSupportColumns:
     """
 
     def __init__(self, SV):
+        from libsmo._core.kernel_blocks import split_by_slot
         from libsmo._core.sparse_dots import SparseColumns
         counts = np.bincount(SV.indices, minlength=SV.shape[1])
         self.common = np.flatnonzero(counts >= max(1.0, DENSE_FEATURE_SHARE * SV.shape[0]))
         # per feature, its column in the dense block (-1: summed over the columns)
         self.common_slot = np.full(SV.shape[1], -1, dtype=np.int32)
         self.common_slot[self.common] = np.arange(len(self.common), dtype=np.int32)
-        kept = self.common_slot[SV.indices] < 0
-        ends = np.concatenate([[0], np.cumsum(kept)])[SV.indptr]
-        self.common_rows = np.ascontiguousarray(SV[:, self.common].toarray().T)
-        self.columns = SparseColumns(
-            np.ascontiguousarray(SV.data[kept], dtype=np.float64),
-            np.ascontiguousarray(SV.indices[kept], dtype=np.int32),
-            ends[:-1].astype(np.int64), np.diff(ends).astype(np.int32), SV.shape[1],
-            n_threads=0)
+        self.common_rows = np.zeros((len(self.common), SV.shape[0]))
+        data, indices, row_start, row_nnz = split_by_slot(SV, self.common_slot,
+                                                          self.common_rows)
+        self.columns = SparseColumns(data, indices, row_start, row_nnz, SV.shape[1],
+                                     n_threads=0)
 
     def dots(self, X):
         """X @ SV.T as a dense C-contiguous array.

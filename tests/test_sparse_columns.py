@@ -20,7 +20,7 @@ from libsmo import _sparse as sp
 from libsmo._core.blas_dots import dense_dots
 from libsmo._core.sparse_dots import (DENSE_COLUMN_MIN_ROWS, DENSE_COLUMN_SHARE,
                                       SparseColumns, copy_bytes, dense_column_count)
-from libsmo._core.kernel_blocks import column_dots, dense_columns_of
+from libsmo._core.kernel_blocks import column_dots, dense_columns_of, split_by_slot
 from libsmo._prediction import kernel_block
 from libsmo._support_rows import DENSE_FEATURE_SHARE, SparseSupportColumns, SupportRows
 from conftest import data_file, load_dataset
@@ -393,6 +393,21 @@ def test_common_features_are_one_dense_product(reviews):
         dense_columns_of(rows, split.common_slot, np.empty((300, 1)))
     with pytest.raises(ValueError, match="do not match"):
         dense_columns_of(rows, split.common_slot[:10], np.empty((300, 1)))
+    # the support vectors split in one pass (`split_by_slot`): the common features
+    # feature-major, the others row after row, as numpy's masks select them
+    by_slot = np.zeros((len(split.common), 600))
+    data, indices, row_start, row_nnz = split_by_slot(sv, split.common_slot, by_slot)
+    np.testing.assert_array_equal(by_slot, sv[:, split.common].toarray().T)
+    rest = split.common_slot[sv.indices] < 0
+    ends = np.concatenate([[0], np.cumsum(rest)])[sv.indptr]
+    np.testing.assert_array_equal(row_start, ends[:-1])
+    np.testing.assert_array_equal(row_nnz, np.diff(ends))
+    np.testing.assert_array_equal(data[:ends[-1]], sv.data[rest])
+    np.testing.assert_array_equal(indices[:ends[-1]], sv.indices[rest])
+    with pytest.raises(ValueError, match="beyond the block"):
+        split_by_slot(sv, split.common_slot, np.zeros((1, 600)))
+    with pytest.raises(ValueError, match="do not match"):
+        split_by_slot(sv, split.common_slot, np.zeros((len(split.common), 599)))
 
 
 @pytest.mark.parametrize("n_rows", [0, 5, 70])

@@ -385,6 +385,65 @@ def dense_columns_of(X, const int[::1] slot, double[:, ::1] out):
                     out[r, s] = data[k]
 
 
+def split_by_slot(X, const int[::1] slot, double[:, ::1] by_slot):
+    """Canonical CSR rows split in one pass: the values of the features with a slot
+    (slot[f] >= 0) into by_slot[slot[f], r], feature-major (the other entries are
+    left as they are: zeros from np.zeros), and the rest returned as the arrays of
+    `sparse_dots.SparseColumns` (`SparseSupportColumns`: the common features' dense
+    block and the others' columns). On the reviews' 8,804 support vectors numpy's
+    masks, running sums and gathers and scipy's column selection took 11 ms; the whole
+    build went from 17-20 to 11-14 ms (medians of ten, three processes each).
+
+    Parameters
+    ----------
+    X : csr_matrix of shape (n_rows, width)
+        Canonical CSR, width at most len(slot).
+    slot : ndarray of int32
+        Per feature, its row in by_slot, or -1.
+    by_slot : ndarray of shape (n_slots, n_rows), C-contiguous
+
+    Returns
+    -------
+    data, indices : ndarray of float64 and int32
+        The other features' values, row after row (the arrays may be longer).
+    row_start : ndarray of int64
+    row_nnz : ndarray of int32
+    """
+    cdef const double[::1] data
+    cdef const int[::1] indices
+    cdef const long long[::1] indptr
+    cdef Py_ssize_t n_rows = X.shape[0], r
+    cdef long long k, kept = 0
+    cdef int s
+    data, indices, indptr = checked_csr_arrays(X)
+    if X.shape[1] > slot.shape[0] or by_slot.shape[1] != n_rows:
+        raise ValueError(f"rows of shape {X.shape}, {slot.shape[0]} slots and a block "
+                         f"of shape {tuple(by_slot.shape)[:2]} do not match")
+    if len(indices) and np.max(np.asarray(slot)[np.asarray(indices)]) >= by_slot.shape[0]:
+        raise ValueError(f"feature slots beyond the block's {by_slot.shape[0]} rows")
+    rest_data = np.empty(max(1, len(indices)))
+    rest_indices = np.empty(max(1, len(indices)), dtype=np.int32)
+    row_start = np.empty(n_rows, dtype=np.int64)
+    row_nnz = np.empty(n_rows, dtype=np.int32)
+    cdef double[::1] out_data = rest_data
+    cdef int[::1] out_indices = rest_indices
+    cdef long long[::1] starts = row_start
+    cdef int[::1] counts = row_nnz
+    with nogil:
+        for r in range(n_rows):
+            starts[r] = kept
+            for k in range(indptr[r], indptr[r + 1]):
+                s = slot[indices[k]]
+                if s >= 0:
+                    by_slot[s, r] = data[k]
+                else:
+                    out_data[kept] = data[k]
+                    out_indices[kept] = indices[k]
+                    kept += 1
+            counts[r] = <int>(kept - starts[r])
+    return rest_data, rest_indices, row_start, row_nnz
+
+
 def column_dots(X, SparseColumns columns, double[:, ::1] out, bint add=False):
     """out[i, j] = x_i'sv_j for CSR rows x_i and the columns of the support vectors
     (`SparseColumns` over them, no swaps): each row adds the columns of its features
