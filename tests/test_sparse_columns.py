@@ -423,6 +423,23 @@ def test_dense_dots_is_numpys_product(n_rows):
         dense_dots(A, B, np.empty((n_rows, 32)))
 
 
+def test_dense_dots_give_the_same_bits_on_any_number_of_threads():
+    """The product is cut into the same column ranges, one dgemm call each, whatever
+    the threads (which take the ranges as they finish): the same bits on one and two
+    threads, and numpy's product to rounding."""
+    from threadpoolctl import threadpool_limits
+    rng = np.random.default_rng(3)
+    A, B = rng.random((117, 39)), rng.random((39, 2600))   # three ranges and a part
+    outs = []
+    for threads in (1, 2):
+        with threadpool_limits(threads, user_api="openmp"):
+            out = np.empty((117, 2600))
+            dense_dots(A, B, out)
+            outs.append(out)
+    np.testing.assert_array_equal(outs[0], outs[1])
+    np.testing.assert_allclose(outs[0], A @ B, rtol=1e-13)
+
+
 def test_sparse_prediction_is_libsvm_s(reviews):
     """Decision values of held-out reviews (sparse rows, sparse support vectors) are
     LIBSVM's, and the labels the same."""

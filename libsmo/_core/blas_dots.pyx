@@ -1,6 +1,6 @@
 # cython: language_level=3
 """A dense matrix product shared among the OpenMP threads, each calling BLAS's dgemm on
-its rows (scipy's BLAS, `scipy.linalg.cython_blas`).
+ranges of its columns (scipy's BLAS, `scipy.linalg.cython_blas`).
 
 Prediction of sparse rows multiplies the support vectors' common features as one dense
 block (`libsmo._support_rows.SparseSupportColumns`). It holds BLAS to one thread around
@@ -15,14 +15,22 @@ cdef extern from "openmp_threads.h" nogil:
     int smo_openmp_max_threads()
 
 
-# A thread is given at least this many rows.
+# Below twice this many rows, the product runs on one thread.
 cdef int ROWS_PER_THREAD = 16
+# Columns of the product a dgemm call. The threads take the ranges as they finish the
+# last: beside a busy process, halves by rows left the thread the scheduler did not
+# run holding the region's end (the reviews' predictions there 0.69-0.78 -> 0.64-0.73
+# s, with the RBF pass's rows handed out four at a time too; the same on a quiet
+# machine). The ranges do not depend on the threads, so neither do the bits (BLAS's
+# split by rows gave the reviews' products other last bits on two threads).
+cdef int COLUMNS_PER_PART = 1024
 
 
 def dense_dots(const double[:, ::1] A, const double[:, ::1] B, double[:, ::1] out):
-    """out = A @ B, the rows of A shared among the OpenMP threads, each calling BLAS's
-    dgemm on its share (prediction holds BLAS to one thread around its own OpenMP
-    loops: a BLAS call on several threads between them left one core spinning).
+    """out = A @ B in ranges of COLUMNS_PER_PART columns, one dgemm call each, which the
+    OpenMP threads take as they finish the last (prediction holds BLAS to one thread
+    around its own OpenMP loops: a BLAS call on several threads between them left one
+    core spinning). The same bits on any number of threads.
 
     Parameters
     ----------
@@ -41,19 +49,21 @@ def dense_dots(const double[:, ::1] A, const double[:, ::1] B, double[:, ::1] ou
         return
     if n_rows >= 2 * ROWS_PER_THREAD:
         threads = max(1, min(smo_openmp_max_threads(), n_rows // ROWS_PER_THREAD))
+    cdef int n_parts = (n_cols + COLUMNS_PER_PART - 1) // COLUMNS_PER_PART
     with nogil:
-        for t in prange(threads, num_threads=threads, schedule="static"):
-            first = <int>((<long long>n_rows * t) // threads)
-            rows = <int>((<long long>n_rows * (t + 1)) // threads) - first
-            _gemm_rows(&A[first, 0], &B[0, 0], &out[first, 0], rows, k, n_cols)
+        for t in prange(n_parts, num_threads=threads, schedule="dynamic"):
+            _gemm_cols(&A[0, 0], &B[0, 0], &out[0, 0], n_rows, k, t * COLUMNS_PER_PART,
+                       min(n_cols, (t + 1) * COLUMNS_PER_PART), n_cols)
 
 
-cdef void _gemm_rows(const double* A, const double* B, double* out, int rows, int k,
-                     int n_cols) noexcept nogil:
-    """out (rows x n_cols) = A (rows x k) @ B (k x n_cols), all C-contiguous: BLAS is
-    column-major, so it computes out' = B' A'."""
+cdef void _gemm_cols(const double* A, const double* B, double* out, int rows, int k,
+                     int first, int last, int n_cols) noexcept nogil:
+    """out[:, first:last] = A (rows x k) @ B[:, first:last] (B: k x n_cols), all
+    C-contiguous: BLAS is column-major, so it computes out' = B' A' on those rows of
+    out'."""
     cdef char no = b'N'
     cdef double one = 1.0, zero = 0.0
-    if rows > 0:
-        dgemm(&no, &no, &n_cols, &rows, &k, &one, <double*>B, &n_cols, <double*>A, &k,
-              &zero, out, &n_cols)
+    cdef int m = last - first
+    if rows > 0 and m > 0:
+        dgemm(&no, &no, &m, &rows, &k, &one, <double*>B + first, &n_cols, <double*>A, &k,
+              &zero, out + first, &n_cols)
