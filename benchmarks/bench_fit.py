@@ -190,10 +190,14 @@ def prepare(library, case, X, y, threads):
         import libsmo
         # libsmo imports its training and prediction code on first use (so that its
         # commands start fast); the other libraries import theirs before their clocks
-        # start. blas_dots (sparse rows' prediction) imports scipy.linalg: 37 ms.
+        # start. blas_dots (sparse rows' prediction) imports scipy.linalg: 37 ms and
+        # 8 MB of RSS, so only where prediction may use it: sparse support vectors
+        # too wide to be densified (at most every training row is one).
         import libsmo.train  # noqa: F401
-        import libsmo._support_rows  # noqa: F401
-        import libsmo._core.blas_dots  # noqa: F401
+        import libsmo._support_rows as support_rows
+        if (hasattr(X, "tocsr")
+                and X.shape[0] * X.shape[1] * 8 > support_rows.DENSE_SV_BYTES):
+            import libsmo._core.blas_dots  # noqa: F401
 
         def fit():
             model = libsmo.train(X, y, svm_type=case["svm_type"], kernel=case["kernel"],
