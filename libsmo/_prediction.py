@@ -28,8 +28,7 @@ import numpy as np
 from libsmo import _sparse as sp
 from libsmo._core.kernel import rbf_exp_table
 from libsmo._core.kernel_blocks import (bit_kernel_block, bit_kernel_products,
-                                        rbf_block_from_dots, rbf_sums_from_dots,
-                                        sparse_dots_feature_major)
+                                        rbf_block_from_dots, sparse_dots_feature_major)
 from libsmo._core.bitmaps import pack_bits
 from libsmo._core.int_rows import int_dots_block, small_integer_rows
 from libsmo._support_rows import squared_norms
@@ -113,7 +112,8 @@ def kernel_block(X, SV, kernel, gamma, degree, coef0, X_norms=None, SV_norms=Non
     coef : ndarray of shape (n_SV,) or (n_SV, n_columns), optional
         Coefficients of the support vectors: given, K @ coef is returned instead of
         K. RBF values are then summed row by row as they are made
-        (`kernel_blocks.rbf_sums_from_dots`), without a second pass over the block.
+        (`kernel_blocks.rbf_block_from_dots` with coefficients), without a second pass
+        over the block.
 
     Notes
     -----
@@ -169,8 +169,8 @@ def _rbf(dots, X, SV, gamma, X_norms, SV_norms, X_outside, threads=1, coef=None)
             return dots
         coef = np.asarray(coef, dtype=np.float64)
         sums = np.empty((dots.shape[0], 1 if coef.ndim == 1 else coef.shape[1]))
-        rbf_sums_from_dots(dots, X_norms, SV_norms, gamma, np.ascontiguousarray(
-            (coef[:, None] if coef.ndim == 1 else coef).T), sums, threads)
+        rbf_block_from_dots(dots, X_norms, SV_norms, gamma, threads, np.ascontiguousarray(
+            (coef[:, None] if coef.ndim == 1 else coef).T), sums)
         return sums[:, 0] if coef.ndim == 1 else sums
     dots *= -2.0
     dots += X_norms[:, None]

@@ -9,8 +9,7 @@ import libsmo
 import libsmo._prediction as prediction
 from libsmo._support_rows import SupportRows
 from libsmo import _one_vs_one as ovo
-from libsmo._core.kernel_blocks import (rbf_block_from_dots, rbf_sums_from_dots,
-                                        sparse_dots_feature_major)
+from libsmo._core.kernel_blocks import rbf_block_from_dots, sparse_dots_feature_major
 from conftest import load_dataset
 from peers import libsvm_decision, libsvm_train
 
@@ -35,9 +34,9 @@ def test_fused_rbf_pass_matches_the_formula():
 
 
 def test_rbf_sums_made_row_by_row_are_the_block_times_the_coefficients():
-    """rbf_sums_from_dots sums each RBF row with the coefficients as it is made: the
-    block it leaves is rbf_block_from_dots's, bit for bit, the sums are K @ coef to
-    rounding, and one or two threads give the same bits."""
+    """rbf_block_from_dots given coefficients sums each RBF row with them as it is
+    made: the block it leaves is the one it leaves without them, bit for bit, the sums
+    are K @ coef to rounding, and one or two threads give the same bits."""
     rng = np.random.default_rng(1)
     X, SV = rng.normal(size=(150, 7)), rng.normal(size=(1403, 7))   # a tail of 3
     x_norms, sv_norms = (X * X).sum(1), (SV * SV).sum(1)
@@ -47,14 +46,14 @@ def test_rbf_sums_made_row_by_row_are_the_block_times_the_coefficients():
     results = []
     for threads in (1, 2):
         dots, sums = X @ SV.T, np.empty((X.shape[0], 3))
-        rbf_sums_from_dots(dots, x_norms, sv_norms, 0.3, coef_t, sums, threads)
+        rbf_block_from_dots(dots, x_norms, sv_norms, 0.3, threads, coef_t, sums)
         np.testing.assert_array_equal(dots, block)
         np.testing.assert_allclose(sums, block @ coef_t.T, rtol=1e-12, atol=1e-12)
         results.append(sums)
     np.testing.assert_array_equal(results[0], results[1])
     with pytest.raises(ValueError, match="coefficients of shape"):
-        rbf_sums_from_dots(X @ SV.T, x_norms, sv_norms, 0.3, coef_t[:2].copy(),
-                           np.empty((X.shape[0], 3)))
+        rbf_block_from_dots(X @ SV.T, x_norms, sv_norms, 0.3, 0, coef_t[:2].copy(),
+                            np.empty((X.shape[0], 3)))
 
 
 def test_kernel_sums_equal_the_block_times_the_coefficients():

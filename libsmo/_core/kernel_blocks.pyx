@@ -41,15 +41,21 @@ cdef int COLUMN_ROWS_PER_TASK = 16
 
 
 def rbf_block_from_dots(double[:, ::1] dots, const double[::1] row_norms,
-                        const double[::1] sv_norms, double gamma, int n_threads=0):
+                        const double[::1] sv_norms, double gamma, int n_threads=0,
+                        const double[:, ::1] coef_t=None, double[:, ::1] sums=None):
     """Turn a block of dot products into RBF kernel values, in place, in one pass:
-    K[i, j] = exp(-gamma max(0, |x_i|^2 + |sv_j|^2 - 2 dots[i, j])).
+    K[i, j] = exp(-gamma max(0, |x_i|^2 + |sv_j|^2 - 2 dots[i, j])); with `coef_t`,
+    also the kernel sums K @ coef_t.T, each row summed while it is in the core's cache.
 
     Prediction's kernel blocks go through here: numpy's chain of ufuncs made six passes
     over the block and its exp costs about 13 ns a value on this machine's numpy, where
     the four-wide exponential of inner_loops.h (`smo_exp4`, about one ulp) and one
-    pass over each row cost about a tenth of that. Rows are shared among `n_threads`
-    OpenMP threads when the block is large enough to pay for them.
+    pass over each row cost about a tenth of that. Rows are handed out to `n_threads`
+    OpenMP threads four at a time when the block is large enough to pay for them (a
+    thread another process slows takes fewer). The kernel sums were a second pass over
+    the block (numpy's product on one BLAS thread, prediction holding BLAS to one): 7%
+    of the reviews' prediction at two threads. Each sum is inner_loops.h's `smo_dot16`
+    (a fixed order: the same bits on any number of threads).
 
     Parameters
     ----------
@@ -62,62 +68,30 @@ def rbf_block_from_dots(double[:, ::1] dots, const double[::1] row_norms,
         0: as many as OpenMP is allowed (threadpoolctl's limits apply). 1 right after a
         multithreaded BLAS product, whose threads keep spinning for a while (a dense
         Fashion-MNIST prediction: 0.53 s with one thread here, 0.90 s with two).
+    coef_t : ndarray of shape (n_columns, n_sv), C-contiguous, optional
+        Coefficients of the support vectors, as rows.
+    sums : ndarray of shape (n_rows, n_columns), C-contiguous, optional
+        With coef_t: overwritten with K @ coef_t.T.
 
     Returns
     -------
     None
     """
-    cdef Py_ssize_t n_rows = dots.shape[0]
+    cdef Py_ssize_t n_rows = dots.shape[0], n_sums = 0, i, c
     cdef int n_cols = <int>dots.shape[1]
-    cdef Py_ssize_t i
     cdef int threads = 1
     if row_norms.shape[0] != n_rows or sv_norms.shape[0] != n_cols:
         raise ValueError(f"norms of {row_norms.shape[0]} rows and {sv_norms.shape[0]} "
                          f"support vectors for a block of shape {(n_rows, n_cols)}")
-    if n_rows == 0 or n_cols == 0:
-        return
-    if n_rows * n_cols >= BLOCK_PARALLEL_MIN:
-        threads = n_threads if n_threads > 0 else max(1, smo_openmp_max_threads())
-    with nogil:
-        for i in prange(n_rows, num_threads=threads, schedule="static"):
-            smo_rbf_from_dots_clamped(n_cols, &dots[i, 0], &sv_norms[0], row_norms[i],
-                                      gamma)
-
-
-def rbf_sums_from_dots(double[:, ::1] dots, const double[::1] row_norms,
-                       const double[::1] sv_norms, double gamma,
-                       const double[:, ::1] coef_t, double[:, ::1] out, int n_threads=0):
-    """Kernel sums out = K @ coef_t.T, each row of RBF values K made from its dot
-    products (as `rbf_block_from_dots` makes it, in place) and summed with every row of
-    coef_t while it is in the core's cache, on the OpenMP threads: a second pass over
-    the block (numpy's product on one BLAS thread, prediction holding BLAS to one) took
-    7% of the reviews' prediction at two threads. Each sum is inner_loops.h's
-    `smo_dot16` (a fixed order: the same bits on any number of threads). Rows are
-    handed out four at a time, so that a thread another process slows takes fewer.
-
-    Parameters
-    ----------
-    dots : ndarray of shape (n_rows, n_sv), C-contiguous float64
-        x_i'sv_j; overwritten with the kernel values.
-    row_norms : ndarray of shape (n_rows,)
-    sv_norms : ndarray of shape (n_sv,)
-    gamma : float
-    coef_t : ndarray of shape (n_columns, n_sv), C-contiguous
-    out : ndarray of shape (n_rows, n_columns), C-contiguous, overwritten
-    n_threads : int
-        As for `rbf_block_from_dots`.
-    """
-    cdef Py_ssize_t n_rows = dots.shape[0], n_sums = coef_t.shape[0], i, c
-    cdef int n_cols = <int>dots.shape[1]
-    cdef int threads = 1
-    if (row_norms.shape[0] != n_rows or sv_norms.shape[0] != n_cols
-            or coef_t.shape[1] != n_cols or out.shape[0] != n_rows
-            or out.shape[1] != n_sums):
-        raise ValueError(f"norms of {row_norms.shape[0]} rows and {sv_norms.shape[0]} "
-                         f"support vectors, coefficients of shape {tuple(coef_t.shape)[:2]}"
-                         f" and sums of shape {tuple(out.shape)[:2]} for a block of shape "
-                         f"{(n_rows, n_cols)}")
-    if n_rows == 0 or n_sums == 0:
+    if (coef_t is None) != (sums is None):
+        raise ValueError("kernel sums need both coef_t and sums")
+    if coef_t is not None:
+        n_sums = coef_t.shape[0]
+        if coef_t.shape[1] != n_cols or sums.shape[0] != n_rows or sums.shape[1] != n_sums:
+            raise ValueError(f"coefficients of shape {tuple(coef_t.shape)[:2]} and sums "
+                             f"of shape {tuple(sums.shape)[:2]} for a block of shape "
+                             f"{(n_rows, n_cols)}")
+    if n_rows == 0:
         return
     if n_rows * n_cols >= BLOCK_PARALLEL_MIN:
         threads = n_threads if n_threads > 0 else max(1, smo_openmp_max_threads())
@@ -126,7 +100,7 @@ def rbf_sums_from_dots(double[:, ::1] dots, const double[::1] row_norms,
             smo_rbf_from_dots_clamped(n_cols, &dots[i, 0], &sv_norms[0], row_norms[i],
                                       gamma)
             for c in range(n_sums):
-                out[i, c] = dense_dot(&dots[i, 0], &coef_t[c, 0], n_cols)
+                sums[i, c] = dense_dot(&dots[i, 0], &coef_t[c, 0], n_cols)
 
 
 # Rows of a sparse block are taken this many at a time, and the support vectors' columns
