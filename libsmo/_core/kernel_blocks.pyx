@@ -318,6 +318,15 @@ def checked_csr_arrays(X):
     return data, indices, np.asarray(X.indptr, dtype=np.int64)
 
 
+def _slotted_csr_arrays(X, slot, Py_ssize_t n_slots, unit):
+    """`checked_csr_arrays` of X, and a ValueError where a feature X stores has a slot
+    beyond the block's n_slots (`unit`: its rows or columns), as the loops read them."""
+    data, indices, indptr = checked_csr_arrays(X)
+    if len(indices) and np.max(np.asarray(slot)[indices]) >= n_slots:
+        raise ValueError(f"feature slots beyond the block's {n_slots} {unit}")
+    return data, indices, indptr
+
+
 def dense_columns_of(X, const int[::1] slot, double[:, ::1] out):
     """out[r, slot[f]] = X[r, f] for the features f with slot[f] >= 0, every other
     entry of out zero: CSR rows' values of a few features as a dense block, in one pass
@@ -345,10 +354,7 @@ def dense_columns_of(X, const int[::1] slot, double[:, ::1] out):
                          f"block of shape {(n_rows, out.shape[1])} do not match")
     if n_rows == 0:
         return
-    data, indices, indptr = checked_csr_arrays(X)
-    # the slots of the features these rows store, as the loop reads them
-    if len(indices) and np.max(np.asarray(slot)[np.asarray(indices)]) >= out.shape[1]:
-        raise ValueError(f"feature slots beyond the block's {out.shape[1]} columns")
+    data, indices, indptr = _slotted_csr_arrays(X, slot, out.shape[1], "columns")
     if n_rows >= 2 * COLUMN_ROWS_PER_TASK:
         threads = max(1, smo_openmp_max_threads())
     with nogil:
@@ -390,12 +396,10 @@ def split_by_slot(X, const int[::1] slot, double[:, ::1] by_slot):
     cdef Py_ssize_t n_rows = X.shape[0], r
     cdef long long k, kept = 0
     cdef int s
-    data, indices, indptr = checked_csr_arrays(X)
     if X.shape[1] > slot.shape[0] or by_slot.shape[1] != n_rows:
         raise ValueError(f"rows of shape {X.shape}, {slot.shape[0]} slots and a block "
                          f"of shape {tuple(by_slot.shape)[:2]} do not match")
-    if len(indices) and np.max(np.asarray(slot)[np.asarray(indices)]) >= by_slot.shape[0]:
-        raise ValueError(f"feature slots beyond the block's {by_slot.shape[0]} rows")
+    data, indices, indptr = _slotted_csr_arrays(X, slot, by_slot.shape[0], "rows")
     rest_data = np.empty(max(1, len(indices)))
     rest_indices = np.empty(max(1, len(indices)), dtype=np.int32)
     row_start = np.empty(n_rows, dtype=np.int64)
