@@ -15,7 +15,7 @@ cdef extern from "openmp_threads.h" nogil:
     int smo_openmp_max_threads()
 
 
-# Below twice this many rows, the product runs on one thread.
+# Below twice this many rows, the product runs on one thread (too small to share).
 cdef int ROWS_PER_THREAD = 16
 # Columns of the product a dgemm call. The threads take the ranges as they finish the
 # last: beside a busy process, halves by rows left the thread the scheduler did not
@@ -39,7 +39,7 @@ def dense_dots(const double[:, ::1] A, const double[:, ::1] B, double[:, ::1] ou
     out : ndarray of shape (n_rows, n_cols), C-contiguous, overwritten
     """
     cdef int n_rows = <int>A.shape[0], k = <int>A.shape[1], n_cols = <int>B.shape[1]
-    cdef int threads = 1, t, first, rows
+    cdef int threads = 1, t
     if B.shape[0] != k or out.shape[0] != n_rows or out.shape[1] != n_cols:
         raise ValueError(f"shapes {A.shape} @ {B.shape} -> {out.shape} do not match")
     if n_rows == 0 or n_cols == 0:
@@ -47,9 +47,9 @@ def dense_dots(const double[:, ::1] A, const double[:, ::1] B, double[:, ::1] ou
     if k == 0:
         out[:, :] = 0.0
         return
-    if n_rows >= 2 * ROWS_PER_THREAD:
-        threads = max(1, min(smo_openmp_max_threads(), n_rows // ROWS_PER_THREAD))
     cdef int n_parts = (n_cols + COLUMNS_PER_PART - 1) // COLUMNS_PER_PART
+    if n_rows >= 2 * ROWS_PER_THREAD:
+        threads = max(1, min(smo_openmp_max_threads(), n_parts))
     with nogil:
         for t in prange(n_parts, num_threads=threads, schedule="dynamic"):
             _gemm_cols(&A[0, 0], &B[0, 0], &out[0, 0], n_rows, k, t * COLUMNS_PER_PART,
