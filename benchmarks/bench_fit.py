@@ -195,7 +195,8 @@ def prepare(library, case, X, y, threads):
         # too wide to be densified (at most every training row is one).
         import libsmo.train  # noqa: F401
         import libsmo._support_rows as support_rows
-        if (hasattr(X, "tocsr")
+        from libsmo import _sparse
+        if (_sparse.issparse(X)
                 and X.shape[0] * X.shape[1] * 8 > support_rows.DENSE_SV_BYTES):
             import libsmo._core.blas_dots  # noqa: F401
 
