@@ -170,13 +170,21 @@ static void smo_add_scaled_row_threads(int n, double* out, double coef, const fl
 }
 
 /* smo_rbf_from_dots over [0, n) on up to `threads` threads: each entry is the same
- * wherever it falls in a range (smo_rbf_row), so the row is the one-thread row. */
+ * wherever it falls in a range (smo_rbf_row), so the row is the one-thread row.
+ * One part is a plain call, as in every *_threads function here: an OpenMP region
+ * of one thread (an if clause) still has libgomp build and free a team, about 0.3 us
+ * a call and, in a fresh process, a new heap page faulted in most calls (118 of
+ * housing's 175 page faults in its first fit). */
 static void smo_rbf_from_dots_threads(int n, double* out, const double* sq, double sq_i,
                                       double gamma, int threads)
 {
     int parts = smo_step_threads(n, threads), k;
+    if (parts == 1) {
+        smo_rbf_from_dots(n, out, sq, sq_i, gamma);
+        return;
+    }
 #ifdef _OPENMP
-    #pragma omp parallel for num_threads(parts) schedule(static, 1) if (parts > 1)
+    #pragma omp parallel for num_threads(parts) schedule(static, 1)
 #endif
     for (k = 0; k < parts; k++) {
         int lo = smo_part_start(n, parts, k), hi = smo_part_start(n, parts, k + 1);
@@ -275,8 +283,12 @@ static void smo_signed_row_threads(int n, double s_i, const double* sign, const 
                                    float* out, int threads)
 {
     int parts = smo_step_threads(n, threads), part;
+    if (parts == 1) {
+        smo_signed_part(0, n, s_i, sign, k, out);
+        return;
+    }
 #ifdef _OPENMP
-    #pragma omp parallel for num_threads(parts) schedule(static, 1) if (parts > 1)
+    #pragma omp parallel for num_threads(parts) schedule(static, 1)
 #endif
     for (part = 0; part < parts; part++)
         smo_signed_part(smo_part_start(n, parts, part), smo_part_start(n, parts, part + 1),
@@ -293,17 +305,26 @@ static inline int smo_swap_threads(int count, int threads)
     return (count < least || threads < 2) ? 1 : threads;
 }
 
+static inline void smo_swap_in_row(float* row, int lo, int hi)
+{
+    float t = row[lo];
+    row[lo] = row[hi];
+    row[hi] = t;
+}
+
 static void smo_swap_entries_threads(int count, float** rows, int lo, int hi, int threads)
 {
     int h, parts = smo_swap_threads(count, threads);
-#ifdef _OPENMP
-    #pragma omp parallel for num_threads(parts) schedule(static) if (parts > 1)
-#endif
-    for (h = 0; h < count; h++) {
-        float t = rows[h][lo];
-        rows[h][lo] = rows[h][hi];
-        rows[h][hi] = t;
+    if (parts == 1) {
+        for (h = 0; h < count; h++)
+            smo_swap_in_row(rows[h], lo, hi);
+        return;
     }
+#ifdef _OPENMP
+    #pragma omp parallel for num_threads(parts) schedule(static)
+#endif
+    for (h = 0; h < count; h++)
+        smo_swap_in_row(rows[h], lo, hi);
 }
 
 /* The exchanges pending[2k] <-> pending[2k + 1], k in [0, n_swaps), in order, in each of
@@ -311,30 +332,35 @@ static void smo_swap_entries_threads(int count, float** rows, int lo, int hi, in
  * exchange but not the higher cannot follow it and gets evict[h] = 1 (it is left as it
  * is from there). RowCache.apply_swaps: one visit per row for a shrinking pass's
  * exchanges, on up to `threads` threads. */
+static inline char smo_apply_swaps_to_row(float* row, int length, const int* pending,
+                                          int n_swaps)
+{
+    int k;
+    for (k = 0; k < n_swaps; k++) {
+        int lo = pending[2 * k], hi = pending[2 * k + 1];
+        if (length > hi)
+            smo_swap_in_row(row, lo, hi);
+        else if (length > lo)
+            return 1;
+    }
+    return 0;
+}
+
 static void smo_apply_swaps_threads(int count, float** rows, const int* lengths,
                                     const int* pending, int n_swaps, char* evict,
                                     int threads)
 {
     int h, parts = smo_swap_threads(count, threads);
-#ifdef _OPENMP
-    #pragma omp parallel for num_threads(parts) schedule(static) if (parts > 1)
-#endif
-    for (h = 0; h < count; h++) {
-        float* row = rows[h];
-        int k, length = lengths[h];
-        evict[h] = 0;
-        for (k = 0; k < n_swaps; k++) {
-            int lo = pending[2 * k], hi = pending[2 * k + 1];
-            if (length > hi) {
-                float t = row[lo];
-                row[lo] = row[hi];
-                row[hi] = t;
-            } else if (length > lo) {
-                evict[h] = 1;
-                break;
-            }
-        }
+    if (parts == 1) {
+        for (h = 0; h < count; h++)
+            evict[h] = smo_apply_swaps_to_row(rows[h], lengths[h], pending, n_swaps);
+        return;
     }
+#ifdef _OPENMP
+    #pragma omp parallel for num_threads(parts) schedule(static)
+#endif
+    for (h = 0; h < count; h++)
+        evict[h] = smo_apply_swaps_to_row(rows[h], lengths[h], pending, n_swaps);
 }
 
 #endif
