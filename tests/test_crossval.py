@@ -177,3 +177,21 @@ def test_fold_blocks_give_the_predictions_of_the_plain_folds(kernel):
         plain = fold_predictions(X, y, folds, params.replace(C=C), sample_weight=weights)
         shared = fold_predictions(X, y, folds, params.replace(C=C), blocks=blocks)
         np.testing.assert_array_equal(shared, plain)
+
+
+def test_only_a_fold_that_trains_on_one_class_predicts_that_class():
+    """A fold whose training rows are all one class predicts that class (LIBSVM's
+    one-class-of-data model); every other fold predicts what its model predicts."""
+    from libsmo.crossval import fold_predictions
+    from libsmo.params import TrainParams
+    X, y = load_dataset("heart_scale")
+    labels = np.where(y > 0, "present", "absent")
+    absent, present = np.flatnonzero(y < 0), np.flatnonzero(y > 0)
+    folds = [absent] + np.array_split(present, 3)
+    predictions = fold_predictions(X, labels, folds, TrainParams.from_kwargs(C=2.0))
+    assert (predictions[absent] == "present").all()
+    for k in range(1, len(folds)):
+        rows = np.concatenate([fold for j, fold in enumerate(folds) if j != k])
+        model = libsmo.train(X[rows], labels[rows], C=2.0)
+        np.testing.assert_array_equal(predictions[folds[k]], model.predict(X[folds[k]]))
+        assert set(predictions[folds[k]]) == {"present", "absent"}

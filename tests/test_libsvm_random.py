@@ -95,6 +95,25 @@ def test_cross_validation_with_libsvm_folds_prints_svm_trains_figures(tmp_path, 
         assert f"{result['accuracy']:g}" == accuracy
 
 
+def test_a_fold_that_trains_on_one_class_predicts_it_as_svm_train(tmp_path):
+    """Heart_scale's +1 rows and a single -1 row: the fold that tests the -1 row trains
+    on +1 rows alone, and LIBSVM's model of one class predicts that class everywhere.
+    The same folds as svm-train -v 5, so the same figure."""
+    need_svm_train()
+    lines = data_file("heart_scale").read_text().splitlines()
+    kept = [line for line in lines if line.split()[0] in ("+1", "1")]
+    kept.insert(0, next(line for line in lines if line.split()[0] == "-1"))
+    path = tmp_path / "one_negative"
+    path.write_text("\n".join(kept) + "\n")
+    theirs = svm_train("-v", "5", str(path), cwd=tmp_path)
+    X, y = libsmo.load_svmlight_file(str(path))
+    assert (y == -1).sum() == 1
+    result = libsmo.cross_validation(X, y, 5, random_state=libsmo.LibsvmRandom())
+    accuracy = re.search(r"Cross Validation Accuracy = (\S+)%", theirs).group(1)
+    assert f"{result['accuracy']:g}" == accuracy
+    assert result["predictions"][0] == 1.0
+
+
 @pytest.mark.parametrize("name,options,svm_type", [
     ("heart_scale", ["-b", "1"], "c_svc"),
     ("housing_scale", ["-s", "3", "-b", "1"], "epsilon_svr"),
