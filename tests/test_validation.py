@@ -639,3 +639,16 @@ def test_canonical_csr_is_shared_and_left_as_it_is():
     converted = check_data(single)
     assert converted.dtype == np.float64
     assert not np.shares_memory(converted.indices, single.indices)
+
+
+def test_issparse_answers_as_scipy_for_arrays_subclasses_and_sparse_types():
+    """libsmo._sparse.issparse answers a plain ndarray itself (without scipy's walk of
+    its sparse classes) and every other object as scipy.sparse.issparse does."""
+    from libsmo import _sparse
+    dense = np.arange(6.0).reshape(2, 3)
+    candidates = [dense, dense.view(np.ma.MaskedArray), dense.view(np.recarray), [[1.0]],
+                  (1, 2), None, sp.csr_matrix(dense), sp.csr_array(dense),
+                  sp.coo_matrix(dense), sp.csc_array(dense)]
+    for value in candidates:
+        assert _sparse.issparse(value) == sp.issparse(value), type(value)
+    assert [_sparse.issparse(v) for v in candidates[-4:]] == [True] * 4
