@@ -327,11 +327,9 @@ static void smo_swap_entries_threads(int count, float** rows, int lo, int hi, in
         smo_swap_in_row(rows[h], lo, hi);
 }
 
-/* The exchanges pending[2k] <-> pending[2k + 1], k in [0, n_swaps), in order, in each of
- * the `count` rows (lengths[h] valid entries): a row that holds the lower entry of an
- * exchange but not the higher cannot follow it and gets evict[h] = 1 (it is left as it
- * is from there). RowCache.apply_swaps: one visit per row for a shrinking pass's
- * exchanges, on up to `threads` threads. */
+/* The exchanges of smo_apply_swaps_threads in one row of `length` valid entries; 1 when
+ * the row holds the lower entry of an exchange but not the higher (then it is left as
+ * it is from there), else 0. */
 static inline char smo_apply_swaps_to_row(float* row, int length, const int* pending,
                                           int n_swaps)
 {
@@ -346,6 +344,11 @@ static inline char smo_apply_swaps_to_row(float* row, int length, const int* pen
     return 0;
 }
 
+/* The exchanges pending[2k] <-> pending[2k + 1], k in [0, n_swaps), in order, in each of
+ * the `count` rows (lengths[h] valid entries): a row that holds the lower entry of an
+ * exchange but not the higher cannot follow it and gets evict[h] = 1 (it is left as it
+ * is from there). RowCache.apply_swaps: one visit per row for a shrinking pass's
+ * exchanges, on up to `threads` threads. */
 static void smo_apply_swaps_threads(int count, float** rows, const int* lengths,
                                     const int* pending, int n_swaps, char* evict,
                                     int threads)
