@@ -63,7 +63,8 @@ extensions = [
     Extension(
         "libsmo." + path.replace("/", "."),
         [f"libsmo/{path}.pyx"],
-        depends=["libsmo/_core/inner_loops.h", "libsmo/_core/step_loops.h",
+        depends=["libsmo/_core/inner_loops.h", "libsmo/_core/rbf_loops.h",
+                 "libsmo/_core/step_loops.h",
                  "libsmo/_core/bit_counts.h", "libsmo/_core/column_loops.h",
                  "libsmo/_core/int_dots.h", "libsmo/_core/openmp_threads.h",
                  "libsmo/_core/thread_governor.h"],

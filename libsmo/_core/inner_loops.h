@@ -1,6 +1,6 @@
 /* inner_loops.h: the data-parallel inner loops of the solver (working-set selection,
  * gradient and G_bar updates, the SVR row gather) and of the kernel (dense dot products,
- * RBF exponentials), written with the vector
+ * and through rbf_loops.h the RBF exponentials), written with the vector
  * extensions of GCC and clang so that they run four doubles at a time whatever the
  * target (the compiler splits a 4-wide vector into two SSE2 halves where AVX is absent),
  * with a plain C fallback for other compilers. On Linux/x86-64 GCC also builds an AVX2
@@ -374,107 +374,6 @@ static void smo_dense_dots(int n, int d, long ld, const double* SMO_RESTRICT col
     }
 }
 
-/* exp(x) for x <= 0, to about one ulp: x = k ln2 + r with |r| <= ln2 / 2, e^r by its
- * Taylor polynomial of degree 13 (truncation below 1e-17), times 2^k built in the
- * exponent bits. Below -708 (where exp leaves the normal doubles) it gives 0: its
- * callers store float32, where anything under 1e-45 is 0 anyway. */
-#ifdef SMO_VECTOR
-static inline smo_v4d smo_exp4(smo_v4d x)
-{
-    const double shift = 6755399441055744.0; /* 1.5 * 2^52: rounds to an integer */
-    const smo_v4d lo = {-708.0, -708.0, -708.0, -708.0};
-    const smo_v4d zero = {0.0, 0.0, 0.0, 0.0};
-    smo_v4l underflow = (smo_v4l)(x < lo);
-    smo_v4d xc = smo_blend(underflow, lo, x);
-    smo_v4d kd = xc * 1.4426950408889634 + shift;
-    /* the low bits of kd now hold k; 0x4338... is the bit pattern of shift */
-    smo_v4l k = (smo_v4l)kd - (int64_t)0x4338000000000000LL;
-    smo_v4d r, r2, r4, r8, p, scale;
-    kd = kd - shift;
-    /* ln 2 in two parts: k * 6.93147180369123816490e-01 is exact for |k| < 2^20 */
-    r = (xc - kd * 6.93147180369123816490e-01) - kd * 1.90821492927058770002e-10;
-    /* Estrin's scheme: a shallow tree of independent products instead of Horner's
-     * chain of 13 dependent steps, which left the core waiting on latency */
-    r2 = r * r;
-    r4 = r2 * r2;
-    r8 = r4 * r4;
-    p = ((1.0 + r) + r2 * (0.5 + r * (1.0 / 6.0)))
-        + r4 * (((1.0 / 24.0) + r * (1.0 / 120.0)) + r2 * ((1.0 / 720.0) + r * (1.0 / 5040.0)))
-        + r8 * (((1.0 / 40320.0) + r * (1.0 / 362880.0))
-                + r2 * ((1.0 / 3628800.0) + r * (1.0 / 39916800.0))
-                + r4 * ((1.0 / 479001600.0) + r * (1.0 / 6227020800.0)));
-    scale = (smo_v4d)((k + 1023) << 52);
-    return smo_blend(underflow, zero, p * scale);
-}
-
-/* exp(-gamma d) of four entries, d = (sq_i + sq) - 2 dot (LIBSVM's formula, in its order
- * of operations), clamped at 0 for prediction, where rounding of the expansion can make
- * it slightly negative, so that no value exceeds 1 (K(x, x) = 1 exactly, as LIBSVM's
- * difference form gives it). */
-static inline smo_v4d smo_rbf4(smo_v4d dot, smo_v4d sq, double sq_i, double gamma,
-                               int clamp)
-{
-    const smo_v4d zero = {0.0, 0.0, 0.0, 0.0};
-    smo_v4d d = (sq_i + sq) - 2.0 * dot;
-    if (clamp)
-        d = smo_blend((smo_v4l)(d < zero), zero, d);
-    return smo_exp4(-gamma * d);
-}
-#endif
-
-/* out_j <- smo_rbf4 of (out_j, sq_j) for j in [0, n): an RBF kernel row from the dot
- * products in out. The last one to three entries go through the same exponential,
- * padded, so that each entry is smo_rbf_exp(-gamma d) wherever it falls in a row (the
- * tables of bit_counts.h hold exactly these values). */
-SMO_INLINED void smo_rbf_row(int n, double* out, const double* sq, double sq_i,
-                               double gamma, int clamp)
-{
-    int j = 0, t;
-#ifdef SMO_VECTOR
-    double o[4] = {0.0, 0.0, 0.0, 0.0}, q[4] = {0.0, 0.0, 0.0, 0.0};
-    for (; j + 8 <= n; j += 8) {
-        smo_v4d e0 = smo_rbf4(smo_load4d(out + j), smo_load4d(sq + j), sq_i, gamma, clamp);
-        smo_v4d e1 = smo_rbf4(smo_load4d(out + j + 4), smo_load4d(sq + j + 4), sq_i, gamma,
-                              clamp);
-        smo_store4d(out + j, e0);
-        smo_store4d(out + j + 4, e1);
-    }
-    for (; j + 4 <= n; j += 4)
-        smo_store4d(out + j, smo_rbf4(smo_load4d(out + j), smo_load4d(sq + j), sq_i,
-                                      gamma, clamp));
-    if (j < n) {
-        for (t = 0; j + t < n; t++) {
-            o[t] = out[j + t];
-            q[t] = sq[j + t];
-        }
-        smo_store4d(o, smo_rbf4(smo_load4d(o), smo_load4d(q), sq_i, gamma, clamp));
-        for (t = 0; j + t < n; t++)
-            out[j + t] = o[t];
-    }
-#else
-    for (; j < n; j++) {
-        double d = (sq_i + sq[j]) - 2.0 * out[j];
-        out[j] = exp(-gamma * (clamp && d < 0.0 ? 0.0 : d));
-    }
-#endif
-}
-
-/* An RBF kernel row of training, from its dot products. */
-SMO_CLONES
-static void smo_rbf_from_dots(int n, double* out, const double* sq, double sq_i,
-                              double gamma)
-{
-    smo_rbf_row(n, out, sq, sq_i, gamma, 0);
-}
-
-/* A row of prediction's RBF kernel block, from its dot products (clamped). */
-SMO_CLONES
-static void smo_rbf_from_dots_clamped(int n, double* out, const double* sq, double sq_i,
-                                      double gamma)
-{
-    smo_rbf_row(n, out, sq, sq_i, gamma, 1);
-}
-
 /* j in [0, n): out_j += a b_j, a sparse row's stored value times the dense column of a
  * feature most rows store (training's sparse_dots.SparseColumns: the scalar loop's
  * order, as -ffp-contract=off keeps it), and out_j += a b_j + c d_j + e f_j + g h_j,
@@ -496,5 +395,8 @@ static void smo_axpy4(int n, double* SMO_RESTRICT out, double a,
     for (int j = 0; j < n; j++)
         out[j] += (a * b[j] + c * d[j]) + (e * f[j] + g * h[j]);
 }
+
+/* The RBF rows (exponentials four and, where the CPU has AVX-512, eight at a time). */
+#include "rbf_loops.h"
 
 #endif

@@ -7,7 +7,7 @@ or a precomputed Gram matrix); this module turns them into LIBSVM's kernel funct
     linear u'v,  poly (gamma u'v + coef0)^degree,  rbf exp(-gamma |u - v|^2),
     sigmoid tanh(gamma u'v + coef0),  precomputed: the user's matrix,
 
-over the whole row at once (RBF four exponentials at a time, inner_loops.h), with
+over the whole row at once (RBF four or eight exponentials at a time, rbf_loops.h), with
 |u - v|^2 = |u|^2 + |v|^2 - 2 u'v from the rows' squared norms, as LIBSVM trains.
 
 Rows of zeros and ones (a9a, w8a) are counted on bitmaps (`Rows.bit_values`): a kernel
@@ -34,6 +34,10 @@ cdef extern from "step_loops.h" nogil:
 
 cdef extern from "bit_counts.h" nogil:
     double smo_rbf_exp(double x)
+
+cdef extern from "rbf_loops.h" nogil:
+    int smo_rbf_row_both_widths(int n, double* out4, double* out8, const double* sq,
+                                double sq_i, double gamma, int clamp)
 
 cnp.import_array()
 
@@ -277,7 +281,7 @@ cdef class Kernel:
 
 def rbf_exp_table(double gamma, Py_ssize_t size):
     """exp(-gamma m) for m = 0 .. size - 1, each the very value an RBF row of squared
-    distance m gets (inner_loops.h's `smo_rbf_exp`): the RBF kernel of 0/1 rows, whose
+    distance m gets (bit_counts.h's `smo_rbf_exp`): the RBF kernel of 0/1 rows, whose
     squared distances are counts.
 
     Returns
@@ -290,3 +294,27 @@ def rbf_exp_table(double gamma, Py_ssize_t size):
     for m in range(t.shape[0]):
         t[m] = smo_rbf_exp(-gamma * <double>m)
     return table
+
+
+def rbf_row_by_width(const double[::1] dots, const double[::1] sq_norms, double sq_i,
+                     double gamma, bint clamp=False):
+    """An RBF row from its dot products, computed four entries at a time and, where the
+    processor has AVX-512, eight at a time (rbf_loops.h): for tests, which check that
+    the two agree bit for bit, so that rows and steps do not depend on the processor.
+
+    Returns
+    -------
+    row4 : ndarray of shape (n,)
+    row8 : ndarray of shape (n,) or None
+        None where the processor has no eight-wide path.
+    """
+    cdef Py_ssize_t n = dots.shape[0]
+    if sq_norms.shape[0] != n:
+        raise ValueError(f"{n} dot products but {sq_norms.shape[0]} squared norms")
+    row4, row8 = np.array(dots, dtype=np.float64), np.array(dots, dtype=np.float64)
+    cdef double[::1] r4 = row4, r8 = row8
+    cdef int wide = 0
+    if n:
+        wide = smo_rbf_row_both_widths(<int>n, &r4[0], &r8[0], &sq_norms[0], sq_i, gamma,
+                                       clamp)
+    return row4, (row8 if wide else None)

@@ -49,8 +49,9 @@ def rbf_block_from_dots(double[:, ::1] dots, const double[::1] row_norms,
 
     Prediction's kernel blocks go through here: numpy's chain of ufuncs made six passes
     over the block and its exp costs about 13 ns a value on this machine's numpy, where
-    the four-wide exponential of inner_loops.h (`smo_exp4`, about one ulp) and one
-    pass over each row cost about a tenth of that. Rows are handed out to `n_threads`
+    the exponential of rbf_loops.h (about one ulp; eight values at a time where the
+    processor has AVX-512, else four, the same values) and one pass over each row cost
+    about a tenth of that. Rows are handed out to `n_threads`
     OpenMP threads four at a time when the block is large enough to pay for them (a
     thread another process slows takes fewer). The kernel sums were a second pass over
     the block (numpy's product on one BLAS thread, prediction holding BLAS to one): 7%
