@@ -4,7 +4,9 @@
  * extensions of GCC and clang so that they run four doubles at a time whatever the
  * target (the compiler splits a 4-wide vector into two SSE2 halves where AVX is absent),
  * with a plain C fallback for other compilers. On Linux/x86-64 GCC also builds an AVX2
- * clone of each and picks one at load time.
+ * and an x86-64-v4 (AVX-512) clone of each and picks one at load time: the plain loops
+ * run eight doubles at a time in the latter, each entry through the same operations
+ * (letter's fit 0.49 -> 0.44 s, a9a's 0.84-0.90 -> 0.81-0.82 s, the same steps).
  *
  * The two selection loops give exactly what the scalar loops of LIBSVM's
  * select_working_set give, ties included (the last index wins, as with its >= and <=
@@ -25,7 +27,7 @@
 /* SMO_INLINED: a helper compiled into each clone (GCC had kept smo_rbf_row out of line
  * where two clones called it, one SSE2 copy for both: half the speed of AVX2's) */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define SMO_CLONES __attribute__((target_clones("avx2", "default")))
+#define SMO_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #define SMO_INLINED static inline __attribute__((always_inline))
 #else
 #define SMO_CLONES
