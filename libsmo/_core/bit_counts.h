@@ -131,13 +131,7 @@ static inline long smo_count_col(const uint64_t* cols, long ld, int j, int words
 #define SMO_VPOPCNT_PATH 1
 static int smo_has_vpopcnt(void)
 {
-    static int known = 0, has = 0;   /* a race between threads writes the same value */
-    if (!known) {
-        __builtin_cpu_init();
-        has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq");
-        known = 1;
-    }
-    return has;
+    return (smo_cpu_features() & SMO_CPU_AVX512_POPCNT) != 0;
 }
 
 /* The counts c_j of the eight vectors j0 .. j0 + 7, word-major. */

@@ -29,6 +29,26 @@
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 #define SMO_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #define SMO_INLINED static inline __attribute__((always_inline))
+
+/* The AVX-512 features whose loops are chosen at run time, probed once (a race between
+ * threads writes the same value): F and DQ for rbf_loops.h's eight-wide rows, F and
+ * VPOPCNTDQ for bit_counts.h's counts. */
+#define SMO_CPU_AVX512_DQ 1
+#define SMO_CPU_AVX512_POPCNT 2
+static int smo_cpu_features(void)
+{
+    static int known = 0, features = 0;
+    if (!known) {
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx512f")) {
+            features = (__builtin_cpu_supports("avx512dq") ? SMO_CPU_AVX512_DQ : 0)
+                       | (__builtin_cpu_supports("avx512vpopcntdq") ? SMO_CPU_AVX512_POPCNT
+                                                                     : 0);
+        }
+        known = 1;
+    }
+    return features;
+}
 #else
 #define SMO_CLONES
 #define SMO_INLINED static inline

@@ -81,16 +81,7 @@ SMO_DEFINE_RBF(SMO_WIDE_TARGET static inline __attribute__((always_inline)), smo
                smo_exp8, smo_v8d, smo_v8l)
 
 /* Whether this processor runs the eight-wide path (AVX-512 F and DQ). */
-static int smo_has_wide_rbf(void)
-{
-    static int known = 0, has = 0;   /* a race between threads writes the same value */
-    if (!known) {
-        __builtin_cpu_init();
-        has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
-        known = 1;
-    }
-    return has;
-}
+static int smo_has_wide_rbf(void) { return (smo_cpu_features() & SMO_CPU_AVX512_DQ) != 0; }
 
 /* smo_rbf_row eight entries at a time; the last one to seven go through the same
  * exponential, padded. */
