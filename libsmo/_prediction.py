@@ -160,17 +160,16 @@ def _rbf(dots, X, SV, gamma, X_norms, SV_norms, X_outside, threads=1, coef=None)
     if SV_norms is None:
         SV_norms = squared_norms(SV)
     if not _may_be_imprecise(X, SV, gamma, X_norms, SV_norms):
-        # the usual case: one fused pass (clamp, scale, four-wide exp) over each row,
-        # and with coefficients each row summed in the same pass
+        # the usual case: one fused pass (clamp, scale, exp four or eight values at a
+        # time) over each row, and with coefficients each row summed in the same pass
         X_norms = np.ascontiguousarray(X_norms, dtype=np.float64)
         SV_norms = np.ascontiguousarray(SV_norms, dtype=np.float64)
         if coef is None:
             rbf_block_from_dots(dots, X_norms, SV_norms, gamma, threads)
             return dots
-        coef = np.asarray(coef, dtype=np.float64)
-        sums = np.empty((dots.shape[0], 1 if coef.ndim == 1 else coef.shape[1]))
-        rbf_block_from_dots(dots, X_norms, SV_norms, gamma, threads, np.ascontiguousarray(
-            (coef[:, None] if coef.ndim == 1 else coef).T), sums)
+        coef, coef_t = coefficient_rows(coef)
+        sums = np.empty((dots.shape[0], coef_t.shape[0]))
+        rbf_block_from_dots(dots, X_norms, SV_norms, gamma, threads, coef_t, sums)
         return sums[:, 0] if coef.ndim == 1 else sums
     dots *= -2.0
     dots += X_norms[:, None]
@@ -184,6 +183,23 @@ def _rbf(dots, X, SV, gamma, X_norms, SV_norms, X_outside, threads=1, coef=None)
         exact = _exact_squared_distances(X, SV, rows, cols, X_outside)
         dots[rows, cols] = np.exp(-gamma * exact)
     return _times(dots, coef)
+
+
+def coefficient_rows(coef):
+    """Coefficients of the support vectors as float64, and as C-contiguous rows (one
+    per column of sums), as the kernel-sum loops read them.
+
+    Parameters
+    ----------
+    coef : array-like of shape (n_SV,) or (n_SV, n_columns)
+
+    Returns
+    -------
+    coef : ndarray of float64, coef's shape
+    coef_t : ndarray of shape (n_columns, n_SV), C-contiguous (n_columns = 1 for 1-D)
+    """
+    coef = np.asarray(coef, dtype=np.float64)
+    return coef, np.ascontiguousarray((coef[:, None] if coef.ndim == 1 else coef).T)
 
 
 def _imprecise_distances(d2, X, SV, gamma, X_norms, SV_norms):
@@ -287,8 +303,7 @@ def for_each_kernel_block(visit, X, SV, kernel, gamma, degree, coef0, X_norms=No
     n_sv = len(SV) if kernel == "precomputed" else SV.n_sv
     coef_t = None
     if coef is not None:
-        coef = np.asarray(coef, dtype=np.float64)
-        coef_t = np.ascontiguousarray((coef[:, None] if coef.ndim == 1 else coef).T)
+        coef, coef_t = coefficient_rows(coef)
     n_rows = X.shape[0] if rows is None else len(rows)
     # sparse rows against sparse support vectors: summed over the support vectors'
     # columns on OpenMP threads (`column_dots`; scipy's sparse product built a sparse

@@ -127,7 +127,7 @@ def test_the_clones_compile_their_helpers_in():
     import libsmo._core as core
     modules = sorted(Path(core.__file__).parent.glob("*.so"))
     assert len(modules) >= 10
-    helpers = ("smo_rbf_row", "smo_rbf4", "smo_exp4")
+    helpers = ("smo_rbf_row", "smo_rbf_row4", "smo_rbf4", "smo_exp4")
     for module in modules:
         symbols = subprocess.run(["nm", str(module)], check=True, capture_output=True,
                                  text=True).stdout.split()

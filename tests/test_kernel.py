@@ -126,8 +126,8 @@ def test_empty_rows_and_all_zero_rows():
 
 @pytest.mark.parametrize("layout", ["dense", "csr"])
 def test_rbf_exponentials_within_two_ulp_of_numpy(layout):
-    """RBF rows take their exponentials four or eight at a time from rbf_loops.h's exp: on one
-    feature (so that the argument is computed exactly as numpy computes it below) every
+    """RBF rows take their exponentials four or eight at a time from rbf_loops.h's exp: on
+    one feature (so that the argument is computed exactly as numpy computes it below) every
     value is within 2 ulp of np.exp, from exp(0) down to the underflow, where it is 0."""
     rng = np.random.default_rng(5)
     a = np.concatenate([[0.0], rng.uniform(0, 30, size=4999), [0.5, 1e-9, 27.0, 28.0]])
@@ -155,8 +155,8 @@ def test_rbf_rows_eight_at_a_time_equal_four_at_a_time(clamp):
     """Where the processor has AVX-512, RBF rows take their exponentials eight at a
     time: every entry must be the four-wide path's value to the bit (then rows, steps
     and decision values do not depend on the processor), and both within rounding of
-    numpy's exp (the only check where the processor has no AVX-512). Real rows of letter and
-    heart_scale at several gammas (down to the underflow), negative distances (the
+    numpy's exp (the only check where the processor has no AVX-512). Real rows of letter
+    and heart_scale at several gammas (down to the underflow), negative distances (the
     prediction's clamp), and every tail length."""
     from libsmo._core.kernel import rbf_row_by_width
     rng = np.random.default_rng(11)
@@ -178,8 +178,9 @@ def test_rbf_rows_eight_at_a_time_equal_four_at_a_time(clamp):
         for gamma in (1e-3, 0.5, 8.0, 1e3):
             for length in (1, 7, 8, 9, 15, 16, 17, len(dots)):
                 cases += 1
-                row4, row8 = rbf_row_by_width(dots[:length], sq[:length], sq_i, gamma, clamp)
-                expected = np.exp(-gamma * np.maximum((sq_i + sq[:length]) - 2.0 * dots[:length],
+                d, s = dots[:length], sq[:length]
+                row4, row8 = rbf_row_by_width(d, s, sq_i, gamma, clamp)
+                expected = np.exp(-gamma * np.maximum((sq_i + s) - 2.0 * d,
                                                       0.0 if clamp else -np.inf))
                 np.testing.assert_allclose(row4, expected, rtol=1e-14, atol=1e-300)
                 if row8 is not None:

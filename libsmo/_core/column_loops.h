@@ -12,12 +12,7 @@
 
 #include <string.h>
 
-/* A hint to fetch what p points to into the caches ahead of its use (none elsewhere). */
-#if defined(__GNUC__) || defined(__clang__)
-#define smo_column_prefetch(p) __builtin_prefetch(p)
-#else
-#define smo_column_prefetch(p) ((void)0)
-#endif
+#include "inner_loops.h"   /* smo_prefetch */
 
 /* sums[rows[p]] += x vals[p] for p in [p, end). The rows of one column are distinct (a
  * feature is stored once a row: the rows are canonical CSR), so four loads may go
@@ -57,11 +52,11 @@ static void smo_column_dots_rows(const int* indices, const double* data,
             /* the next feature's column start, two ahead, and its first entries, one
              * ahead, as training's SparseColumns._part fetches them (3-4% here) */
             if (k + 2 < end)
-                smo_column_prefetch(&col_start[indices[k + 2]]);
+                smo_prefetch(&col_start[indices[k + 2]]);
             if (k + 1 < end) {
                 ahead = col_start[indices[k + 1]];
-                smo_column_prefetch(&col_row[ahead]);
-                smo_column_prefetch(&col_val[ahead]);
+                smo_prefetch(&col_row[ahead]);
+                smo_prefetch(&col_val[ahead]);
             }
             smo_add_column(col_row, col_val, col_start[indices[k]],
                            col_start[indices[k] + 1], data[k], row);

@@ -54,6 +54,13 @@ static int smo_cpu_features(void)
 #define SMO_INLINED static inline
 #endif
 
+/* A hint to fetch what p points to into the caches ahead of its use (none elsewhere). */
+#if defined(__GNUC__) || defined(__clang__)
+#define smo_prefetch(p) __builtin_prefetch(p)
+#else
+#define smo_prefetch(p) ((void)0)
+#endif
+
 #if defined(_MSC_VER)
 #define SMO_RESTRICT __restrict
 #else

@@ -192,13 +192,6 @@ static void smo_rbf_from_dots_threads(int n, double* out, const double* sq, doub
     }
 }
 
-/* A hint to fetch what p points to into the caches ahead of its use (none elsewhere). */
-#if defined(__GNUC__) || defined(__clang__)
-#define smo_prefetch(p) __builtin_prefetch(p)
-#else
-#define smo_prefetch(p) ((void)0)
-#endif
-
 /* out_j = (float)(s_i sign_j k_j) for j in [lo, hi): a kernel row made a Q row (the
  * signs of C-SVC's Q_ij = y_i y_j K_ij). Every conversion of a row goes through here, the
  * products in this order, so the floats are the same wherever a row is converted. The
