@@ -9,6 +9,8 @@ A positive decision value of pair (i, j) votes for class i.
 """
 import numpy as np
 
+from libsmo._core.pair_votes import add_votes, pair_decisions
+
 
 def group_classes(y):
     """Class labels in LIBSVM's order and each example's class index.
@@ -112,11 +114,7 @@ class PairDecisions:
         self.coef_by_class = [np.ascontiguousarray(np.asarray(sv_coef)[:, s].T,
                                                    dtype=np.float64)
                               for s in self.slices]
-        self.rho = np.asarray(rho, dtype=np.float64)
-        first, second = np.triu_indices(self.k, 1)   # LIBSVM's pair order
-        # pair (i, j): class i's coefficient row j - 1, class j's row i (coef_row)
-        self._first = (first, second - 1)
-        self._second = (second, first)
+        self.rho = np.ascontiguousarray(rho, dtype=np.float64)
 
     def __call__(self, K, out):
         """out[:, p] = decision value of pair p for the rows of K.
@@ -124,16 +122,20 @@ class PairDecisions:
         Parameters
         ----------
         K : ndarray of shape (n_rows, n_SV)
-        out : ndarray of shape (n_rows, k(k-1)/2)
+        out : ndarray of shape (n_rows, k(k-1)/2), C-contiguous
+
+        Returns
+        -------
+        int
+            How many of the values are inf or NaN.
         """
         if self.k < 2:
-            return  # a one-class classifier model has no pairs
+            return 0  # a one-class classifier model has no pairs
         shares = np.empty((K.shape[0], self.k, self.k - 1))
         for c, rows in enumerate(self.slices):
             np.matmul(K[:, rows], self.coef_by_class[c], out=shares[:, c, :])
-        np.add(shares[:, self._first[0], self._first[1]],
-               shares[:, self._second[0], self._second[1]], out=out)
-        out -= self.rho
+        # pair (i, j): class i's share on its coefficient row j - 1, class j's on row i
+        return pair_decisions(shares, self.rho, out)
 
 
 def votes(decision_values, k):
@@ -150,10 +152,7 @@ def votes(decision_values, k):
     ndarray of int64 of shape (n, k)
     """
     out = np.zeros((decision_values.shape[0], k), dtype=np.int64)
-    for p, (i, j) in enumerate(pairs(k)):
-        positive = decision_values[:, p] > 0
-        out[:, i] += positive
-        out[:, j] += ~positive
+    add_votes(np.ascontiguousarray(decision_values, dtype=np.float64), out)
     return out
 
 
