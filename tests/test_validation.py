@@ -646,9 +646,57 @@ def test_issparse_answers_as_scipy_for_arrays_subclasses_and_sparse_types():
     its sparse classes) and every other object as scipy.sparse.issparse does."""
     from libsmo import _sparse
     dense = np.arange(6.0).reshape(2, 3)
+    class CSRSubclass(sp.csr_matrix):
+        pass
+
     candidates = [dense, dense.view(np.ma.MaskedArray), dense.view(np.recarray), [[1.0]],
-                  (1, 2), None, sp.csr_matrix(dense), sp.csr_array(dense),
-                  sp.coo_matrix(dense), sp.csc_array(dense)]
+                  (1, 2), None, CSRSubclass(dense)]
+    # every format's matrix and array class (known by type), and a subclass
+    sparse_types = [getattr(sp, f"{fmt}_{kind}") for fmt in _sparse._FORMATS
+                    for kind in ("matrix", "array")]
+    candidates += [make(dense) for make in sparse_types]
     for value in candidates:
         assert _sparse.issparse(value) == sp.issparse(value), type(value)
-    assert [_sparse.issparse(v) for v in candidates[-4:]] == [True] * 4
+    assert [_sparse.issparse(v) for v in candidates[6:]] == [True] * (1 + 14)
+    assert _sparse._SPARSE_TYPES == frozenset(sparse_types)
+
+
+def test_first_above_finds_the_first_value_over_the_limit_or_nan():
+    from libsmo._core.arrays import first_above
+    assert first_above(np.array([1.0, 2.0, 3.0]), 3.0) == -1
+    assert first_above(np.array([1.0, 4.0, 5.0]), 3.0) == 1
+    assert first_above(np.array([1.0, np.nan, 5.0]), 3.0) == 1
+    assert first_above(np.array([np.inf]), 1e300) == 0
+    assert first_above(np.zeros(0), 0.0) == -1
+
+
+def test_rows_of_large_norm_are_named_by_check_norms():
+    from libsmo._validation import check_norms
+    X = sp.csr_matrix(np.array([[1.0, 0.0], [0.0, 2.0], [1e200, 0.0], [1e160, 0.0]]))
+    with pytest.raises(ValueError, match="X row 2 is too large for a kernel: its "
+                                         "squared norm 1e\\+400|X row 2 is too large"):
+        check_norms(X)
+    np.testing.assert_array_equal(check_norms(X[:2]), [1.0, 4.0])
+
+
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_take_rows_equals_scipy_fancy_indexing(index_dtype):
+    """problem.take_rows (one compiled pass over the rows' ranges) gives scipy's X[rows]
+    for rows in any order, repeated and empty rows, with either index dtype; a row
+    outside X is an IndexError."""
+    from libsmo.problem import take_rows
+    rng = np.random.default_rng(0)
+    dense = sp.random(60, 9, density=0.3, random_state=1).toarray()
+    dense[5] = 0.0   # an empty row
+    X = sp.csr_matrix(dense)
+    X.indices, X.indptr = X.indices.astype(index_dtype), X.indptr.astype(index_dtype)
+    for rows in (rng.integers(0, 60, size=40), np.array([5, 5, 0, 59]),
+                 np.array([], dtype=np.int64), np.arange(60)[::-1]):
+        taken = take_rows(X, rows)
+        expected = X[rows]
+        assert taken.shape == expected.shape and (taken != expected).nnz == 0
+        np.testing.assert_array_equal(taken.indptr, expected.indptr)
+        # scipy's constructor keeps int32 where the values fit, as before
+        assert taken.indices.dtype == expected.indices.dtype == np.int32
+    with pytest.raises(IndexError, match="row 60 is outside the 60 rows"):
+        take_rows(X, np.array([0, 60]))
