@@ -11,7 +11,8 @@ import numbers
 import numpy as np
 
 from libsmo import _sparse as sp
-from libsmo._core.arrays import all_finite, compressed_is_canonical, squared_norms
+from libsmo._core.arrays import (all_finite, compressed_is_canonical, first_above,
+                                 squared_norms)
 from libsmo._param_validation import Seed
 from libsmo._random import LibsvmRandom
 
@@ -209,11 +210,11 @@ def check_norms(X, name="X"):
         Some |x|^2 exceeds 1e300: the kernel values would be inf or NaN.
     """
     sq = squared_norms(X)  # X as check_data returns it: dense or canonical CSR
-    fits = sq <= MAX_SQUARED_NORM
-    if not fits.all():
-        bad = np.flatnonzero(~fits)
-        raise ValueError(f"{name} row {bad[0]} is too large for a kernel: its squared norm "
-                         f"{sq[bad[0]]:.3g} overflows double precision; scale the features "
+    # compiled: numpy's comparison and all() cost 70 us the first time in a process
+    bad = first_above(sq, MAX_SQUARED_NORM)
+    if bad >= 0:
+        raise ValueError(f"{name} row {bad} is too large for a kernel: its squared norm "
+                         f"{sq[bad]:.3g} overflows double precision; scale the features "
                          "(for example to [-1, 1])")
     return sq
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from libsmo import _sparse as sp
 from libsmo import _validation as v
-from libsmo._core.arrays import csr_to_dense
+from libsmo._core.arrays import csr_to_dense, row_ranges
 from libsmo._support_rows import COMPACT_WIDTH_FACTOR
 from libsmo.names import REGRESSION_TYPES
 
@@ -206,13 +206,10 @@ def take_rows(X, rows):
     gather over the rows' index ranges instead of scipy's fancy indexing."""
     if not sp.issparse(X):
         return X[rows]
-    starts = X.indptr[rows]
-    counts = X.indptr[rows + 1] - starts
-    indptr = np.zeros(len(rows) + 1, dtype=X.indptr.dtype)
-    np.cumsum(counts, out=indptr[1:])
-    take = np.arange(indptr[-1], dtype=np.int64)
-    take += np.repeat(starts - indptr[:-1], counts)
-    return sp.csr_matrix((X.data[take], X.indices[take], indptr),
+    # compiled: the numpy ops it replaced cost 60 us a first fit (housing's), 20 us after
+    take, indptr = row_ranges(X.indptr, np.ascontiguousarray(rows, dtype=np.int64))
+    return sp.csr_matrix((X.data.take(take), X.indices.take(take),
+                          indptr.astype(X.indptr.dtype, copy=False)),
                          shape=(len(rows), X.shape[1]))
 
 

@@ -191,6 +191,71 @@ def all_finite(values):
     return finite
 
 
+def first_above(const double[::1] values, double limit):
+    """The index of the first entry that is not <= limit (NaN included), or -1.
+
+    Parameters
+    ----------
+    values : ndarray of float64, 1-D, C-contiguous
+    limit : float
+
+    Returns
+    -------
+    int
+    """
+    cdef Py_ssize_t k
+    cdef Py_ssize_t found = -1
+    with nogil:
+        for k in range(values.shape[0]):
+            if not values[k] <= limit:
+                found = k
+                break
+    return found
+
+
+def row_ranges(indptr, const long long[::1] rows):
+    """Where the stored values of some rows of a compressed matrix are: the positions
+    of rows[0]'s values, then rows[1]'s, ..., and the index pointer of those rows as a
+    matrix of their own.
+
+    Parameters
+    ----------
+    indptr : ndarray of int
+        The matrix's index pointer (n_rows + 1 entries).
+    rows : ndarray of int64
+        Row indices in [0, n_rows), any order, repeats allowed.
+
+    Returns
+    -------
+    positions : ndarray of int64
+    new_indptr : ndarray of int64 of len(rows) + 1
+
+    Raises
+    ------
+    IndexError
+        A row index is outside [0, n_rows).
+    """
+    cdef const long long[::1] ptr = np.asarray(indptr, dtype=np.int64)
+    cdef Py_ssize_t n = rows.shape[0], n_rows = ptr.shape[0] - 1, r
+    cdef long long p, total = 0
+    for r in range(n):
+        if rows[r] < 0 or rows[r] >= n_rows:
+            raise IndexError(f"row {rows[r]} is outside the {n_rows} rows")
+        total += ptr[rows[r] + 1] - ptr[rows[r]]
+    out_positions = np.empty(total, dtype=np.int64)
+    out_indptr = np.empty(n + 1, dtype=np.int64)
+    cdef long long[::1] positions = out_positions, new_indptr = out_indptr
+    cdef long long k = 0
+    with nogil:
+        new_indptr[0] = 0
+        for r in range(n):
+            for p in range(ptr[rows[r]], ptr[rows[r] + 1]):
+                positions[k] = p
+                k += 1
+            new_indptr[r + 1] = k
+    return out_positions, out_indptr
+
+
 def csr_to_dense(X):
     """X.toarray() for CSR with int32 indices, as C-contiguous float64 (duplicates are
     summed, as scipy sums them).
