@@ -8,7 +8,8 @@ import pytest
 
 import libsmo
 from libsmo import _prediction, _sparse as sp, execution
-from libsmo._core.int_rows import int_dots_block, small_integer_rows
+from libsmo._core.int_rows import (IntRows, int_dots_block, small_integer_data,
+                                   small_integer_rows, take_small_integer_rows)
 from libsmo._core.kernel import Kernel
 from libsmo._core.rows import Rows
 from conftest import load_fashion_mnist
@@ -177,6 +178,61 @@ def test_prediction_sums_the_pixels_as_training_does(fashion_two_classes, monkey
     assert asked and all(asked)
     peer = libsvm_train(X, y, C=10.0, gamma=gamma)
     np.testing.assert_allclose(summed[0], libsvm_decision(peer, Xt), rtol=0, atol=1e-9)
+
+
+def test_rows_taken_from_the_whole_data_are_the_rows_converted_alone():
+    """small_integer_data converts every row once, as bytes; the rows a pair takes from
+    it (`take_small_integer_rows`) are the same values as those rows converted alone,
+    even where alone they would get another divisor (integers over 1, not 255), and
+    their byte rows give the same dot products as int16 rows."""
+    q, X = _pixels(n=50, d=100)
+    X[7] = q[7] > 0   # a row of integers: over divisor 1 on its own, 255 with the rest
+    data = small_integer_data(X)
+    assert data[0].dtype == np.uint8 and data[1] == 255.0
+    rows = np.array([7, 3, 3, 49, 0], dtype=np.int32)
+    taken, divisor, norms = take_small_integer_rows(data, rows)
+    for k, r in enumerate(rows):
+        np.testing.assert_array_equal(taken[k] / divisor, X[r])
+    alone = small_integer_rows(X, rows[:1])
+    assert alone[1] == 1.0
+    np.testing.assert_array_equal(norms[:1], alone[2])   # |x|^2 rounded once either way
+    np.testing.assert_array_equal(norms, small_integer_rows(X, rows)[2])
+    as_bytes, as_int16 = IntRows(taken, divisor, 4), IntRows(taken.astype(np.int16),
+                                                             divisor, 4)
+    assert as_bytes.row_bytes == as_int16.row_bytes == 1
+    # pixels minus 128: no byte form, so every pair converts its own rows
+    assert small_integer_data(X - 128.0 / 255.0) is None
+    assert small_integer_data(X + 0.1) is None
+
+
+def test_pairs_take_their_rows_from_one_conversion(monkeypatch):
+    """A ten-class fit converts the rows to small integers once for its 45 pairs
+    (`Executor._share_int_rows`, the bytes taken from the cache), on one thread and on
+    two, and trains the same model bit for bit as pairs that each convert their own
+    rows."""
+    X, y = load_fashion_mnist("train", n_rows=1000)
+    import libsmo._core.rows as rows_module
+    made, converted = [], []
+    real_data, real_rows = execution.small_integer_data, rows_module.small_integer_rows
+    monkeypatch.setattr(execution, "small_integer_data",
+                        lambda X: made.append(X.shape) or real_data(X))
+    monkeypatch.setattr(rows_module, "small_integer_rows",
+                        lambda X, rows: converted.append(len(rows)) or real_rows(X, rows))
+    shared = [libsmo.train(X, y, C=10.0, gamma=0.0125, n_threads=t) for t in (1, 2)]
+    assert made == [X.shape, X.shape] and converted == []
+    monkeypatch.setattr(execution.Executor, "_share_int_rows", lambda self, n: None)
+    alone = libsmo.train(X, y, C=10.0, gamma=0.0125)
+    assert len(converted) == 45
+    for m in shared:
+        assert m.n_iter == alone.n_iter
+        np.testing.assert_array_equal(m.sv_coef, alone.sv_coef)
+        np.testing.assert_array_equal(m.rho, alone.rho)
+    # a binary fit has one problem: nothing to share; nor does a fit whose int16
+    # conversion (1.6 MB) would take more than a quarter of its cache
+    made.clear()
+    libsmo.train(X[:300], np.where(y[:300] >= 5, 1, -1), C=10.0, gamma=0.0125)
+    libsmo.train(X, y, C=10.0, gamma=0.0125, cache_size=6)
+    assert made == []
 
 
 def test_int_dots_block_checks_its_shapes():

@@ -127,6 +127,55 @@ def small_integer_rows(X, rows, double csr_bytes_per_value=12.0):
     return out, divisor, norms_out
 
 
+def small_integer_data(X):
+    """The small-integer form of every row of dense X as bytes, made once for many
+    subsets of its rows (a multi-class fit's one-vs-one pairs, where each class's rows
+    were converted once for each of its k - 1 pairs; `take_small_integer_rows`).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d), C-contiguous float64
+
+    Returns
+    -------
+    (ndarray of shape (n, d) of uint8, float, ndarray of shape (n,)) or None
+        `small_integer_rows(X, every row)` with the integers as uint8; None where that
+        is None or an integer is outside [0, 255].
+    """
+    found = small_integer_rows(X, np.arange(X.shape[0], dtype=np.int32))
+    if found is None:
+        return None
+    ints, divisor, norms = found
+    if ints.min() < 0 or ints.max() > 255:
+        return None
+    return ints.astype(np.uint8), divisor, norms
+
+
+def take_small_integer_rows(data, rows):
+    """`small_integer_rows(X, rows)` for dense X, taken from `data =
+    small_integer_data(X)` instead of converted again.
+
+    The divisor is the data's, which may be larger than the one `rows` alone would get
+    (255 where these rows hold integers only): x'y and |x|^2 are the same doubles with
+    either, an exact integer sum over D^2 rounded once. And where the data's integers
+    fit int32 sums, these rows' do.
+
+    Parameters
+    ----------
+    data : tuple
+        From `small_integer_data`.
+    rows : ndarray of int
+        Row numbers of X.
+
+    Returns
+    -------
+    (ndarray of shape (len(rows), d) of uint8, float, ndarray of shape (len(rows),))
+    """
+    q, divisor, norms = data
+    rows = np.asarray(rows, dtype=np.intp)
+    return q.take(rows, axis=0), divisor, norms.take(rows)
+
+
 cdef extern from "openmp_threads.h" nogil:
     int smo_openmp_max_threads()
 
@@ -201,8 +250,8 @@ cdef class IntRows:
 
     Parameters
     ----------
-    ints : ndarray of shape (n, d), int16
-        From `small_integer_rows`.
+    ints : ndarray of shape (n, d), int16 or uint8
+        From `small_integer_rows` (int16) or `take_small_integer_rows` (uint8).
     divisor : float
         Its divisor.
     max_sources : int
@@ -212,12 +261,13 @@ cdef class IntRows:
     def __init__(self, ints, double divisor, int max_sources):
         if not 0 < max_sources <= BLOCK_SOURCES:
             raise ValueError(f"max_sources must be in [1, {BLOCK_SOURCES}], got {max_sources}")
-        ints = np.ascontiguousarray(ints, dtype=np.int16)
+        narrow = np.asarray(ints).dtype == np.uint8
+        ints = np.ascontiguousarray(ints, dtype=np.uint8 if narrow else np.int16)
         self.divisor = divisor
         self.d = ints.shape[1]
         self.row_bytes = 2
-        if ints.size and ints.min() >= 0 and ints.max() <= 255:
-            self.narrow = ints.astype(np.uint8)
+        if narrow or (ints.size and ints.min() >= 0 and ints.max() <= 255):
+            self.narrow = ints if narrow else ints.astype(np.uint8)
             self.sources = np.empty((max_sources, self.d), dtype=np.int16)
             self.row_bytes = 1
         else:

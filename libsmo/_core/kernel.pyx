@@ -82,11 +82,14 @@ cdef class Kernel:
         Dense rows copied (else read in place), 0/1 rows counted on bitmaps, rows of
         small integers summed in int16 (see `Rows`; the same values). False only to
         compare against the other loops.
+    int_source : tuple, optional
+        `int_rows.small_integer_data(X)`: the small integers of these rows are taken
+        from it (see `Rows`).
     """
 
     def __init__(self, X, str kernel, double gamma, int degree, double coef0,
                  rows=None, int n_threads=1, bint copy_dense=True, bint bit_rows=True,
-                 bint int_rows=True):
+                 bint int_rows=True, int_source=None):
         if kernel not in KERNEL_TYPES:
             raise ValueError(f"unknown kernel {kernel!r}")
         self.kernel_type = KERNEL_TYPES[kernel]
@@ -96,7 +99,7 @@ cdef class Kernel:
         self.n_threads = max(1, n_threads)
         self.rows = Rows(X, rows, copy_dense=copy_dense,
                          gram=self.kernel_type == PRECOMPUTED, bit_rows=bit_rows,
-                         int_rows=int_rows)
+                         int_rows=int_rows, int_source=int_source)
         self.n_rows = self.rows.n_rows
         self.n_features = self.rows.n_features
         # an entry of CSR rows sums about a row's stored values (gathers) or more

@@ -27,14 +27,13 @@ Layouts (chosen at construction, see `RowLayout` in rows.pxd):
   word-major copy (`bits_t`) lets the solver's Q rows count eight rows at a time.
 - Other rows of many features whose values are all small integers over one divisor
   (8-bit images as pixel / 255) get int16 or uint8 copies when the kernel asks
-  (`int_rows=True`, `int_rows.IntRows`): dot products summed exactly in integers
-  (int_dots.h), the values of the double loops up to their rounding; the doubles are
-  then read in place. CSR rows get them only where they take no more memory than the
-  CSR values and indices they shadow (12 bytes a stored value).
+  (`int_rows=True`, `int_rows.IntRows`; taken from `int_source` when given): dot
+  products summed exactly in integers (int_dots.h), the values of the double loops up
+  to their rounding; the doubles are then read in place. CSR rows get them only where
+  they take no more memory than their values and indices (12 bytes a stored value).
 
-The rows of dot products are this module's own loops, not BLAS dgemv, whose own threads
-made whole fits 15 times slower where the other core was busy (RFF features of a9a).
-"""
+The rows of dot products are this module's own loops, not BLAS dgemv, whose threads
+made fits 15 times slower where the other core was busy (RFF features of a9a)."""
 import numpy as np
 cimport numpy as cnp
 from cython.parallel cimport prange
@@ -42,7 +41,7 @@ from libc.stdint cimport uint64_t
 from libsmo._core.bitmaps import pack_bits
 from libsmo._core.sparse_dots cimport SparseColumns, gather_dots
 from libsmo._core.int_rows cimport IntRows
-from libsmo._core.int_rows import small_integer_rows
+from libsmo._core.int_rows import small_integer_rows, take_small_integer_rows
 
 
 cdef extern from "bit_counts.h" nogil:
@@ -111,6 +110,8 @@ cdef class Rows:
     int_rows : bool
         Keep int16 copies of rows of many features whose values are small integers over
         one divisor, where no bitmaps are kept (see the module's docstring).
+    int_source : tuple, optional
+        `int_rows.small_integer_data(X)`, from which int_rows takes these rows.
 
     Raises
     ------
@@ -119,7 +120,7 @@ cdef class Rows:
     """
 
     def __init__(self, X, rows=None, *, bint copy_dense=True, bint gram=False,
-                 bint bit_rows=False, bint int_rows=False):
+                 bint bit_rows=False, bint int_rows=False, int_source=None):
         n_total = X.shape[0]
         if rows is None:
             rows = np.arange(n_total, dtype=np.int32)
@@ -151,7 +152,7 @@ cdef class Rows:
             X = np.ascontiguousarray(X, dtype=np.float64)
             # before any copy: int16 rows serve every row of dot products, so the
             # doubles behind them are read in place
-            self._take_compact_rows(X, bit_rows, int_rows)
+            self._take_compact_rows(X, bit_rows, int_rows, int_source)
             if not copy_dense or self.int_divisor > 0:
                 self.layout = SHARED_DENSE
                 self.shared = X
@@ -183,7 +184,7 @@ cdef class Rows:
                                          n_threads)
         return 0 if self.columns is None else self.columns.n_bytes
 
-    def _take_compact_rows(self, X, bint bit_rows, bint int_rows):
+    def _take_compact_rows(self, X, bint bit_rows, bint int_rows, int_source=None):
         """Bitmaps of the rows if asked and every value is 0 or 1 (`bitmaps.pack_bits`),
         else, if asked, integer rows of more than FEATURE_MAJOR_MAX_FEATURES features
         over one divisor (`int_rows.small_integer_rows`, which sets the squared norms);
@@ -203,7 +204,8 @@ cdef class Rows:
                     self.bits_t = np.ascontiguousarray(bits.T)
                 return
         if int_rows and self.n_features > FEATURE_MAJOR_MAX_FEATURES:
-            ints = small_integer_rows(X, self.index)
+            ints = (small_integer_rows(X, self.index) if int_source is None
+                    else take_small_integer_rows(int_source, self.index))
             if ints is not None:
                 self.int_store = IntRows(ints[0], ints[1], MANY_ROWS)
                 self.int_divisor, self.sq_norm = ints[1], ints[2]
