@@ -9,7 +9,7 @@ A positive decision value of pair (i, j) votes for class i.
 """
 import numpy as np
 
-from libsmo._core.pair_votes import add_votes, pair_decisions
+from libsmo._core.pair_votes import pair_decisions, tally_pairs
 
 
 def group_classes(y):
@@ -152,7 +152,7 @@ def votes(decision_values, k):
     ndarray of int64 of shape (n, k)
     """
     out = np.zeros((decision_values.shape[0], k), dtype=np.int64)
-    add_votes(np.ascontiguousarray(decision_values, dtype=np.float64), out)
+    tally_pairs(np.ascontiguousarray(decision_values, dtype=np.float64), out)
     return out
 
 
@@ -178,13 +178,9 @@ def ovr_scores(decision_values, k):
     """
     n = decision_values.shape[0]
     confidence = np.zeros((n, k))
-    counts = np.zeros((n, k))
-    for p, (i, j) in enumerate(pairs(k)):
-        confidence[:, i] += decision_values[:, p]
-        confidence[:, j] -= decision_values[:, p]
-        second = decision_values[:, p] < 0
-        counts[:, i] += ~second
-        counts[:, j] += second
+    counts = np.zeros((n, k), dtype=np.int64)
+    tally_pairs(np.ascontiguousarray(decision_values, dtype=np.float64), counts,
+                confidence)
     return counts + confidence / (3 * (np.abs(confidence) + 1))
 
 

@@ -347,7 +347,7 @@ class Model:
             values = np.empty((K.shape[0], self._n_decisions()))
             if pair_decisions(K, values):
                 _refuse_overflow()
-            ovo.add_votes(values, counts[rows])
+            ovo.tally_pairs(values, counts[rows])
 
         with np.errstate(over="ignore", invalid="ignore"):
             self._each_kernel_block(X, norms, visit)

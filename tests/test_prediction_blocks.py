@@ -10,7 +10,7 @@ import libsmo._prediction as prediction
 from libsmo._support_rows import SupportRows
 from libsmo import _one_vs_one as ovo
 from libsmo._core.kernel_blocks import rbf_block_from_dots, sparse_dots_feature_major
-from libsmo._core.pair_votes import add_votes, pair_decisions
+from libsmo._core.pair_votes import pair_decisions, tally_pairs
 from conftest import load_dataset
 from peers import libsvm_decision, libsvm_train
 
@@ -114,10 +114,11 @@ def test_pair_decisions_class_by_class_equal_pair_by_pair():
 
 @pytest.mark.parametrize("k", [2, 3, 26, 105])
 def test_pair_loops_equal_numpy_bit_for_bit(k):
-    """pair_decisions and add_votes against the numpy they replaced: the same doubles,
-    the same count of inf and NaN values, and votes for the second class of a pair
-    where its value is zero or NaN (LIBSVM's `> 0`). 400 rows of 105 classes run on
-    the OpenMP threads, 400 rows of 3 on one."""
+    """pair_decisions and tally_pairs against the numpy they replaced: the same doubles,
+    the same count of inf and NaN values; LIBSVM's votes go to the second class of a
+    pair where its value is zero or NaN (`> 0`), scikit-learn's one-vs-rest tally to
+    the first (only a negative value votes for the second), with the same confidence
+    sums. 400 rows of 105 classes run on the OpenMP threads, 400 rows of 3 on one."""
     rng = np.random.default_rng(k)
     n, n_pairs = 400, k * (k - 1) // 2
     shares = rng.standard_normal((n, k, k - 1))
@@ -130,17 +131,28 @@ def test_pair_loops_equal_numpy_bit_for_bit(k):
     assert pair_decisions(shares, rho, out) == np.count_nonzero(~np.isfinite(expected))
     np.testing.assert_array_equal(out, expected)
     expected[3] = 0.0
+    votes = np.zeros((n, k), dtype=np.int64)
+    tally_pairs(expected, votes)
     counts = np.zeros((n, k), dtype=np.int64)
-    add_votes(expected, counts)
-    by_pair = np.zeros((n, k), dtype=np.int64)
+    confidence = np.zeros((n, k))
+    tally_pairs(expected, counts, confidence)
+    by_pair, ovr_counts, ovr_confidence = (np.zeros((n, k), dtype=np.int64),
+                                           np.zeros((n, k)), np.zeros((n, k)))
     for p, (i, j) in enumerate(ovo.pairs(k)):
-        positive = expected[:, p] > 0
+        positive, negative = expected[:, p] > 0, expected[:, p] < 0
         by_pair[:, i] += positive
         by_pair[:, j] += ~positive
-    np.testing.assert_array_equal(counts, by_pair)
-    assert (counts.sum(axis=1) == n_pairs).all() and counts[3, k - 1] == k - 1
+        ovr_counts[:, i] += ~negative
+        ovr_counts[:, j] += negative
+        ovr_confidence[:, i] += expected[:, p]
+        ovr_confidence[:, j] -= expected[:, p]
+    np.testing.assert_array_equal(votes, by_pair)
+    np.testing.assert_array_equal(counts, ovr_counts)
+    np.testing.assert_array_equal(confidence, ovr_confidence)
+    assert (votes.sum(axis=1) == n_pairs).all() and votes[3, k - 1] == k - 1
+    assert counts[3, 0] == k - 1
     with pytest.raises(ValueError, match="pairs of"):
-        add_votes(expected, np.zeros((n, k + 1), dtype=np.int64))
+        tally_pairs(expected, np.zeros((n, k + 1), dtype=np.int64))
 
 
 def test_votes_counted_block_by_block_predict_as_all_decision_values(monkeypatch):
