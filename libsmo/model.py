@@ -342,9 +342,10 @@ class Model:
         X, norms = self._check_rows(X)
         counts = np.zeros((X.shape[0], self.n_classes), dtype=np.int64)
         pair_decisions = ovo.PairDecisions(self.sv_coef, self.n_support, self.rho)
+        n_pairs = self._n_decisions()
 
         def visit(rows, K):
-            values = np.empty((K.shape[0], self._n_decisions()))
+            values = np.empty((K.shape[0], n_pairs))
             if pair_decisions(K, values):
                 _refuse_overflow()
             ovo.tally_pairs(values, counts[rows])
