@@ -275,3 +275,24 @@ def test_svr_the_two_most_recent_rows_are_the_buffers_rows():
         assert_float32_of(Q.row(i, 10), expected[i, :10])
         assert_float32_of(Q.row(j), expected[j])
         assert_float32_of(Q.row(i), expected[i])
+
+
+@pytest.mark.parametrize("name", ["rbf", "linear"])
+def test_svr_rows_while_a_prefix_of_variables_is_in_its_starting_place(layout, name):
+    """Variables not yet swapped are copied from the kernel row in two signed runs
+    (`smo_svr_row`), the rest gathered: every split of a row between the two, at every
+    length, gives the permuted matrix."""
+    D = data(n=7)
+    n = 14
+    Q = SVRQMatrix(Kernel(in_layout(D, layout), *KERNELS[name]), 100.0)
+    expected = exact_svr_Q(D, name)
+    perm = np.arange(n)
+    # the swaps move the first displaced variable down: 12 (alpha*), 9, 7 (the first
+    # alpha*), 6 (the last alpha), 2, then 0
+    for i, j in [(None, None), (12, 13), (9, 11), (7, 13), (6, 8), (2, 10), (0, 5)]:
+        if i is not None:
+            Q.swap(i, j)
+            perm[[i, j]] = perm[[j, i]]
+        for row in range(n):
+            for length in (1, 3, 6, 7, 8, 10, 13, 14):
+                assert_float32_of(Q.row(row, length), expected[perm[row]][perm][:length])

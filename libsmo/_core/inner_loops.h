@@ -286,6 +286,26 @@ static void smo_signed_gather(int n, float s_i, const float* SMO_RESTRICT sign,
         out[j] = s_i * sign[j] * krow[index[j]];
 }
 
+/* The same row when the variables 0 .. in_order - 1 are still in their starting places
+ * (j < l: example j, sign +1; l <= j < 2l: example j - l, sign -1): those entries are
+ * two signed copies of the kernel row, which vectorise where the gather does not (an
+ * SVR fit of a few hundred examples ends before its first shrinking), the rest a
+ * gather. The products are the gather's: s_i * (+-1) is exact. */
+SMO_CLONES
+static void smo_svr_row(int n, int in_order, int l, float s_i, const float* SMO_RESTRICT sign,
+                        const float* SMO_RESTRICT krow, const int* SMO_RESTRICT index,
+                        float* SMO_RESTRICT out)
+{
+    int j, ordered = in_order < n ? in_order : n;
+    int first = ordered < l ? ordered : l;
+    float s_neg = -s_i;
+    for (j = 0; j < first; j++)
+        out[j] = s_i * krow[j];
+    for (j = l; j < ordered; j++)
+        out[j] = s_neg * krow[j - l];
+    smo_signed_gather(n - ordered, s_i, sign + ordered, krow, index + ordered, out + ordered);
+}
+
 /* a'b with sixteen running sums: sum k adds a_f b_f for f = k (mod 16) while sixteen
  * features remain, sum 0 takes the tail in order (so rows of fewer than sixteen features
  * are summed in LIBSVM's order), and the sums meet in one fixed tree. The order of the

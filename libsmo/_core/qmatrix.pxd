@@ -44,3 +44,6 @@ cdef class SVRQMatrix(QMatrix):
     # the variable whose row each buffer holds (-1: none), and over how many entries
     cdef int buffer_row[2]
     cdef int buffer_length[2]
+    # variables 0 .. in_order - 1 are still where they started (k < l: alpha_k, then
+    # alpha*_{k-l}): their part of a Q row is a signed copy, not a gather
+    cdef int in_order

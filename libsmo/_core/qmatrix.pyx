@@ -24,8 +24,8 @@ cnp.import_array()
 
 
 cdef extern from "step_loops.h" nogil:
-    void smo_signed_gather(int n, float s_i, const float* sign, const float* krow,
-                           const int* index, float* out)
+    void smo_svr_row(int n, int in_order, int l, float s_i, const float* sign,
+                     const float* krow, const int* index, float* out)
     void smo_signed_row_threads(int n, double s_i, const double* sign, const double* k,
                                 float* out, int threads)
     void smo_add_scaled_row_threads(int n, double* out, double coef, const float* Qi,
@@ -352,6 +352,7 @@ cdef class SVRQMatrix(QMatrix):
         self.kbuf = np.empty(max(l, 1))
         self.buffers = np.empty((2, max(2 * l, 1)), dtype=np.float32)
         self.next_buffer = 0
+        self.in_order = 2 * l
         for k in range(2):
             self.buffer_row[k] = -1
             self.buffer_length[k] = 0
@@ -378,8 +379,8 @@ cdef class SVRQMatrix(QMatrix):
         b = self.next_buffer
         out = &self.buffers[b, 0]
         self.next_buffer = 1 - b
-        smo_signed_gather(length, self.float_sign[i], &self.float_sign[0], krow,
-                          &self.index[0], out)
+        smo_svr_row(length, self.in_order, l, self.float_sign[i], &self.float_sign[0],
+                    krow, &self.index[0], out)
         self.buffer_row[b] = i
         self.buffer_length[b] = length
         return out
@@ -408,6 +409,8 @@ cdef class SVRQMatrix(QMatrix):
         # the assembled rows are in the old order
         self.buffer_row[0] = -1
         self.buffer_row[1] = -1
+        if i != j:
+            self.in_order = min(self.in_order, i, j)
         self.float_sign[i], self.float_sign[j] = self.float_sign[j], self.float_sign[i]
         self.index[i], self.index[j] = self.index[j], self.index[i]
         self.diag[i], self.diag[j] = self.diag[j], self.diag[i]
