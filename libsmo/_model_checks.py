@@ -158,6 +158,6 @@ def check_model_fields(fields):
             raise ValueError(f"Model.support_vectors has shape {SV.shape}; sv_coef and "
                              f"n_features say ({n_sv}, {n_features})")
         out["support_vectors"] = SV
-    for name in ("n_iter", "objective", "status"):
+    for name in ("n_iter", "objective", "status", "kernel_evaluations"):
         out[name] = list(fields[name])
     return out

@@ -39,7 +39,8 @@ def log_summary(executor, fit, upper_bound):
 def _fit(solution, coef, rho=None, objective=None):
     return BinaryFit(coef=coef, rho=solution.rho if rho is None else rho,
                      objective=solution.objective if objective is None else objective,
-                     n_iter=solution.n_iter, status=solution.status)
+                     n_iter=solution.n_iter, status=solution.status,
+                     kernel_evaluations=solution.kernel_evaluations)
 
 
 # ------------------------------------------------------------------ the five adapters

@@ -75,17 +75,22 @@ class Model:
     n_iter, objective, status : list
         Per binary problem: solver steps, dual objective and how it stopped
         ("optimal", "max_iter", "time_limit" or "stopped"). Empty for a model read from a file.
+    kernel_evaluations : list of int
+        Per binary problem: the kernel values training computed (a row the kernel
+        cache served again costs none; 0 for the linear kernel's primal solver).
+        Empty for a model read from a file or trained on a Dask cluster.
     """
 
     def __init__(self, *, svm_type, kernel, gamma, degree, coef0, classes, n_support,
                  support_vectors, support, sv_coef, rho, n_features, probA=None,
-                 probB=None, prob_density_marks=None, n_iter=(), objective=(), status=()):
+                 probB=None, prob_density_marks=None, n_iter=(), objective=(), status=(),
+                 kernel_evaluations=()):
         fields = check_model_fields(dict(
             svm_type=svm_type, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0,
             classes=classes, n_support=n_support, support_vectors=support_vectors,
             support=support, sv_coef=sv_coef, rho=rho, n_features=n_features, probA=probA,
             probB=probB, prob_density_marks=prob_density_marks, n_iter=n_iter,
-            objective=objective, status=status))
+            objective=objective, status=status, kernel_evaluations=kernel_evaluations))
         self.__dict__.update(fields)
         self._forget_derived()
 
@@ -113,7 +118,8 @@ class Model:
 
     _FIELDS = ("svm_type", "kernel", "gamma", "degree", "coef0", "classes", "n_support",
                "support_vectors", "support", "sv_coef", "rho", "n_features", "probA",
-               "probB", "prob_density_marks", "n_iter", "objective", "status")
+               "probB", "prob_density_marks", "n_iter", "objective", "status",
+               "kernel_evaluations")
 
     def replace(self, **changes):
         """A new Model with the given fields changed and the others shared.
@@ -229,7 +235,9 @@ class Model:
             probB=sign * self.probB[source] if has_probability else None,
             n_iter=[self.n_iter[p] for p in source] if self.n_iter else (),
             objective=[self.objective[p] for p in source] if self.objective else (),
-            status=[self.status[p] for p in source] if self.status else ())
+            status=[self.status[p] for p in source] if self.status else (),
+            kernel_evaluations=([self.kernel_evaluations[p] for p in source]
+                                if self.kernel_evaluations else ()))
 
     def _check_rows(self, X):
         """Validated rows, and their squared norms for the RBF kernel.

@@ -131,12 +131,16 @@ class BinaryFit:
     n_iter : int
     status : str
         "optimal", "max_iter", "time_limit" or "stopped".
+    kernel_evaluations : int or None
+        Kernel values the solver computed (`Solution.kernel_evaluations`); None where
+        they were not counted (a distributed fit's cascade).
     """
     coef: np.ndarray
     rho: float
     objective: float
     n_iter: int
     status: str
+    kernel_evaluations: Optional[int] = None
 
 
 @dataclass(frozen=True)

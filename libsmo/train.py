@@ -259,4 +259,11 @@ def fit_training_set(data, params, init=None):
                  prob_density_marks=result.prob_density_marks,
                  n_iter=[f.n_iter for f in result.fits],
                  objective=[f.objective for f in result.fits],
-                 status=[f.status for f in result.fits])
+                 status=[f.status for f in result.fits],
+                 kernel_evaluations=_kernel_evaluations(result.fits))
+
+
+def _kernel_evaluations(fits):
+    """Each binary problem's kernel values computed, or () if any went uncounted."""
+    counts = [f.kernel_evaluations for f in fits]
+    return () if None in counts else counts

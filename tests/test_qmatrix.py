@@ -296,3 +296,52 @@ def test_svr_rows_while_a_prefix_of_variables_is_in_its_starting_place(layout, n
         for row in range(n):
             for length in (1, 3, 6, 7, 8, 10, 13, 14):
                 assert_float32_of(Q.row(row, length), expected[perm[row]][perm][:length])
+
+
+# ---------------------------------------------------------------------------------------
+# the kernel values computed (training's kernel work, `Kernel.evaluations`)
+
+def test_kernel_evaluations_count_what_the_cache_does_not_serve(layout):
+    D = data(n=9)
+    n = 9
+    kernel = Kernel(in_layout(D, layout), "rbf", 0.5, 3, 0.0)
+    Q = QMatrix(kernel, signs(n), 100.0)
+    assert kernel.evaluations == n                  # the diagonal
+    Q.row(2, 4)
+    assert kernel.evaluations == n + 4              # a prefix of a row
+    Q.row(2, 4)
+    Q.row(2, 3)
+    assert kernel.evaluations == n + 4              # served by the cache
+    Q.row(2)
+    assert kernel.evaluations == n + n              # the row extended, not recomputed
+    Q.row(5)
+    assert kernel.evaluations == n + 2 * n
+    before = kernel.evaluations
+    kernel.kernel_row(0)
+    assert kernel.evaluations == before + n
+
+
+def test_svr_kernel_evaluations_count_whole_kernel_rows_once_per_example(layout):
+    """The regressions cache whole kernel rows of the l examples: a variable and its
+    twin (alpha_k, alpha*_k) share one."""
+    D = data(n=9)
+    n = 9
+    kernel = Kernel(in_layout(D, layout), "rbf", 0.5, 3, 0.0)
+    Q = SVRQMatrix(kernel, 100.0)
+    assert kernel.evaluations == n                  # the diagonal of the l examples
+    Q.row(2, 4)
+    assert kernel.evaluations == 2 * n
+    Q.row(2 + n)
+    Q.row(2)
+    assert kernel.evaluations == 2 * n
+    Q.row(5 + n, 3)
+    assert kernel.evaluations == 3 * n
+
+
+def test_kernel_evaluations_with_a_cache_of_two_rows(layout):
+    D = data(n=9)
+    kernel = Kernel(in_layout(D, layout), "rbf", 0.5, 3, 0.0)
+    Q = QMatrix(kernel, signs(9), TINY_CACHE_MB)
+    for i in (0, 1, 2, 0):      # row 0 was evicted by the third row and comes again
+        Q.row(i)
+    assert kernel.evaluations == 9 + 4 * 9

@@ -192,3 +192,29 @@ def test_ctrl_c_stops_parallel_pairs(keyboard_interrupt):
     # no solver thread is left running
     time.sleep(0.2)
     assert set(threading.enumerate()) <= before
+
+
+def test_kernel_evaluations_are_training_s_kernel_work(tmp_path, heart_scale):
+    """Each binary problem reports the kernel values it computed: at most the whole
+    matrix and its diagonal with a cache that holds it, more with a cache of two rows
+    (rows evicted and computed again), none for the primal solver, and nothing for a
+    model read from a file."""
+    X, y = heart_scale
+    n = X.shape[0]
+    large = libsmo.train(X, y, gamma=0.1, cache_size=100)
+    tiny = libsmo.train(X, y, gamma=0.1, cache_size=1e-6)
+    assert large.n_iter == tiny.n_iter
+    assert n < large.kernel_evaluations[0] <= n + n * n
+    assert tiny.kernel_evaluations[0] > large.kernel_evaluations[0]
+    # three classes: one count per pair, in the pairs' order
+    y3 = np.where(np.arange(n) % 3 == 0, 2.0, y)
+    three = libsmo.train(X, y3, gamma=0.1)
+    assert len(three.kernel_evaluations) == 3
+    assert all(count > 0 for count in three.kernel_evaluations)
+    assert three.replace(rho=three.rho).kernel_evaluations == three.kernel_evaluations
+    primal = libsmo.train(X, y, kernel="linear", linear_solver="primal")
+    assert primal.kernel_evaluations == [0]
+    rows = libsmo.train(X, y, kernel="linear", linear_solver="kernel")
+    assert rows.kernel_evaluations[0] > n
+    large.save(tmp_path / "heart.model")
+    assert libsmo.load_model(tmp_path / "heart.model").kernel_evaluations == []

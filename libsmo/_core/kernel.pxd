@@ -28,6 +28,9 @@ cdef class Kernel:
     cdef double[::1] bit_table
     # a row's entries count as this many of a dense row's toward threads (`row_threads`)
     cdef double entry_weight
+    # kernel values computed so far (cached rows read again cost none): training's
+    # kernel work, which the benchmark turns into multiply-adds a second
+    cdef readonly long long evaluations
 
     cdef int row_threads(self, int n) noexcept nogil
     cdef void row(self, int i, int start, int end, double* out) noexcept nogil

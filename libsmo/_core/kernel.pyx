@@ -85,6 +85,12 @@ cdef class Kernel:
     int_source : tuple, optional
         `int_rows.small_integer_data(X)`: the small integers of these rows are taken
         from it (see `Rows`).
+
+    Attributes
+    ----------
+    evaluations : int
+        Kernel values computed since construction, every way (rows, batches of rows,
+        single values); what a cache serves again is not computed again.
     """
 
     def __init__(self, X, str kernel, double gamma, int degree, double coef0,
@@ -158,6 +164,7 @@ cdef class Kernel:
         cdef int nthreads = self.row_threads(n)
         if n <= 0:
             return
+        self.evaluations += n
         if self.rows.bit_words > 0:
             self.rows.bit_values(i, start, end, nthreads, self.kernel_type == RBF,
                                  &self.bit_table[0], out)
@@ -179,6 +186,7 @@ cdef class Kernel:
         cdef bint fused = self.kernel_type == RBF or self.kernel_type == LINEAR
         if n <= 0:
             return
+        self.evaluations += n
         if self.rows.bit_words > 0:
             self.rows.bit_values(i, start, end, nthreads, self.kernel_type == RBF,
                                  &self.bit_table[0], NULL, s_i, sign, out)
@@ -202,6 +210,7 @@ cdef class Kernel:
         sum the rows (`SparseColumns.add_rows`). False, nothing done, elsewhere: the
         caller then adds the rows one by one."""
         cdef SmoRowFinish finish
+        cdef int b
         if (self.rows.layout != CSR or self.rows.columns is None
                 or self.rows.bit_words > 0 or self.rows.csr_indices.shape[0] == 0
                 or not (self.kernel_type == RBF or self.kernel_type == LINEAR)):
@@ -214,6 +223,9 @@ cdef class Kernel:
         finish.gamma, finish.sq_i, finish.s_i = self.gamma, 0.0, 0.0
         finish.sq, finish.sign = &self.rows.sq_norm[start], &sign[start]
         finish.q_out = q_out
+        for b in range(batch.count):
+            if batch.cached == NULL or batch.cached[b] == NULL:
+                self.evaluations += end - start
         return self.rows.columns.add_rows(batch, start, end,
                                           self.row_threads(end - start),
                                           &finish, work, out)
@@ -229,9 +241,11 @@ cdef class Kernel:
         if n <= 0:
             return
         if self.rows.bit_words > 0:
+            # `row` counts them
             for b in range(count):
                 self.row(sources[b], start, end, out + b * ld_out)
             return
+        self.evaluations += <long long>count * n
         self.rows.dots_many(sources, count, start, end, nthreads, out, ld_out)
         if self.kernel_type != PRECOMPUTED:
             for b in range(count):
@@ -259,10 +273,12 @@ cdef class Kernel:
         """One kernel value K(x_i, x_j)."""
         cdef double out
         if self.kernel_type == PRECOMPUTED:
+            self.evaluations += 1
             return self.rows.dot(i, j)
         if i == j:
+            self.evaluations += 1
             return self._from_dot(self.rows.sq_norm[i], i, i)
-        self.row(i, j, j + 1, &out)
+        self.row(i, j, j + 1, &out)   # counts it
         return out
 
     cdef void swap(self, int i, int j) noexcept nogil:

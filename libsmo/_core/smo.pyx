@@ -496,4 +496,5 @@ cdef class Solver:
                 p[t] = self.p[k]
                 y[t] = self.y[k]
                 C[t] = self.C[k]
-        return make_solution(*arrays, self.nu, self.n_iter, self.stop)
+        return make_solution(*arrays, self.nu, self.n_iter, self.stop,
+                             self.Q.kernel.evaluations)

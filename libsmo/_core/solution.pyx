@@ -35,6 +35,9 @@ cdef class Solution:
     finite : bool
         Whether every alpha and gradient entry is finite (a kernel that overflows makes
         them inf or NaN).
+    kernel_evaluations : int
+        Kernel values the run computed (its kernel's `evaluations`: Q's diagonal, the
+        rows the cache missed); 0 for the primal solver, which computes none.
     """
 
     cdef readonly object alpha
@@ -45,6 +48,7 @@ cdef class Solution:
     cdef readonly long long n_iter
     cdef readonly str status
     cdef readonly bint finite
+    cdef readonly long long kernel_evaluations
 
     def __repr__(self):
         return (f"Solution(status={self.status!r}, n_iter={self.n_iter}, "
@@ -88,7 +92,8 @@ def _frozen(values):
     return owner.view()
 
 
-def make_solution(alpha, G, p, y, C, bint nu, long long n_iter, int stop):
+def make_solution(alpha, G, p, y, C, bint nu, long long n_iter, int stop,
+                  long long kernel_evaluations=0):
     """The `Solution` of a solver run from its final alpha and gradient.
 
     Parameters
@@ -100,6 +105,8 @@ def make_solution(alpha, G, p, y, C, bint nu, long long n_iter, int stop):
     n_iter : int
     stop : int
         The StopReason the run ended with.
+    kernel_evaluations : int
+        Kernel values the run computed.
 
     Returns
     -------
@@ -128,4 +135,5 @@ def make_solution(alpha, G, p, y, C, bint nu, long long n_iter, int stop):
     out.n_iter = n_iter
     out.status = STATUS_NAMES[stop]
     out.finite = finite
+    out.kernel_evaluations = kernel_evaluations
     return out
