@@ -120,6 +120,8 @@ class Model:
                "support_vectors", "support", "sv_coef", "rho", "n_features", "probA",
                "probB", "prob_density_marks", "n_iter", "objective", "status",
                "kernel_evaluations")
+    # what a Model pickled before the field existed reads (its __dict__ lacks it)
+    kernel_evaluations = ()
 
     def replace(self, **changes):
         """A new Model with the given fields changed and the others shared.

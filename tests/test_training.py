@@ -2,6 +2,7 @@
 import gc
 import logging
 import os
+import pickle
 import signal
 import threading
 import time
@@ -227,3 +228,16 @@ def test_kernel_evaluations_are_training_s_kernel_work(tmp_path, heart_scale):
     assert rows.kernel_evaluations[0] > n
     large.save(tmp_path / "heart.model")
     assert libsmo.load_model(tmp_path / "heart.model").kernel_evaluations == []
+
+
+def test_a_model_pickled_before_kernel_evaluations_still_works(heart_scale):
+    X, y = heart_scale
+    model = libsmo.train(X, y, gamma=0.1)
+    state = dict(model.__dict__)
+    del state["kernel_evaluations"]
+    old = libsmo.Model.__new__(libsmo.Model)
+    old.__dict__.update(state)
+    restored = pickle.loads(pickle.dumps(old))
+    assert restored.kernel_evaluations == ()
+    np.testing.assert_array_equal(restored.predict(X), model.predict(X))
+    assert restored.replace(rho=model.rho).kernel_evaluations == []
