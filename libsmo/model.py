@@ -76,9 +76,10 @@ class Model:
         Per binary problem: solver steps, dual objective and how it stopped
         ("optimal", "max_iter", "time_limit" or "stopped"). Empty for a model read from a file.
     kernel_evaluations : list of int
-        Per binary problem: the kernel values training computed (a row the kernel
-        cache served again costs none; 0 for the linear kernel's primal solver).
-        Empty for a model read from a file or trained on a Dask cluster.
+        Per binary problem: the kernel values its solver computed (a row the kernel
+        cache served again costs none; 0 for the linear kernel's primal solver; the
+        probability model's internal cross-validation not counted). Empty for a model
+        read from a file or trained on a Dask cluster.
     """
 
     def __init__(self, *, svm_type, kernel, gamma, degree, coef0, classes, n_support,

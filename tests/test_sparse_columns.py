@@ -238,13 +238,19 @@ def test_rows_added_in_one_region_are_the_rows_added_one_by_one(long_reviews, ke
     Q.narrow_rows(start, end, len(rows))
     built = columns.narrowed.n_built
     added = base.copy()
+    evaluated = Q.kernel.evaluations
     assert Q.added_rows(rows, coefs, start, end, added) == (kernel != "poly")
+    # `Kernel.evaluations`: each uncached row's entries once, in one region or one by one
+    n_uncached = len(rows) - len(rows[::7])
+    assert Q.kernel.evaluations - evaluated == n_uncached * (end - start)
     np.testing.assert_array_equal(added, one_by_one(start, end, base.copy()))
     # the uncached rows were summed once by add_rows, once by entries(); the cached not
     assert columns.narrowed.n_built - built == 2 * (len(rows) - len(rows[::7]))
     # a range inside the copy's: one by one, the same sums
     added = base[3:].copy()
+    evaluated = Q.kernel.evaluations
     assert not Q.added_rows(rows, coefs, start + 3, end, added)
+    assert Q.kernel.evaluations - evaluated == n_uncached * (end - start - 3)
     np.testing.assert_array_equal(added, one_by_one(start + 3, end, base[3:].copy()))
 
 

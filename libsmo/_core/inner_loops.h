@@ -292,9 +292,9 @@ static void smo_signed_gather(int n, float s_i, const float* SMO_RESTRICT sign,
  * SVR fit of a few hundred examples ends before its first shrinking), the rest a
  * gather. The products are the gather's: s_i * (+-1) is exact. */
 SMO_CLONES
-static void smo_svr_row(int n, int in_order, int l, float s_i, const float* SMO_RESTRICT sign,
-                        const float* SMO_RESTRICT krow, const int* SMO_RESTRICT index,
-                        float* SMO_RESTRICT out)
+static void smo_svr_row(int n, int in_order, int l, float s_i,
+                        const float* SMO_RESTRICT sign, const float* SMO_RESTRICT krow,
+                        const int* SMO_RESTRICT index, float* SMO_RESTRICT out)
 {
     int j, ordered = in_order < n ? in_order : n;
     int first = ordered < l ? ordered : l;
@@ -303,7 +303,8 @@ static void smo_svr_row(int n, int in_order, int l, float s_i, const float* SMO_
         out[j] = s_i * krow[j];
     for (j = l; j < ordered; j++)
         out[j] = s_neg * krow[j - l];
-    smo_signed_gather(n - ordered, s_i, sign + ordered, krow, index + ordered, out + ordered);
+    smo_signed_gather(n - ordered, s_i, sign + ordered, krow, index + ordered,
+                      out + ordered);
 }
 
 /* a'b with sixteen running sums: sum k adds a_f b_f for f = k (mod 16) while sixteen

@@ -211,6 +211,7 @@ cdef class Kernel:
         caller then adds the rows one by one."""
         cdef SmoRowFinish finish
         cdef int b
+        cdef bint done
         if (self.rows.layout != CSR or self.rows.columns is None
                 or self.rows.bit_words > 0 or self.rows.csr_indices.shape[0] == 0
                 or not (self.kernel_type == RBF or self.kernel_type == LINEAR)):
@@ -223,12 +224,15 @@ cdef class Kernel:
         finish.gamma, finish.sq_i, finish.s_i = self.gamma, 0.0, 0.0
         finish.sq, finish.sign = &self.rows.sq_norm[start], &sign[start]
         finish.q_out = q_out
-        for b in range(batch.count):
-            if batch.cached == NULL or batch.cached[b] == NULL:
-                self.evaluations += end - start
-        return self.rows.columns.add_rows(batch, start, end,
-                                          self.row_threads(end - start),
+        done = self.rows.columns.add_rows(batch, start, end, self.row_threads(end - start),
                                           &finish, work, out)
+        if done:
+            # the rows it computed (the cached ones it read); when not done, the
+            # caller's rows one by one count their own
+            for b in range(batch.count):
+                if batch.cached[b] == NULL:
+                    self.evaluations += end - start
+        return done
 
     cdef void rows_many(self, const int* sources, int count, int start, int end,
                         double* out, long ld_out) noexcept nogil:
