@@ -309,21 +309,26 @@ def for_each_kernel_block(visit, X, SV, kernel, gamma, degree, coef0, X_norms=No
     # columns on OpenMP threads (`column_dots`; scipy's sparse product built a sparse
     # result first, 12 bytes an entry, which text rows fill in)
     by_columns = (kernel != "precomputed" and sp.issparse(X) and sp.issparse(SV.rows))
-    with _one_blas_thread_if(kernel != "precomputed" and n_rows * n_sv >= OWN_THREADS_MIN
-                             and (reads_by_feature(X, SV.rows) or SV.bits is not None
-                                  or SV.ints is not None or by_columns)):
-        budget = min(BLOCK_BYTES, max(2**20, BLOCK_PER_DATA * (
-            _nbytes(X) + _nbytes(SV if kernel == "precomputed" else SV.rows))))
-        counting = coef is not None and kernel != "precomputed" and SV.bits is not None
+    own_loops = (kernel != "precomputed" and n_rows * n_sv >= OWN_THREADS_MIN
+                 and (reads_by_feature(X, SV.rows) or SV.bits is not None
+                      or SV.ints is not None or by_columns))
+    budget = min(BLOCK_BYTES, max(2**20, BLOCK_PER_DATA * (
+        _nbytes(X) + _nbytes(SV if kernel == "precomputed" else SV.rows))))
+    counting = coef is not None and kernel != "precomputed" and SV.bits is not None
+    # counted sums call no BLAS: the hold (and the controller it makes once a process,
+    # 5 ms of w8a's first prediction) only around blocks that may
+    with _one_blas_thread_if(own_loops and not counting):
         for block in (iter_row_blocks(n_rows, n_cols=1, budget=8 * COUNTED_BLOCK_ROWS)
                       if counting else iter_row_blocks(n_rows, n_sv, budget)):
             if not _visit_block(visit, block, X, SV, kernel, gamma, degree, coef0,
                                 X_norms, rows, coef, coef_t, counting):
                 # rows that are not zeros and ones: kernel blocks within the budget
-                for part in iter_row_blocks(block.stop - block.start, n_sv, budget):
-                    _visit_block(visit, slice(block.start + part.start,
-                                              block.start + part.stop), X, SV, kernel,
-                                 gamma, degree, coef0, X_norms, rows, coef, coef_t)
+                with _one_blas_thread_if(own_loops and counting):
+                    for part in iter_row_blocks(block.stop - block.start, n_sv, budget):
+                        _visit_block(visit, slice(block.start + part.start,
+                                                  block.start + part.stop), X, SV,
+                                     kernel, gamma, degree, coef0, X_norms, rows, coef,
+                                     coef_t)
 
 
 def _nbytes(A):

@@ -4,6 +4,8 @@ function of an exact count, so training takes the same steps to the same solutio
 prediction gives the same decision values as the dot-product loops, only faster. The
 decision values' agreement with libsvm-official on a9a and w8a is checked in
 test_prediction_blocks.py, which now runs through these bitmaps."""
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -359,3 +361,39 @@ def test_counted_kernel_sums_run_in_long_blocks_and_fall_back_within_the_budget(
     _prediction.for_each_kernel_block(lambda block, values: K.__setitem__(block, values),
                                       Xt, SV, "rbf", 0.05, 3, 0.0)
     np.testing.assert_allclose(sums, K @ coef, rtol=1e-12, atol=1e-12)
+
+
+def test_counted_kernel_sums_hold_blas_only_around_the_blocks_that_may_call_it(
+        monkeypatch):
+    """Prediction holds BLAS to one thread around its own loops (threadpoolctl; making
+    the controller costs milliseconds once a process). Counted sums call no BLAS: the
+    hold is taken only for a block that falls back to kernel blocks, and for kernel
+    blocks as before."""
+    X, y = load_dataset("a9a", n_rows=2000)
+    Xt = load_dataset("a9a.t", n_rows=600, n_features=X.shape[1])[0].toarray()
+    model = libsmo.train(X, y, C=1.0, gamma=0.05)
+    model.decision_function(Xt[:2])
+    SV = model._sv_layout
+    coef = np.linspace(-1.0, 1.0, SV.n_sv)
+    holds = []
+
+    class Controller:
+        def limit(self, limits):
+            holds.append(limits)
+            return contextlib.nullcontext()
+
+    monkeypatch.setattr(_prediction, "_blas_libraries", Controller)
+    monkeypatch.setattr(_prediction, "OWN_THREADS_MIN", 0)
+    monkeypatch.setattr(_prediction, "COUNTED_BLOCK_ROWS", 256)
+
+    def run(rows, coefficients):
+        holds.clear()
+        _prediction.for_each_kernel_block(lambda block, values: None, rows, SV, "rbf",
+                                          0.05, 3, 0.0, coef=coefficients)
+        return list(holds)
+
+    assert run(Xt, coef) == []                  # every row 0/1: counted, no BLAS
+    assert run(Xt, None) == [1]                 # the kernel block itself
+    mixed = Xt.copy()
+    mixed[300, np.nonzero(mixed[300])[0][0]] = 0.5
+    assert run(mixed, coef) == [1]              # the one block that falls back
