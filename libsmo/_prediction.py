@@ -31,7 +31,7 @@ from libsmo._core.kernel_blocks import (bit_kernel_block, bit_kernel_products,
                                         rbf_block_from_dots, sparse_dots_feature_major)
 from libsmo._core.bitmaps import pack_bits
 from libsmo._core.int_rows import int_dots_block, small_integer_rows
-from libsmo._support_rows import squared_norms
+from libsmo._support_rows import nbytes, squared_norms
 
 # The kernel block of one batch of rows is kept near this many bytes. 16 MB rather
 # than 32: letter's prediction (5,000 rows x 6,746 SVs) 0.29 -> 0.24 s and +45 ->
@@ -305,15 +305,17 @@ def for_each_kernel_block(visit, X, SV, kernel, gamma, degree, coef0, X_norms=No
     if coef is not None:
         coef, coef_t = coefficient_rows(coef)
     n_rows = X.shape[0] if rows is None else len(rows)
-    # sparse rows against sparse support vectors: summed over the support vectors'
-    # columns on OpenMP threads (`column_dots`; scipy's sparse product built a sparse
-    # result first, 12 bytes an entry, which text rows fill in)
-    by_columns = (kernel != "precomputed" and sp.issparse(X) and sp.issparse(SV.rows))
+    # prediction's own OpenMP loops: counts on bitmaps, integer sums, products by
+    # feature, and sparse rows against sparse support vectors summed over the support
+    # vectors' columns (`column_dots`; scipy's sparse product built a sparse result
+    # first, 12 bytes an entry, which text rows fill in). The bitmaps are asked first:
+    # `SV.rows` may be a dense copy made on first use.
     own_loops = (kernel != "precomputed" and n_rows * n_sv >= OWN_THREADS_MIN
-                 and (reads_by_feature(X, SV.rows) or SV.bits is not None
-                      or SV.ints is not None or by_columns))
+                 and (SV.bits is not None or SV.ints is not None
+                      or reads_by_feature(X, SV.rows)
+                      or (sp.issparse(X) and sp.issparse(SV.rows))))
     budget = min(BLOCK_BYTES, max(2**20, BLOCK_PER_DATA * (
-        _nbytes(X) + _nbytes(SV if kernel == "precomputed" else SV.rows))))
+        nbytes(X) + (nbytes(SV) if kernel == "precomputed" else SV.rows_nbytes))))
     counting = coef is not None and kernel != "precomputed" and SV.bits is not None
     # counted sums call no BLAS: the hold (and the controller it makes once a process,
     # 5 ms of w8a's first prediction) only around blocks that may
@@ -329,12 +331,6 @@ def for_each_kernel_block(visit, X, SV, kernel, gamma, degree, coef0, X_norms=No
                                                   block.start + part.stop), X, SV,
                                      kernel, gamma, degree, coef0, X_norms, rows, coef,
                                      coef_t)
-
-
-def _nbytes(A):
-    """Bytes of a dense array, or of a sparse matrix's three arrays."""
-    return (A.data.nbytes + A.indices.nbytes + A.indptr.nbytes if sp.issparse(A)
-            else np.asarray(A).nbytes)
 
 
 def _one_blas_thread_if(condition):
@@ -445,7 +441,7 @@ def bit_block(X, X_outside, SV, kernel, gamma, degree, coef0, coef_t=None):
     -------
     ndarray of shape (n_rows, n_SV), or (n_rows, n_columns) with coef_t; or None
     """
-    x_bits = pack_bits(X, SV.rows.shape[1])
+    x_bits = pack_bits(X, SV.shape[1])
     if x_bits is None:
         return None
     most = 64 * x_bits.shape[1]

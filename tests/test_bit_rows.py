@@ -397,3 +397,29 @@ def test_counted_kernel_sums_hold_blas_only_around_the_blocks_that_may_call_it(
     mixed = Xt.copy()
     mixed[300, np.nonzero(mixed[300])[0][0]] = 0.5
     assert run(mixed, coef) == [1]              # the one block that falls back
+
+
+def test_sparse_support_vectors_of_zeros_and_ones_are_densified_only_when_read():
+    """Counted sums read the bitmaps only: the support vectors' dense copy is made for
+    the first block that falls back to dot products, and gives the same values as a
+    layout that made it at once."""
+    X, y = load_dataset("a9a", n_rows=2000)
+    Xt = load_dataset("a9a.t", n_rows=300, n_features=X.shape[1])[0]
+    model = libsmo.train(X, y, C=1.0, gamma=0.05)
+    counted = model.decision_function(Xt)
+    layout = model._sv_layout
+    assert layout.bits is not None and layout._rows is None
+    assert layout.n_sv == model.n_sv and layout.shape == (model.n_sv, X.shape[1])
+    waiting_bytes = layout.rows_nbytes
+    mixed = Xt.toarray()
+    mixed[7, np.nonzero(mixed[7])[0][0]] = 0.5
+    values = model.decision_function(mixed)
+    assert isinstance(layout._rows, np.ndarray) and layout.rows_nbytes == waiting_bytes
+    np.testing.assert_array_equal(np.delete(values, 7), np.delete(counted, 7))
+    eager = SupportRows(model.support_vectors)
+    eager.rows                                  # the dense copy at once
+    sums = np.zeros(len(mixed))
+    _prediction.for_each_kernel_block(lambda block, v: sums.__setitem__(block, v), mixed,
+                                      eager, "rbf", 0.05, 3, 0.0,
+                                      coef=model.sv_coef[0])
+    np.testing.assert_allclose(values, sums - model.rho[0], rtol=1e-12, atol=1e-12)
