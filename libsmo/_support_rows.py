@@ -111,8 +111,10 @@ class SupportRows:
     def rows(self):
         """The support vectors as the dot products read them (see the class's
         attributes), made dense on first use where that copy waited."""
+        # the sparse rows stay (the model holds them anyway): two threads predicting
+        # with one model at once may both make the copy, neither finds it gone
         if self._rows is None:
-            self._rows, self._sparse_rows = self._sparse_rows.toarray(), None
+            self._rows = self._sparse_rows.toarray()
         return self._rows
 
     @property

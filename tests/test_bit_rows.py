@@ -5,6 +5,7 @@ prediction gives the same decision values as the dot-product loops, only faster.
 decision values' agreement with libsvm-official on a9a and w8a is checked in
 test_prediction_blocks.py, which now runs through these bitmaps."""
 import contextlib
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -423,3 +424,20 @@ def test_sparse_support_vectors_of_zeros_and_ones_are_densified_only_when_read()
                                       eager, "rbf", 0.05, 3, 0.0,
                                       coef=model.sv_coef[0])
     np.testing.assert_allclose(values, sums - model.rho[0], rtol=1e-12, atol=1e-12)
+
+
+def test_threads_predicting_with_one_model_share_its_lazy_support_vectors():
+    """Threads that predict rows of other values with one fresh model at once each
+    find the dense support vectors (made by one of them, or both)."""
+    X, y = load_dataset("a9a", n_rows=2000)
+    Xt = load_dataset("a9a.t", n_rows=200, n_features=X.shape[1])[0].toarray()
+    Xt[:, 0] = 0.5                              # no row is counted on the bitmaps
+    expected = libsmo.train(X, y, C=1.0, gamma=0.05).decision_function(Xt)
+    for _ in range(5):
+        model = libsmo.train(X, y, C=1.0, gamma=0.05)
+        model.decision_function(Xt[:1] > 0)     # the layout, its copy still waiting
+        assert model._sv_layout._rows is None
+        with ThreadPoolExecutor(4) as pool:
+            results = list(pool.map(model.decision_function, [Xt] * 4))
+        for values in results:
+            np.testing.assert_array_equal(values, expected)
