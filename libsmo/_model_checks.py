@@ -57,6 +57,11 @@ def _index_vector(value, name, length, upper=None):
     return arr
 
 
+# the training's statistics, one entry per binary problem in LIBSVM's pair order (empty
+# for a model read from a file)
+PER_PROBLEM_FIELDS = ("n_iter", "objective", "status", "kernel_evaluations")
+
+
 def check_model_fields(fields):
     """Validate and normalise a Model's fields.
 
@@ -158,6 +163,6 @@ def check_model_fields(fields):
             raise ValueError(f"Model.support_vectors has shape {SV.shape}; sv_coef and "
                              f"n_features say ({n_sv}, {n_features})")
         out["support_vectors"] = SV
-    for name in ("n_iter", "objective", "status", "kernel_evaluations"):
+    for name in PER_PROBLEM_FIELDS:
         out[name] = list(fields[name])
     return out

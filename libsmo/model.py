@@ -10,7 +10,7 @@ import numpy as np
 from libsmo import _sparse as sp
 from libsmo import _one_vs_one as ovo
 from libsmo import probability as _probability
-from libsmo._model_checks import check_model_fields
+from libsmo._model_checks import PER_PROBLEM_FIELDS, check_model_fields
 from libsmo._prediction import for_each_kernel_block
 from libsmo._support_rows import DENSE_SV_BYTES, SupportRows
 from libsmo._validation import check_data, check_norms, check_precomputed
@@ -236,11 +236,8 @@ class Model:
             sv_coef=sv_coef, rho=sign * self.rho[source],
             probA=self.probA[source] if has_probability else None,
             probB=sign * self.probB[source] if has_probability else None,
-            n_iter=[self.n_iter[p] for p in source] if self.n_iter else (),
-            objective=[self.objective[p] for p in source] if self.objective else (),
-            status=[self.status[p] for p in source] if self.status else (),
-            kernel_evaluations=([self.kernel_evaluations[p] for p in source]
-                                if self.kernel_evaluations else ()))
+            **{name: [getattr(self, name)[p] for p in source] if getattr(self, name)
+               else () for name in PER_PROBLEM_FIELDS})
 
     def _check_rows(self, X):
         """Validated rows, and their squared norms for the RBF kernel.

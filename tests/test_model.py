@@ -77,3 +77,19 @@ def test_model_fields_follow_libsvm(heart_scale):
     assert np.all(model.sv_coef[0, model.n_support[0]:] < 0)
     assert sp.issparse(model.support_vectors)
     assert "c_svc" in repr(model)
+
+
+def test_class_order_carries_each_pair_s_training_statistics():
+    """`with_class_order` moves each pair's n_iter, objective, status and kernel
+    evaluations with the pair (`_model_checks.PER_PROBLEM_FIELDS`)."""
+    X, y = load_dataset("heart_scale")
+    y3 = np.where(np.arange(len(y)) % 3 == 0, 2.0, y)
+    model = libsmo.train(X, y3, gamma=0.1)
+    pairs = [(i, j) for i in range(3) for j in range(i + 1, 3)]   # LIBSVM's order
+    order = [2, 0, 1]
+    moved = model.with_class_order(order)
+    for new_index, (i, j) in enumerate(pairs):
+        source = pairs.index(tuple(sorted((order[i], order[j]))))
+        for name in ("n_iter", "objective", "status", "kernel_evaluations"):
+            assert getattr(moved, name)[new_index] == getattr(model, name)[source]
+    assert len(set(model.kernel_evaluations)) == 3   # the pairs are told apart
