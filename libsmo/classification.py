@@ -133,7 +133,7 @@ def fit_classification(executor, data, params, rng=None, start=None):
     FormulationResult
     """
     kept = data.kept
-    classes, index = ovo.group_classes(data.y[kept])
+    classes, index = data.class_groups
     k = len(classes)
     if k < 2:
         raise ValueError(f"y has a single class ({np.asarray(classes[0]).item()!r}); "

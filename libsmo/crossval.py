@@ -23,7 +23,6 @@ after another whatever n_jobs.
 import numbers
 import warnings
 from dataclasses import dataclass
-from typing import Optional
 
 import numpy as np
 
@@ -33,7 +32,6 @@ from libsmo import probability as prob
 from libsmo._one_vs_one import group_classes
 from libsmo._random import LibsvmRandom
 from libsmo.names import CLASSIFICATION_TYPES, REGRESSION_TYPES
-from libsmo.model import Model
 from libsmo.params import TrainParams
 from libsmo.problem import TrainingSet
 from libsmo.train import fit_training_set, training_set_for
@@ -61,9 +59,9 @@ class FoldTask:
     params : TrainParams
     by_probability : bool
         Predict the class of highest probability (LIBSVM's -b 1 cross-validation).
-    init : Model or None
+    init : Model, ndarray or None
         A warm start (`libsmo.train`'s init): the same fold's model of a neighbouring
-        parameter.
+        parameter, or its coefficients (`grid.alpha_seed`).
     keep_model : bool
         Return the fold's model with its predictions (for the next warm start).
     """
@@ -71,7 +69,7 @@ class FoldTask:
     X_test: object
     params: TrainParams
     by_probability: bool
-    init: Optional[Model] = None
+    init: object = None
     keep_model: bool = False
 
 
@@ -219,10 +217,23 @@ def libsvm_folds(y, n, n_folds, svm_type, rng):
     return prob.random_folds(n, n_folds, rng)
 
 
+def class_grouped(rows, labels):
+    """`rows` regrouped by class, stably, the classes in LIBSVM's order (`group_classes`).
+
+    A fit on the regrouped rows meets the same classes in the same order and gives
+    each pair the same examples in the same order, so it takes the same steps; but a
+    pair's Q rows are then runs of consecutive entries of a precomputed Gram block,
+    read in order rather than gathered across it (australian_scale's grid: 4% less
+    time).
+    """
+    return rows[np.argsort(group_classes(labels)[1], kind="stable")]
+
+
 def fold_blocks(X, y, folds, train_params, sample_weight=None):
     """Each fold's training rows, validated, and test rows, for callers that
     cross-validate the same data many times (a grid search): the validation and the
-    copies are made once, not once per training.
+    copies are made once, not once per training. A precomputed kernel's training
+    rows for classification are regrouped by class (`class_grouped`; the same steps).
 
     Parameters
     ----------
@@ -240,8 +251,12 @@ def fold_blocks(X, y, folds, train_params, sample_weight=None):
         One per fold, in fold order.
     """
     precomputed = train_params.kernel.kernel == "precomputed"
+    by_class = (precomputed and sample_weight is None
+                and train_params.svm_type in CLASSIFICATION_TYPES)
     blocks = []
     for train, test in prob.out_of_fold(folds, X.shape[0]):
+        if by_class:
+            train = class_grouped(train, y[train])
         training = training_set_for(
             _subset(X, train, train, precomputed), None if y is None else y[train],
             None if sample_weight is None else sample_weight[train], train_params)
@@ -270,9 +285,10 @@ def fold_predictions(X, y, folds, train_params, sample_weight=None, blocks=None,
         ignored: the blocks hold it).
     n_jobs : int or None
         Folds trained at once as joblib tasks; the same predictions for every n_jobs.
-    starts : list of (Model or None), optional
-        A warm start per fold: the models `keep_models` returned for a neighbouring
-        parameter (a grid's previous C).
+    starts : list of (Model, ndarray or None), optional
+        A warm start per fold (`libsmo.train`'s init): the models `keep_models`
+        returned for a neighbouring parameter, or their coefficients (a grid's previous
+        C, `grid.alpha_seed`).
     keep_models : bool
         Also return each fold's model (None for a fold that trained nothing).
 

@@ -119,8 +119,10 @@ def is_better(cell, best, minimize=False):
             and cell.log2c < best.log2c)
 
 
-def alpha_seed(model, previous_C, C):
-    """The warm start at C >= previous_C from a fold's model at previous_C.
+def alpha_seed(model, previous_C, C, n_rows):
+    """The warm start at C >= previous_C from a fold's model at previous_C, as the dual
+    coefficients of every training row (`libsmo.train`'s init as an array: no model is
+    rebuilt for it).
 
     Where most support vectors sit at previous_C, the model scaled by C / previous_C
     (DeCoste and Wagstaff's alpha seeding: the bound ones move to the new bound, and the
@@ -134,16 +136,22 @@ def alpha_seed(model, previous_C, C):
     Parameters
     ----------
     model : Model
+        Trained on the fold's n_rows training rows (its `support` indexes them).
     previous_C, C : float
+    n_rows : int
 
     Returns
     -------
-    Model
+    ndarray of shape (max(k - 1, 1), n_rows)
+        sv_coef's rows spread over the training rows, zero off the support.
     """
     coef = np.abs(model.sv_coef[model.sv_coef != 0])
+    scale = 1.0
     if coef.size and np.mean(coef >= previous_C * (1.0 - 1e-12)) >= 0.5:
-        return model.replace(sv_coef=model.sv_coef * (C / previous_C))
-    return model
+        scale = C / previous_C
+    seed = np.zeros((model.sv_coef.shape[0], n_rows))
+    seed[:, model.support] = model.sv_coef * scale
+    return seed
 
 
 class CrossValidator:
@@ -222,8 +230,9 @@ class CrossValidator:
             params = self.params.replace(**changes)
             if seeding:
                 if starts is not None:
-                    starts = [None if m is None else alpha_seed(m, previous_C, params.C)
-                              for m in starts]
+                    starts = [None if m is None else
+                              alpha_seed(m, previous_C, params.C, len(b.training.y))
+                              for m, b in zip(starts, blocks)]
                 predictions, starts = fold_predictions(data, self.y, self.folds, params,
                                                        blocks=blocks, starts=starts,
                                                        keep_models=True)

@@ -16,6 +16,7 @@
 
 All are frozen dataclasses: nothing is changed after it is made.
 """
+import functools
 import math
 from dataclasses import dataclass
 from typing import Optional
@@ -25,6 +26,7 @@ import numpy as np
 from libsmo import _sparse as sp
 from libsmo import _validation as v
 from libsmo._core.arrays import csr_to_dense, row_ranges
+from libsmo._one_vs_one import group_classes
 from libsmo._support_rows import COMPACT_WIDTH_FACTOR
 from libsmo.names import REGRESSION_TYPES
 
@@ -74,6 +76,13 @@ class TrainingSet:
     def n_features(self):
         """Columns of X (training rows for a precomputed kernel)."""
         return self.X.shape[1]
+
+    @functools.cached_property
+    def class_groups(self):
+        """(classes, index) of the kept examples' labels in LIBSVM's order
+        (`_one_vs_one.group_classes`), found once however many fits read them (a grid
+        trains each fold's set at every C)."""
+        return group_classes(self.y[self.kept])
 
 
 @dataclass(frozen=True)

@@ -195,3 +195,53 @@ def test_only_a_fold_that_trains_on_one_class_predicts_that_class():
         model = libsmo.train(X[rows], labels[rows], C=2.0)
         np.testing.assert_array_equal(predictions[folds[k]], model.predict(X[folds[k]]))
         assert set(predictions[folds[k]]) == {"present", "absent"}
+
+
+@pytest.mark.parametrize("name,n_rows", [("heart_scale", None), ("pendigits", 600)])
+def test_gram_blocks_grouped_by_class_take_the_same_steps(name, n_rows):
+    """A precomputed kernel's fold blocks hold their training rows regrouped by class
+    (`class_grouped`, so that a pair's Q rows are runs of its Gram block): every fit
+    then meets the same classes and pairs with the same examples in the same order, so
+    it takes the same steps to the same optimum and predicts the same, with two classes
+    and with ten."""
+    from libsmo.crossval import class_grouped, fold_blocks, libsvm_folds
+    from libsmo.params import TrainParams
+    from libsmo.probability import out_of_fold
+    X, y = load_dataset(name, n_rows=n_rows, dense=True)
+    gram = np.exp(-0.05 * ((X[:, None, :] - X[None, :, :]) ** 2).sum(axis=2))
+    folds = libsvm_folds(y, len(y), 5, "c_svc", libsmo.LibsvmRandom(1))
+    params = TrainParams.from_kwargs(kernel="precomputed", C=8.0)
+    blocks = fold_blocks(gram, y, folds, params)
+    for (train, test), block in zip(out_of_fold(folds, len(y)), blocks):
+        grouped = class_grouped(train, y[train])
+        assert sorted(grouped) == sorted(train) and not np.array_equal(grouped, train)
+        np.testing.assert_array_equal(block.training.y, y[grouped])
+        plain = libsmo.train(gram[np.ix_(train, train)], y[train], kernel="precomputed",
+                             C=8.0)
+        ours = libsmo.train(block.training.X, block.training.y, kernel="precomputed",
+                            C=8.0)
+        assert ours.n_iter == plain.n_iter and ours.objective == plain.objective
+        np.testing.assert_array_equal(ours.classes, plain.classes)
+        np.testing.assert_array_equal(grouped[ours.support], train[plain.support])
+        np.testing.assert_array_equal(ours.decision_function(block.X_test),
+                                      plain.decision_function(gram[np.ix_(test, train)]))
+
+
+def test_a_training_set_groups_its_classes_once_for_every_fit(monkeypatch):
+    """A grid fits each fold's `TrainingSet` at every C: the classes are grouped
+    (np.unique) once per set, and each fit is the one `libsmo.train` makes."""
+    import libsmo.problem
+    from libsmo.params import TrainParams
+    from libsmo.train import fit_training_set, training_set_for
+    X, y = load_dataset("pendigits", n_rows=300)
+    calls = []
+    group = libsmo.problem.group_classes
+    monkeypatch.setattr(libsmo.problem, "group_classes",
+                        lambda labels: calls.append(len(labels)) or group(labels))
+    params = TrainParams.from_kwargs(gamma=0.05)
+    data = training_set_for(X, y, None, params)
+    for C in (0.5, 2.0, 8.0):
+        model = fit_training_set(data, params.replace(C=C))
+        direct = libsmo.train(X, y, C=C, gamma=0.05)
+        assert model.n_iter == direct.n_iter and model.objective == direct.objective
+    assert calls == [300, 300, 300, 300]   # this set once, then each train()'s own set

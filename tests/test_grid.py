@@ -183,8 +183,10 @@ def test_warm_starts_along_c_take_fewer_steps_to_the_same_figures():
     params = TrainParams.from_kwargs(gamma=2.0 ** -13)
     folds = libsvm_folds(y, len(y), 5, "c_svc", libsmo.LibsvmRandom(1))
     _, previous = fold_predictions(X, y, folds, params.replace(C=2.0), keep_models=True)
-    seeds = [grid.alpha_seed(m, 2.0, 8.0) for m in previous]
-    assert all(np.array_equal(s.sv_coef, 4.0 * m.sv_coef) for s, m in zip(seeds, previous))
+    seeds = [grid.alpha_seed(m, 2.0, 8.0, len(y) - len(f)) for m, f in zip(previous, folds)]
+    for s, m in zip(seeds, previous):
+        off_support = np.delete(s, m.support, axis=1)
+        assert np.array_equal(s[:, m.support], 4.0 * m.sv_coef) and not off_support.any()
     cold, cold_models = fold_predictions(X, y, folds, params.replace(C=8.0),
                                          keep_models=True)
     warm, warm_models = fold_predictions(X, y, folds, params.replace(C=8.0),
@@ -273,12 +275,13 @@ def test_bench_grid_smoke(tmp_path):
 
 def _column_steps(X, y, folds, params, log2cs, seed):
     """SMO steps of one gamma's cells along C, each fold started by seed(model,
-    previous_C, C) from its model at the previous C (None: cold)."""
+    previous_C, C, training rows) from its model at the previous C (None: cold)."""
     steps, models, previous_C = 0, None, None
     for log2c in log2cs:
         C = 2.0 ** log2c
         starts = (None if models is None or seed is None
-                  else [seed(m, previous_C, C) for m in models])
+                  else [seed(m, previous_C, C, len(y) - len(f))
+                        for m, f in zip(models, folds)])
         _, models = fold_predictions(X, y, folds, params.replace(C=C), starts=starts,
                                      keep_models=True)
         steps += sum(sum(m.n_iter) for m in models)
@@ -296,7 +299,7 @@ def test_alpha_seed_keeps_free_alphas_where_scaling_them_costs_steps():
     folds = libsvm_folds(y, len(y), 5, "c_svc", libsmo.LibsvmRandom(1))
     log2cs = range(5, 16, 2)
 
-    def scaled(model, previous_C, C):
+    def scaled(model, previous_C, C, n_rows):
         return model.replace(sv_coef=model.sv_coef * (C / previous_C))
 
     by_rule = _column_steps(X, y, folds, params, log2cs, grid.alpha_seed)
@@ -304,5 +307,6 @@ def test_alpha_seed_keeps_free_alphas_where_scaling_them_costs_steps():
     assert by_rule < 0.95 * always_scaled, (by_rule, always_scaled)
     _, models = fold_predictions(X, y, folds, params.replace(C=2.0 ** 15),
                                  keep_models=True)
-    kept = [grid.alpha_seed(m, 2.0 ** 15, 2.0 ** 17) for m in models]
-    assert any(k is m for k, m in zip(kept, models))
+    kept = [grid.alpha_seed(m, 2.0 ** 15, 2.0 ** 17, len(y) - len(f))
+            for m, f in zip(models, folds)]
+    assert any(np.array_equal(k[:, m.support], m.sv_coef) for k, m in zip(kept, models))
