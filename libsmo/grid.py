@@ -249,11 +249,8 @@ class CrossValidator:
         n = self.X.shape[0]
         if 8.0 * n * n > self.params.solver.cache_size * 2**20:
             return None
-        rows = Kernel(self.X, kernel.kernel, kernel.gamma, kernel.degree, kernel.coef0)
-        gram = np.empty((n, n))
-        for i in range(n):
-            gram[i] = rows.kernel_row(i)
-        return gram
+        return Kernel(self.X, kernel.kernel, kernel.gamma, kernel.degree,
+                      kernel.coef0).kernel_matrix()
 
     def _rate(self, predictions):
         result = figures(self.y, predictions, self.params.svm_type)

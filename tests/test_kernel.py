@@ -75,6 +75,12 @@ def test_whole_kernel_matrix_matches_numpy(dense80, layout, name):
     K = Kernel(layouts(dense80)[layout], *params)
     np.testing.assert_allclose(all_rows(K), reference(dense80, dense80, *params),
                                rtol=RTOL, atol=ATOL)
+    # the whole matrix at once (a grid's Gram matrix) holds each row's very bits, also
+    # over a subset of the rows in another order
+    np.testing.assert_array_equal(K.kernel_matrix(), all_rows(K))
+    rows = np.random.default_rng(2).permutation(80)[:31]
+    K = Kernel(layouts(dense80)[layout], *params, rows=rows)
+    np.testing.assert_array_equal(K.kernel_matrix(), all_rows(K))
 
 
 @pytest.mark.parametrize("layout", ["dense", "csr"])

@@ -302,6 +302,18 @@ cdef class Kernel:
         return out
 
 
+    def kernel_matrix(self):
+        """K(x_i, x_j) for every pair of rows, in current order: the Gram matrix, each
+        row the values `row` gives, computed without the interpreter (a grid's kernel
+        matrix per gamma; ndarray of shape (n_rows, n_rows))."""
+        out = np.empty((self.n_rows, self.n_rows))
+        cdef double[:, ::1] o = out
+        cdef int i, n = <int>self.n_rows
+        with nogil:
+            for i in range(n):
+                self.row(i, 0, n, &o[i, 0])
+        return out
+
 def rbf_exp_table(double gamma, Py_ssize_t size):
     """exp(-gamma m) for m = 0 .. size - 1, each the very value an RBF row of squared
     distance m gets (bit_counts.h's `smo_rbf_exp`): the RBF kernel of 0/1 rows, whose
