@@ -3,6 +3,7 @@ svm-train): the same job order, lines, result file and best cell, in one process
 import importlib.machinery
 import importlib.util
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -310,3 +311,31 @@ def test_alpha_seed_keeps_free_alphas_where_scaling_them_costs_steps():
     kept = [grid.alpha_seed(m, 2.0 ** 15, 2.0 ** 17, len(y) - len(f))
             for m, f in zip(models, folds)]
     assert any(np.array_equal(k[:, m.support], m.sv_coef) for k, m in zip(kept, models))
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2,
+                    reason="one core: BLAS has one thread whatever the command does")
+def test_the_command_keeps_blas_to_one_thread(tmp_path):
+    """Each grid task trains and predicts on one thread: the command gives BLAS one
+    thread before numpy loads it (its idle threads would spin on the other cores after
+    each fold's prediction), unless the environment sets a count."""
+    data = data_file("heart_scale")
+    driver = ("import sys; from libsmo import cli; "
+              "status = cli.main(['grid', '-log2c', '0,1,1', '-log2g', '-2,-1,1', '-out', "
+              "'null', '-gnuplot', 'null', sys.argv[1]]); "
+              "from threadpoolctl import threadpool_info; "
+              "print(status, max(p['num_threads'] for p in threadpool_info() "
+              "if p['user_api'] == 'blas'))")
+    environment = {k: v for k, v in os.environ.items()
+                   if k not in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS")}
+
+    def blas_threads(env):
+        out = subprocess.run([sys.executable, "-c", driver, str(data)], env=env, cwd=tmp_path,
+                             capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr
+        status, threads = out.stdout.split()[-2:]
+        assert status == "0"
+        return int(threads)
+
+    assert blas_threads(environment) == 1
+    assert blas_threads(dict(environment, OPENBLAS_NUM_THREADS="2")) == 2
