@@ -251,6 +251,8 @@ def fold_blocks(X, y, folds, train_params, sample_weight=None):
         One per fold, in fold order.
     """
     precomputed = train_params.kernel.kernel == "precomputed"
+    # not with sample weights: a first row of weight 0 would leave the kept rows'
+    # classes in another order once regrouped
     by_class = (precomputed and sample_weight is None
                 and train_params.svm_type in CLASSIFICATION_TYPES)
     blocks = []

@@ -301,7 +301,6 @@ cdef class Kernel:
                 self.row(i, 0, <int>self.n_rows, &o[0])
         return out
 
-
     def kernel_matrix(self):
         """K(x_i, x_j) for every pair of rows, in current order: the Gram matrix, each
         row the values `row` gives, computed without the interpreter (a grid's kernel
@@ -313,6 +312,7 @@ cdef class Kernel:
             for i in range(n):
                 self.row(i, 0, n, &o[i, 0])
         return out
+
 
 def rbf_exp_table(double gamma, Py_ssize_t size):
     """exp(-gamma m) for m = 0 .. size - 1, each the very value an RBF row of squared
