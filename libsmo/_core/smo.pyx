@@ -429,7 +429,7 @@ cdef class Solver:
     cdef void optimize(self) noexcept nogil:
         """LIBSVM's main loop (worst violator, second-order partner); ends with `stop` set."""
         cdef int i = -1, j = -1, r
-        cdef int counter = self.l if self.l < 1000 else 1000
+        cdef int counter = (self.l if self.l < 1000 else 1000) + 1   # LIBSVM's start
         while True:
             counter -= 1
             if counter == 0:
