@@ -295,6 +295,9 @@ class Executor:
         if not (solution.finite and math.isfinite(solution.rho)):
             self._overflow()
         if self.solver.verbose:
+            # LIBSVM's solver prints this at each such rebuild, before its last line
+            for _ in range(solution.few_free_rebuilds):
+                logger.info("WARNING: using -h 0 may be faster")
             logger.info("optimization finished, #iter = %d", solution.n_iter)
         if solution.status != "optimal":
             warnings.warn(f"libsmo: training stopped before the optimum "

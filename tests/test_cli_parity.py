@@ -57,6 +57,11 @@ def model_lines_match(theirs, ours):
     (["-s", "4"], "housing_scale"),
     (["-w3", "2"], "heart_scale"),
     (["-q", "-v", "300"], "heart_scale"),
+    # "WARNING: using -h 0 may be faster" (gradient rebuilds with few free variables)
+    (["-t", "0", "-e", "0.01"], "heart_scale"),
+    (["-s", "4", "-t", "0"], "bodyfat_scale"),
+    # LIBSVM's steps where the timing of shrinking decides them
+    (["-t", "0", "-c", "10"], "heart_scale"),
 ], ids=lambda v: " ".join(v) if isinstance(v, list) else v)
 def test_train_prints_svm_trains_lines_and_writes_its_model(tmp_path, options, name):
     need_libsvm_tools()

@@ -16,6 +16,9 @@ cdef class Solver:
     cdef bint shrinking
     cdef bint unshrunk
     cdef long long n_iter
+    # gradient rebuilds with fewer than half of the active variables free, where
+    # LIBSVM prints "WARNING: using -h 0 may be faster" (`_reconstruct_gradient`)
+    cdef long long few_free_rebuilds
     cdef double[::1] alpha
     cdef double[::1] G
     cdef double[::1] G_bar

@@ -79,7 +79,7 @@ cdef class Solver:
         self.eps = tol
         self.shrinking = shrinking
         self.unshrunk = False
-        self.n_iter = 0
+        self.n_iter = self.few_free_rebuilds = 0
         self.p = np.array(p, dtype=np.float64)
         self.y = np.array(y, dtype=np.float64)
         self.C = np.array(C, dtype=np.float64)
@@ -106,8 +106,6 @@ cdef class Solver:
         self.stop = RUNNING
         for i in range(self.l):
             update_status(self, i)
-
-    # ---- small helpers -------------------------------------------------------------
 
     cdef void _swap(self, int i, int j) noexcept nogil:
         cdef int g
@@ -164,6 +162,8 @@ cdef class Solver:
         for j in range(active):
             if self.status[j] == FREE:
                 n_free += 1
+        if 2 * n_free < active:   # where LIBSVM prints "using -h 0 may be faster"
+            self.few_free_rebuilds += 1
         # LIBSVM's cheaper loop; many rows' products with one part (`QMatrix.narrow_rows`)
         if <double>n_free * l > 2.0 * active * (l - active):
             self.Q.narrow(0, active, l - active)
@@ -173,11 +173,11 @@ cdef class Solver:
                 Qi = self.Q.get_entries(i, 0, active)
                 if Qi == NULL:
                     return out_of_memory(self)
-                g = 0.0
+                g = self.G[i]   # added term by term into G_i, LIBSVM's rounding
                 for j in range(active):
                     if self.status[j] == FREE:
                         g += self.alpha[j] * Qi[j]
-                self.G[i] += g
+                self.G[i] = g
         else:
             self.Q.narrow(active, l, n_free)
             n_free = 0
@@ -269,9 +269,8 @@ cdef class Solver:
         Qj = self._q_row(j, active)
         if Qj == NULL:
             return out_of_memory(self)
-        # Qi is still valid: the cache always keeps the two most recent rows (and
-        # _q_row stores the rows it computes with Qj before Qj, within a quarter of
-        # the cache)
+        # Qi is still valid: the cache keeps the two most recent rows (and _q_row
+        # stores the rows it computes with Qj before Qj, within a quarter of the cache)
         self.alpha[i] = ai
         self.alpha[j] = aj
         smo_update_gradient_threads(active, &self.G[0], Qi, dai, Qj, daj, self.n_threads)
@@ -497,4 +496,4 @@ cdef class Solver:
                 y[t] = self.y[k]
                 C[t] = self.C[k]
         return make_solution(*arrays, self.nu, self.n_iter, self.stop,
-                             self.Q.kernel.evaluations)
+                             self.Q.kernel.evaluations, self.few_free_rebuilds)

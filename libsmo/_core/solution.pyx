@@ -38,6 +38,10 @@ cdef class Solution:
     kernel_evaluations : int
         Kernel values the run computed (its kernel's `evaluations`: Q's diagonal, the
         rows the cache missed); 0 for the primal solver, which computes none.
+    few_free_rebuilds : int
+        How often the gradient of shrunk variables was rebuilt while fewer than half
+        of the active ones were free: LIBSVM then prints "WARNING: using -h 0 may be
+        faster" (verbose output repeats it); 0 without shrinking.
     """
 
     cdef readonly object alpha
@@ -49,6 +53,7 @@ cdef class Solution:
     cdef readonly str status
     cdef readonly bint finite
     cdef readonly long long kernel_evaluations
+    cdef readonly long long few_free_rebuilds
 
     def __repr__(self):
         return (f"Solution(status={self.status!r}, n_iter={self.n_iter}, "
@@ -93,7 +98,7 @@ def _frozen(values):
 
 
 def make_solution(alpha, G, p, y, C, bint nu, long long n_iter, int stop,
-                  long long kernel_evaluations=0):
+                  long long kernel_evaluations=0, long long few_free_rebuilds=0):
     """The `Solution` of a solver run from its final alpha and gradient.
 
     Parameters
@@ -107,6 +112,8 @@ def make_solution(alpha, G, p, y, C, bint nu, long long n_iter, int stop,
         The StopReason the run ended with.
     kernel_evaluations : int
         Kernel values the run computed.
+    few_free_rebuilds : int
+        The run's gradient rebuilds with fewer than half of the active variables free.
 
     Returns
     -------
@@ -136,4 +143,5 @@ def make_solution(alpha, G, p, y, C, bint nu, long long n_iter, int stop,
     out.status = STATUS_NAMES[stop]
     out.finite = finite
     out.kernel_evaluations = kernel_evaluations
+    out.few_free_rebuilds = few_free_rebuilds
     return out
