@@ -8,6 +8,8 @@ numbers overflow, a precomputed model needing more columns than the file has) is
 line on stderr and status 1, never a traceback. The output file is written whole or not
 at all.
 """
+import math
+
 from libsmo._cli_common import CommandError, UsageError, command, usage, write_stdout
 from libsmo.names import CLASSIFICATION_TYPES, REGRESSION_TYPES
 
@@ -74,21 +76,39 @@ def _has_probability(model):
 
 
 def _summary(model, predicted, y):
-    """svm-predict's closing lines."""
+    """svm-predict's closing lines, its sums in its order (one after another, as
+    np.cumsum adds) and a NaN printed as C's printf prints x86's 0/0: "-nan"."""
     import numpy as np
     n = len(y)
+
+    def total(values):
+        return float(np.cumsum(values)[-1]) if n else 0.0
+
+    def g(value):
+        return "-nan" if value != value else f"{value:g}"
+
     with np.errstate(all="ignore"):
         if model.svm_type in REGRESSION_TYPES:
-            mse = float(np.mean((predicted - y) ** 2)) if n else float("nan")
-            sp, st = predicted.sum(), y.sum()
-            num = (n * np.dot(predicted, y) - sp * st) ** 2
-            den = (n * np.dot(predicted, predicted) - sp * sp) * (n * np.dot(y, y) - st * st)
-            corr = num / den if den != 0 else float("nan")
-            return (f"Mean squared error = {mse:g} (regression)\n"
-                    f"Squared correlation coefficient = {corr:g} (regression)\n")
+            v, t = np.asarray(predicted, dtype=float), np.asarray(y, dtype=float)
+            error, sump, sumt = total((v - t) * (v - t)), total(v), total(t)
+            sumpp, sumtt, sumpt = total(v * v), total(t * t), total(v * t)
+            num = (n * sumpt - sump * sumt) * (n * sumpt - sump * sumt)
+            den = (n * sumpp - sump * sump) * (n * sumtt - sumt * sumt)
+            return (f"Mean squared error = {g(_divide(error, n))} (regression)\n"
+                    f"Squared correlation coefficient = {g(_divide(num, den))} "
+                    "(regression)\n")
         correct = int(np.sum(predicted == y))
-        accuracy = 100.0 * correct / n if n else float("nan")
-        return f"Accuracy = {accuracy:g}% ({correct}/{n}) (classification)\n"
+        return (f"Accuracy = {g(_divide(correct, n) * 100)}% ({correct}/{n}) "
+                "(classification)\n")
+
+
+def _divide(a, b):
+    """a / b as C divides doubles: x / 0 is inf (signed) or, for 0 / 0, NaN."""
+    if b != 0:
+        return a / b
+    if a != a or a == 0:
+        return float("nan")
+    return math.copysign(math.inf, a) * math.copysign(1.0, b)
 
 
 @command("libsmo-predict")

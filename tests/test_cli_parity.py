@@ -150,6 +150,22 @@ def test_predict_is_svm_predict(tmp_path):
         np.testing.assert_allclose(np.loadtxt(b[start:]), np.loadtxt(a[start:]), rtol=1e-12)
 
 
+def test_predicts_closing_lines_are_svm_predicts_to_the_digit(tmp_path):
+    """svm-predict's sums one after another: bodyfat's nearly constant predictions give
+    a squared correlation of -4.5e-12 there (a pairwise sum gave 0), and 0/0 prints as
+    C prints it on x86, "-nan" (an empty test file)."""
+    need_libsvm_tools()
+    bodyfat, heart = data_file("bodyfat_scale"), data_file("heart_scale")
+    (tmp_path / "empty").write_text("")
+    run(["svm-train", "-q", "-s", "3", bodyfat, "svr.model"], tmp_path)
+    run(["svm-train", "-q", heart, "svc.model"], tmp_path)
+    for args in ([bodyfat, "svr.model"], ["empty", "svr.model"], ["empty", "svc.model"]):
+        theirs = run(["svm-predict", *args, "o1"], tmp_path)
+        ours = run(["libsmo-predict", *args, "o2"], tmp_path)
+        assert ours.stdout == theirs.stdout
+    assert "-nan" in ours.stdout
+
+
 def test_predict_refuses_minus_b_1_without_probabilities(tmp_path):
     need_libsvm_tools()
     heart = data_file("heart_scale")
