@@ -31,7 +31,8 @@ def log_summary(executor, fit, upper_bound):
     """LIBSVM's "obj = ..., rho = ..." and "nSV = ..., nBSV = ..." lines."""
     if executor.solver.verbose:
         n_sv = int(np.count_nonzero(fit.coef))
-        n_bsv = int(np.count_nonzero(np.abs(fit.coef) >= upper_bound * (1 - 1e-12)))
+        # LIBSVM's test, exact: a coefficient at its bound is that bound's bits
+        n_bsv = int(np.count_nonzero(np.abs(fit.coef) >= upper_bound))
         logger.info("obj = %f, rho = %f", fit.objective, fit.rho)
         logger.info("nSV = %d, nBSV = %d", n_sv, n_bsv)
 
@@ -85,7 +86,8 @@ def solve_nu_svc(executor, rows, signs, weights, nu, n_positive, seed=None):
                                             upper_bound=weights, start=start, nu=True))
     r = np.float64(solution.r)  # numpy's division: r * r may underflow to 0
     with np.errstate(divide="ignore", over="ignore", invalid="ignore", under="ignore"):
-        coef = signs * (solution.alpha / r) if r > 0 else None
+        # LIBSVM's alpha[i] *= y[i] / r, the same bits
+        coef = solution.alpha * (signs / r) if r > 0 else None
         scaled = r > 0 and np.isfinite(coef).all() and np.isfinite(
             [solution.rho / r, solution.objective / (r * r), 1 / r]).all()
     if not scaled:
@@ -101,7 +103,7 @@ def solve_nu_svc(executor, rows, signs, weights, nu, n_positive, seed=None):
         logger.info("C = %f", 1 / r)
     fit = _fit(solution, coef, rho=float(solution.rho / r),
                objective=float(solution.objective / (r * r)))
-    log_summary(executor, fit, weights / r)
+    log_summary(executor, fit, weights * (1 / r))
     return fit
 
 
