@@ -99,7 +99,8 @@ def lines_to_stdout(quiet):
 LIBSVM_WARNINGS = {
     "n_folds (": "WARNING: # folds > # data. Will use # folds = # data instead (i.e., "
                  "leave-one-out cross validation)",
-    "libsmo: training stopped before the optimum": "WARNING: reaching max number of "
+    # LIBSVM's line starts with a newline (it ends the progress dots in a terminal)
+    "libsmo: training stopped before the optimum": "\nWARNING: reaching max number of "
                                                    "iterations",
     "class_weight has no effect on nu_svc": None,
 }

@@ -76,6 +76,21 @@ def test_train_prints_svm_trains_lines_and_writes_its_model(tmp_path, options, n
         model_lines_match(tmp_path / "theirs.model", tmp_path / "ours.model")
 
 
+def test_step_cap_warnings_are_svm_trains_lines(tmp_path):
+    """Pairs that reach LIBSVM's 10,000,000-step cap (a cubic kernel on pendigits'
+    0-100 pixel values): the same warning lines on stderr, each after an empty line as
+    svm-train prints it, and the same training lines."""
+    need_libsvm_tools()
+    rows = open(data_file("pendigits")).read().splitlines(keepends=True)[:100]
+    (tmp_path / "pend100").write_text("".join(rows))
+    options = ["-s", "1", "-t", "1", "-g", "0.5", "pend100"]
+    theirs = run(["svm-train", *options, "theirs.model"], tmp_path)
+    ours = run(["libsmo-train", *options, "ours.model"], tmp_path)
+    assert theirs.stderr.startswith("\nWARNING: reaching max number of iterations\n")
+    assert ours.stderr == theirs.stderr
+    assert libsvm_lines(ours.stdout) == libsvm_lines(theirs.stdout)
+
+
 @pytest.mark.parametrize("options", [
     ["-c", "0"], ["-t", "7"], ["-s", "9"], ["-s", "1", "-n", "0.99"], ["-g", "-1"],
     ["-t", "1", "-d", "-1"], ["-m", "0"], ["-e", "0"], ["-s", "3", "-p", "-1"],
