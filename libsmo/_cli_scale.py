@@ -66,7 +66,7 @@ def scale_main(argv):
         return usage(SCALE_USAGE, str(exc))
     from libsmo.io import dump_svmlight_file
     from libsmo.io.svmlight import read_svmlight_rows
-    from libsmo.scaling import Scaler
+    from libsmo.scaling import Scaler, UnscaledFeaturesWarning
     try:
         with open(data_file, "rb"):
             pass
@@ -99,7 +99,13 @@ def scale_main(argv):
         except ValueError as exc:
             raise CommandError(f"ERROR: {exc}") from None
     for w in caught:  # as svm-scale prints them
-        error_line(f"WARNING: {w.message}")
+        if isinstance(w.message, UnscaledFeaturesWarning):
+            for index in w.message.features:
+                error_line(f"WARNING: feature index {index} appeared in file {data_file} "
+                           f"was not seen in the scaling factor file {restore}. The "
+                           "feature is scaled to 0.")
+        else:
+            error_line(f"WARNING: {w.message}")
     if save:
         try:
             scaler.save_range(save)

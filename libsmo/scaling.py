@@ -25,12 +25,40 @@ from libsmo import _sparse as sp
 from libsmo._validation import check_data
 from libsmo.io import read_range_file, write_range_file
 
-__all__ = ["Scaler", "ScalingWarning"]
+__all__ = ["Scaler", "ScalingWarning", "UnscaledFeaturesWarning"]
 
 
 class ScalingWarning(UserWarning):
     """What svm-scale prints as WARNING: more non-zeros after scaling, or features with
     no range in the scaling factors."""
+
+
+class UnscaledFeaturesWarning(ScalingWarning):
+    """Features that vary in the data but have no range in the scaling factors (svm-scale
+    -r: "appeared in file ... was not seen in the scaling factor file"); they are scaled
+    to 0.
+
+    Parameters
+    ----------
+    features : sequence of int
+        Their 1-based indices, increasing.
+
+    Attributes
+    ----------
+    features : list of int
+    """
+
+    def __init__(self, features):
+        self.features = [int(i) for i in features]
+        shown = ", ".join(map(str, self.features[:20]))
+        if len(self.features) > 20:
+            shown += f" and {len(self.features) - 20} more"
+        if len(self.features) == 1:
+            what = f"feature index {shown} varies in the data but has"
+        else:
+            what = f"feature indices {shown} vary in the data but have"
+        super().__init__(f"{what} no scaling range (constant or absent when fitted); "
+                         "scaled to 0.")
 
 
 def _limits(lower, upper, what):
@@ -269,13 +297,8 @@ class Scaler:
             return
         columns, xmin, xmax = column_ranges(X)
         varying = columns[(xmin != xmax) & ~np.isin(columns, scaled)]
-        for j in varying[:20]:
-            warnings.warn(f"feature index {j + 1} varies in the data but has no scaling "
-                          "range (it was constant or absent when fitted). The feature is "
-                          "scaled to 0.", ScalingWarning, stacklevel=3)
-        if len(varying) > 20:
-            warnings.warn(f"... and {len(varying) - 20} more features without a scaling "
-                          "range, scaled to 0.", ScalingWarning, stacklevel=3)
+        if len(varying):
+            warnings.warn(UnscaledFeaturesWarning(varying + 1), stacklevel=3)
 
     @staticmethod
     def _transform_sparse(X, width, columns, vmin, vmax, lower, upper):

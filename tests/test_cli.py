@@ -149,6 +149,19 @@ def test_scale_like_svm_scale(tmp_path, name, options):
     assert again == mine == theirs.stdout
 
 
+def test_scale_names_unscaled_features_as_svm_scale(tmp_path):
+    """A range file fitted on other data (bodyfat's 14 features for housing's 13, and
+    heart_scale's 13 for pendigits' 16): the scaled data, and svm-scale's warning for
+    each feature that varies but has no range, in its words and order."""
+    need_libsvm_tools()
+    for fitted, data in (("heart_scale", "pendigits"), ("housing_scale", "bodyfat_scale")):
+        run(["svm-scale", "-s", "r", data_file(fitted)], tmp_path)
+        theirs = run(["svm-scale", "-r", "r", data_file(data)], tmp_path)
+        ours = run(["libsmo-scale", "-r", "r", data_file(data)], tmp_path)
+        assert "was not seen in the scaling factor file r." in theirs.stderr
+        assert ours.stderr == theirs.stderr and ours.stdout == theirs.stdout
+
+
 TOOLS = ("libsmo-train", "libsmo-predict", "libsmo-scale", "libsmo-grid")
 
 
