@@ -8,8 +8,6 @@ numbers overflow, a precomputed model needing more columns than the file has) is
 line on stderr and status 1, never a traceback. The output file is written whole or not
 at all.
 """
-import math
-
 from libsmo._cli_common import CommandError, UsageError, command, usage, write_stdout
 from libsmo.names import CLASSIFICATION_TYPES, REGRESSION_TYPES
 
@@ -76,39 +74,18 @@ def _has_probability(model):
 
 
 def _summary(model, predicted, y):
-    """svm-predict's closing lines, its sums in its order (one after another, as
-    np.cumsum adds) and a NaN printed as C's printf prints x86's 0/0: "-nan"."""
+    """svm-predict's closing lines (`libsmo._libsvm_figures`: its sums and divisions)."""
     import numpy as np
-    n = len(y)
-
-    def total(values):
-        return float(np.cumsum(values)[-1]) if n else 0.0
-
-    def g(value):
-        return "-nan" if value != value else f"{value:g}"
-
-    with np.errstate(all="ignore"):
-        if model.svm_type in REGRESSION_TYPES:
-            v, t = np.asarray(predicted, dtype=float), np.asarray(y, dtype=float)
-            error, sump, sumt = total((v - t) * (v - t)), total(v), total(t)
-            sumpp, sumtt, sumpt = total(v * v), total(t * t), total(v * t)
-            num = (n * sumpt - sump * sumt) * (n * sumpt - sump * sumt)
-            den = (n * sumpp - sump * sump) * (n * sumtt - sumt * sumt)
-            return (f"Mean squared error = {g(_divide(error, n))} (regression)\n"
-                    f"Squared correlation coefficient = {g(_divide(num, den))} "
-                    "(regression)\n")
-        correct = int(np.sum(predicted == y))
-        return (f"Accuracy = {g(_divide(correct, n) * 100)}% ({correct}/{n}) "
-                "(classification)\n")
-
-
-def _divide(a, b):
-    """a / b as C divides doubles: x / 0 is inf (signed) or, for 0 / 0, NaN."""
-    if b != 0:
-        return a / b
-    if a != a or a == 0:
-        return float("nan")
-    return math.copysign(math.inf, a) * math.copysign(1.0, b)
+    from libsmo._libsvm_figures import c_divide, printf_g, regression_figures
+    if model.svm_type in REGRESSION_TYPES:
+        mse, squared_correlation = regression_figures(y, predicted)
+        return (f"Mean squared error = {printf_g(mse)} (regression)\n"
+                f"Squared correlation coefficient = {printf_g(squared_correlation)} "
+                "(regression)\n")
+    correct, n = int(np.sum(predicted == y)), len(y)
+    # svm-predict: (double)correct / total * 100
+    return (f"Accuracy = {printf_g(c_divide(correct, n) * 100)}% ({correct}/{n}) "
+            "(classification)\n")
 
 
 @command("libsmo-predict")

@@ -272,9 +272,10 @@ def _cross_validate(problem, folds, keywords, random_state, verbose):
     except ArithmeticError as exc:
         raise CommandError(training_failed(exc)) from None
     if keywords["svm_type"] in REGRESSION_TYPES:
-        write_stdout(f"Cross Validation Mean squared error = {result['mse']:g}\n"
+        from libsmo._libsvm_figures import printf_g
+        write_stdout(f"Cross Validation Mean squared error = {printf_g(result['mse'])}\n"
                      "Cross Validation Squared correlation coefficient = "
-                     f"{result['squared_correlation']:g}\n")
+                     f"{printf_g(result['squared_correlation'])}\n")
     else:
         write_stdout(f"Cross Validation Accuracy = {result.get('accuracy', 0.0):g}%\n")
     return 0

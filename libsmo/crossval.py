@@ -29,6 +29,7 @@ import numpy as np
 from libsmo import _parallel
 from libsmo import _validation as v
 from libsmo import probability as prob
+from libsmo._libsvm_figures import regression_figures
 from libsmo._one_vs_one import group_classes
 from libsmo._random import LibsvmRandom
 from libsmo.names import CLASSIFICATION_TYPES, REGRESSION_TYPES
@@ -363,23 +364,12 @@ def fold_predictions(X, y, folds, train_params, sample_weight=None, blocks=None,
 
 def figures(y, predictions, svm_type):
     """svm-train -v's figures: {"mse", "squared_correlation"} for regression,
-    {"accuracy"} (a percentage) otherwise; {} without labels."""
+    {"accuracy"} (a percentage) otherwise; {} without labels. Computed in LIBSVM's order
+    of operations (`libsmo._libsvm_figures`), so that the printed digits are its."""
     if svm_type in REGRESSION_TYPES:
-        return {"mse": float(np.mean((predictions - y) ** 2)),
-                "squared_correlation": squared_correlation(y, predictions)}
+        mse, squared_correlation = regression_figures(y, predictions)
+        return {"mse": mse, "squared_correlation": squared_correlation}
     if y is None:
         return {}
-    return {"accuracy": float(100.0 * np.mean(predictions == y))}
-
-
-def squared_correlation(y, predictions):
-    """LIBSVM's squared correlation coefficient
-    (n sum vy - sum v sum y)^2 / ((n sum vv - (sum v)^2) (n sum yy - (sum y)^2));
-    NaN when the denominator is zero."""
-    y = np.asarray(y, dtype=np.float64)
-    v_ = np.asarray(predictions, dtype=np.float64)
-    n = len(y)
-    sv, sy = v_.sum(), y.sum()
-    num = (n * np.dot(v_, y) - sv * sy) ** 2
-    den = (n * np.dot(v_, v_) - sv * sv) * (n * np.dot(y, y) - sy * sy)
-    return float(num / den) if den != 0 else float("nan")
+    # svm-train: 100.0 * total_correct / l
+    return {"accuracy": 100.0 * int(np.count_nonzero(predictions == y)) / len(y)}

@@ -17,8 +17,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "libsmo"
 # docs/architecture.md's levels: a module imports only modules of its own level or of
 # lower ones. Names are module paths below libsmo (a package stands for its modules).
 LEVELS = [
-    ("foundation", ["names", "exceptions", "_random", "_param_validation", "_parallel",
-                    "_sparse", "_core"]),
+    ("foundation", ["names", "exceptions", "_random", "_libsvm_figures",
+                    "_param_validation", "_parallel", "_sparse", "_core"]),
     ("validation", ["_validation", "params", "_one_vs_one"]),
     ("model", ["_support_rows", "_prediction", "probability", "_model_checks", "model"]),
     ("problem", ["problem", "warm_start", "execution", "formulations", "classification",

@@ -10,7 +10,7 @@ import pytest
 
 import libsmo
 from conftest import load_dataset
-from libsmo.crossval import squared_correlation
+from libsmo._libsvm_figures import regression_figures
 from peers import SVM_TYPE_CODES, libsvm_seed
 
 N_RUNS = 3
@@ -151,10 +151,12 @@ def test_squared_correlation_is_libsvms_formula():
     rng = np.random.default_rng(0)
     y = rng.normal(size=50)
     v = y + rng.normal(scale=0.5, size=50)
-    assert squared_correlation(y, v) == pytest.approx(np.corrcoef(y, v)[0, 1] ** 2)
+    mse, squared_correlation = regression_figures(y, v)
+    assert squared_correlation == pytest.approx(np.corrcoef(y, v)[0, 1] ** 2)
+    assert mse == pytest.approx(np.mean((v - y) ** 2))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert np.isnan(squared_correlation(y, np.ones(50)))
+        assert np.isnan(regression_figures(y, np.ones(50))[1])
 
 
 @pytest.mark.parametrize("kernel", ["rbf", "precomputed"])
