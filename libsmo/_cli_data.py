@@ -5,6 +5,12 @@ N" (libsmo's detail after it) when a line is malformed, and for a precomputed ke
 svm-train's checks of the serial numbers in column 0. A precomputed kernel's matrix is
 made dense only over the columns the serial numbers use, so that a stray index in a file
 cannot decide the size of an allocation.
+
+Features are one-based, as LIBSVM's README defines them: a feature index 0 is "Wrong
+input format" (svm-train reads it as one more feature, svm-scale warns that "indices
+should start from 1"). Reading such a file as zero-based, as scikit-learn's
+zero_based="auto" would, moved every feature of that file, and of no other: a model and
+the files predicted with it could disagree on what feature 1 is.
 """
 import re
 from dataclasses import dataclass
@@ -64,8 +70,7 @@ def _read_rows(path, zero_based):
 
 def _load(path, zero_based, dense_copy_bytes=0):
     """(X, y) from a LIBSVM data file: zero-based for a precomputed kernel (column 0
-    holds the serial numbers), else one-based as LIBSVM's features ("auto": unless the
-    file uses index 0).
+    holds the serial numbers), else one-based (zero_based=False: index 0 is refused).
 
     X is dense when the solver would read these rows as a dense copy anyway
     (`libsmo.problem.reads_dense` with dense_copy_bytes) and the file stores no explicit
@@ -103,7 +108,7 @@ def read_problem(path, kernel, dense_copy_bytes=0):
     """
     import numpy as np
     if kernel != "precomputed":
-        return Problem(*_load(path, "auto", dense_copy_bytes))
+        return Problem(*_load(path, False, dense_copy_bytes))
     X, y = _load(path, True)
     n = X.shape[0]
     first = X.indptr[:-1]
@@ -138,7 +143,7 @@ def read_test_rows(path, kernel, n_columns):
     """
     import numpy as np
     if kernel != "precomputed":
-        rows = _read_rows(path, "auto")
+        rows = _read_rows(path, False)
         return Problem(rows.dense_or_csr(width=n_columns), rows.y)
     X, y = _load(path, True)
     if X.shape[1] - 1 < n_columns:

@@ -70,7 +70,8 @@ def scale_main(argv):
     try:
         with open(data_file, "rb"):
             pass
-        [rows] = read_svmlight_rows(data_file)
+        # one-based, as the other commands read it (`_cli_data`): index 0 is refused
+        [rows] = read_svmlight_rows(data_file, zero_based=False)
     except OSError:
         raise CommandError(f"can't open file {data_file}") from None
     except ValueError as exc:

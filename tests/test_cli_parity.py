@@ -145,6 +145,24 @@ def test_non_integer_labels_are_refused_before_training(tmp_path):
     run(["libsmo-train", "-q", "-s", "3", data, "m"], tmp_path)   # regression: real
 
 
+def test_a_feature_index_0_is_refused_by_every_command(tmp_path):
+    """LIBSVM's features start at 1 (its README). The commands refuse index 0 with the
+    line that names it, instead of reading that one file zero-based: the features of a
+    training file and of the files predicted or scaled with it stay the same features."""
+    heart = data_file("heart_scale")
+    (tmp_path / "zero").write_text("1 0:0.5 2:3\n-1 0:0.2 2:0.1\n1 1:4\n")
+    run(["libsmo-train", "-q", heart, "heart.model"], tmp_path)
+    for command in (["libsmo-train", "-q", "zero", "zero.model"],
+                    ["libsmo-predict", "zero", "heart.model", "out"],
+                    ["libsmo-grid", "-log2c", "0,0,1", "-log2g", "0,0,1", "zero"],
+                    ["libsmo-scale", "zero"]):
+        result = run(command, tmp_path, ok=False)
+        assert result.returncode == 1, command
+        assert "line 1" in result.stderr and "feature index 0" in result.stderr, command
+        assert result.stdout == ""
+    assert not (tmp_path / "zero.model").exists() and not (tmp_path / "out").exists()
+
+
 def test_predict_is_svm_predict(tmp_path):
     need_libsvm_tools()
     heart, housing = data_file("heart_scale"), data_file("housing_scale")
