@@ -31,8 +31,9 @@ def log_summary(executor, fit, upper_bound):
     """LIBSVM's "obj = ..., rho = ..." and "nSV = ..., nBSV = ..." lines."""
     if executor.solver.verbose:
         n_sv = int(np.count_nonzero(fit.coef))
-        # LIBSVM's test, exact: a coefficient at its bound is that bound's bits
-        n_bsv = int(np.count_nonzero(np.abs(fit.coef) >= upper_bound))
+        # LIBSVM's test, exact: a coefficient at its bound is that bound's bits (nu-SVC's
+        # bound 1 / r is negative when r is: then every support vector counts)
+        n_bsv = int(np.count_nonzero((fit.coef != 0) & (np.abs(fit.coef) >= upper_bound)))
         logger.info("obj = %f, rho = %f", fit.objective, fit.rho)
         logger.info("nSV = %d, nBSV = %d", n_sv, n_bsv)
 
@@ -87,8 +88,9 @@ def solve_nu_svc(executor, rows, signs, weights, nu, n_positive, seed=None):
     r = np.float64(solution.r)  # numpy's division: r * r may underflow to 0
     with np.errstate(divide="ignore", over="ignore", invalid="ignore", under="ignore"):
         # LIBSVM's alpha[i] *= y[i] / r, the same bits
-        coef = solution.alpha * (signs / r) if r > 0 else None
-        scaled = r > 0 and np.isfinite(coef).all() and np.isfinite(
+        # r < 0 (nu too small for the data) scales as LIBSVM scales it: the signs turn
+        coef = solution.alpha * (signs / r) if r != 0 else None
+        scaled = r != 0 and np.isfinite(coef).all() and np.isfinite(
             [solution.rho / r, solution.objective / (r * r), 1 / r]).all()
     if not scaled:
         # LIBSVM divides by r = 0 all the same and writes inf and NaN coefficients;

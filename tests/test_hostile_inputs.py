@@ -6,6 +6,7 @@ nu-SVC problems without a solution.
 Each crash case runs in a child interpreter: a segmentation fault there fails the test
 instead of ending the test run.
 """
+import re
 import subprocess
 import sys
 import tempfile
@@ -17,6 +18,7 @@ import pytest
 import scipy.sparse as sp
 
 import libsmo
+from peers import libsvm_decision, libsvm_train
 
 TESTS = Path(__file__).parent
 
@@ -241,6 +243,25 @@ def test_nu_svc_whose_margins_are_all_equal_is_a_clear_error(heart_scale, case):
     }[case]
     with pytest.raises(ValueError, match=NU_MESSAGE):
         libsmo.train(svm_type="nu_svc", **kwargs)
+
+
+def test_nu_svc_with_a_negative_r_is_libsvms_model():
+    """r < 0 (nu too small for these random labels, a sigmoid kernel): LIBSVM divides by
+    it and prints "C = -1.150407"; scikit-learn's NuSVC fits. Before, libsmo refused it
+    with the message for r = 0."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = rng.integers(0, 2, size=60).astype(float)
+    params = dict(svm_type="nu_svc", kernel="sigmoid", gamma=0.3, coef0=0.5, nu=0.3)
+    peer = libsvm_train(X, y, **params)
+    assert re.findall(r"C = (\S+)", peer.output) == ["-1.150407"]
+    model = libsmo.train(X, y, **params)
+    assert model.n_iter == [int(n) for n in re.findall(r"#iter = (\d+)", peer.output)]
+    np.testing.assert_allclose(model.decision_function(X).ravel(),
+                               libsvm_decision(peer, X).ravel(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(libsmo.NuSVC(kernel="sigmoid", gamma=0.3, coef0=0.5,
+                                               nu=0.3).fit(X, y).predict(X),
+                                  model.predict(X))
 
 
 def test_nu_svc_without_a_solution_through_the_estimator_and_cross_validation():
