@@ -98,6 +98,24 @@ def test_shrinking_takes_libsvms_steps(name, params):
     assert [f"{v:f}" for v in model.objective] == re.findall(r"obj = (\S+),", peer.output)
 
 
+@pytest.mark.parametrize("name,params", [
+    ("heart_scale", dict(C=10.0)),
+    ("australian_scale", dict(C=100.0, gamma=0.5)),
+    ("a1a", dict(C=4.0, gamma=0.03)),
+    ("heart_scale", dict(svm_type="nu_svc", nu=0.3)),
+], ids=["heart", "australian", "a1a", "heart nu-SVC"])
+def test_rho_and_objective_are_libsvms_bits(name, params):
+    """LIBSVM sums rho's free variables and the objective in its solver's order, which
+    shrinking has permuted; so does libsmo (`make_solution`'s order), so that the model
+    file's rho and the "obj = " line are LIBSVM's to the last bit."""
+    X, y = load_dataset(name)
+    model = libsmo.train(X, y, shrinking=True, **params)
+    peer = libsvm_train(X, y, shrinking=True, **params)
+    assert model.n_iter == [int(n) for n in re.findall(r"#iter = (\d+)", peer.output)]
+    assert model.rho[0] == peer.rho[0]
+    assert [f"{v:.6f}" for v in model.objective] == re.findall(r"obj = (\S+),", peer.output)
+
+
 def test_precomputed_kernel_matches_rbf():
     X, y = load_dataset("heart_scale", dense=True)
     gamma = 1.0 / X.shape[1]

@@ -482,18 +482,10 @@ cdef class Solver:
             raise MemoryError("libsmo: cannot allocate memory for the kernel cache")
         if not self.gradient_whole:
             raise SolverStopped("stopped by another thread before the gradient was whole")
-        # the caller's order: variable k of the solver is the caller's active_set[k]
-        cdef int k, t
-        arrays = [np.empty(self.l) for _ in range(5)]
-        cdef double[::1] alpha = arrays[0], G = arrays[1], p = arrays[2], y = arrays[3]
-        cdef double[::1] C = arrays[4]
-        with nogil:
-            for k in range(self.l):
-                t = self.active_set[k]
-                alpha[t] = self.alpha[k]
-                G[t] = self.G[k]
-                p[t] = self.p[k]
-                y[t] = self.y[k]
-                C[t] = self.C[k]
-        return make_solution(*arrays, self.nu, self.n_iter, self.stop,
-                             self.Q.kernel.evaluations, self.few_free_rebuilds)
+        # rho and the objective summed in the solver's order, as LIBSVM sums them before
+        # it puts the solution back; variable k of the solver is the caller's
+        # active_set[k]
+        return make_solution(
+            np.asarray(self.alpha), np.asarray(self.G), np.asarray(self.p),
+            np.asarray(self.y), np.asarray(self.C), self.nu, self.n_iter, self.stop,
+            self.Q.kernel.evaluations, self.few_free_rebuilds, np.asarray(self.active_set))

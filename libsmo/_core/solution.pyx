@@ -2,9 +2,9 @@
 """What a solver run returns: a `Solution`, immutable once made.
 
 Both solvers (`libsmo._core.smo` with kernel rows, `libsmo._core.linear_smo` with the
-primal weights) end with their final alpha and gradient in the caller's variable order
-and call `make_solution`, which computes LIBSVM's rho (and the nu variant's r) and the
-dual objective in LIBSVM's order of summation.
+primal weights) end by calling `make_solution` with their final alpha and gradient, in
+their own variable order and with the map back to the caller's. It computes LIBSVM's
+rho (and the nu variant's r) and the dual objective in LIBSVM's order of summation.
 """
 import numpy as np
 cimport cython
@@ -89,6 +89,13 @@ cdef double _group_rho(const double[::1] alpha, const double[::1] G, const doubl
     return (ub + lb) / 2
 
 
+def _in_caller_order(values, order):
+    """values[k] moved to position order[k]."""
+    out = np.empty(len(values))
+    out[np.asarray(order, dtype=np.intp)] = values
+    return out
+
+
 def _frozen(values):
     """A private copy behind a read-only view: the view cannot be made writeable again
     (its base is read-only), and the caller's array keeps its own flags and data."""
@@ -98,13 +105,15 @@ def _frozen(values):
 
 
 def make_solution(alpha, G, p, y, C, bint nu, long long n_iter, int stop,
-                  long long kernel_evaluations=0, long long few_free_rebuilds=0):
+                  long long kernel_evaluations=0, long long few_free_rebuilds=0,
+                  order=None):
     """The `Solution` of a solver run from its final alpha and gradient.
 
     Parameters
     ----------
     alpha, G, p, y, C : ndarray of float64 of one length, C-contiguous
-        In the caller's order; the Solution keeps read-only copies of alpha and G.
+        In the solver's order; the Solution keeps read-only copies of alpha and G in
+        the caller's order (see `order`).
     nu : bool
         The nu variant: rho per sign group.
     n_iter : int
@@ -114,13 +123,18 @@ def make_solution(alpha, G, p, y, C, bint nu, long long n_iter, int stop,
         Kernel values the run computed.
     few_free_rebuilds : int
         The run's gradient rebuilds with fewer than half of the active variables free.
+    order : ndarray of int or None
+        order[k] is the caller's index of the solver's variable k (the solver's
+        exchanges while shrinking); None when the two orders are the same.
 
     Returns
     -------
     Solution
-        rho is LIBSVM's (sums in its order): the mean of y G over free variables, else
-        the middle of the interval the bound ones allow. The nu variant does this per
-        sign group, giving r1 and r2, and has rho = (r1 - r2) / 2, r = (r1 + r2) / 2.
+        rho and the objective are LIBSVM's, summed in the solver's order (its variables
+        exchanged by shrinking) as LIBSVM sums them. rho is the mean of y G over free
+        variables, else the middle of the interval the bound ones allow. The nu variant
+        does this per sign group, giving r1 and r2, and has rho = (r1 - r2) / 2,
+        r = (r1 + r2) / 2.
     """
     cdef const double[::1] a = alpha, g = G, pv = p, yv = y, c = C
     cdef Py_ssize_t t
@@ -134,6 +148,8 @@ def make_solution(alpha, G, p, y, C, bint nu, long long n_iter, int stop,
             objective += a[t] * (g[t] + pv[t])
             finite = finite and isfinite(a[t]) and isfinite(g[t])
     cdef Solution out = Solution.__new__(Solution)
+    if order is not None:
+        alpha, G = _in_caller_order(alpha, order), _in_caller_order(G, order)
     out.alpha = _frozen(alpha)
     out.gradient = _frozen(G)
     out.rho = (r1 - r2) / 2 if nu else r1
