@@ -294,7 +294,9 @@ def _train_and_save(problem, keywords, random_state, verbose, model_file):
         params = TrainParams.from_kwargs(verbose=verbose, callback=progress,
                                          random_state=random_state, **keywords)
         try:
-            model = fit(problem.X, problem.y, params)
+            model = (_single_class_model(problem, params, verbose)
+                     if _single_class(problem.y, params.svm_type)
+                     else fit(problem.X, problem.y, params))
         finally:
             if isinstance(progress, _ProgressLine):
                 progress.close()
@@ -311,6 +313,38 @@ def _train_and_save(problem, keywords, random_state, verbose, model_file):
         raise CommandError(f"can't save model to file {model_file} "
                            f"({exc.strerror or exc})") from None
     return 0
+
+
+def _single_class(y, svm_type):
+    """Whether svm-train would train a model of one class: C-SVC or nu-SVC on labels that
+    are all the same."""
+    return svm_type in CLASSIFICATION_TYPES and len(y) > 0 and bool((y == y[0]).all())
+
+
+def _single_class_model(problem, params, verbose):
+    """svm-train's model of training data in one class: LIBSVM warns (on stdout, as its
+    other lines), trains no pair, and its model, of no support vector and no rho,
+    predicts that label for every row. libsmo.train refuses such data, as
+    scikit-learn does; the command keeps svm-train's behaviour and its model file."""
+    import numpy as np
+
+    from libsmo.classification import class_factors
+    from libsmo.model import Model
+    if verbose:
+        write_stdout("WARNING: training data in only one class. See README for details.\n"
+                     "Total nSV = 0\n")
+    class_factors(problem.y[:1], params)   # LIBSVM's warning for a -wi of another label
+    precomputed = params.kernel.kernel == "precomputed"
+    n_features = problem.X.shape[0] if precomputed else problem.X.shape[1]
+    kernel = params.kernel.for_data(n_features)
+    empty = np.zeros(0)
+    return Model(svm_type=params.svm_type, kernel=kernel.kernel, gamma=kernel.gamma,
+                 degree=kernel.degree, coef0=kernel.coef0, classes=problem.y[:1],
+                 n_support=[0], support=np.zeros(0, dtype=np.int64),
+                 support_vectors=None if precomputed else np.zeros((0, n_features)),
+                 sv_coef=np.zeros((1, 0)), rho=empty, n_features=n_features,
+                 probA=empty if params.probability else None,
+                 probB=empty if params.probability else None)
 
 
 __all__ = ["TRAIN_USAGE", "libsvm_check_parameter", "parse_train_args", "train_main"]

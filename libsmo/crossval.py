@@ -20,6 +20,7 @@ that the order they run in does not matter; LIBSVM's rand() (`LibsvmRandom`) is 
 sequence consumed fold after fold, as svm-train consumes it, so those folds run one
 after another whatever n_jobs.
 """
+import logging
 import numbers
 import warnings
 from dataclasses import dataclass
@@ -36,6 +37,8 @@ from libsmo.names import CLASSIFICATION_TYPES, REGRESSION_TYPES
 from libsmo.params import TrainParams
 from libsmo.problem import TrainingSet
 from libsmo.train import fit_training_set, training_set_for
+
+logger = logging.getLogger("libsmo")
 
 
 def _subset(X, rows, columns, precomputed):
@@ -338,6 +341,10 @@ def fold_predictions(X, y, folds, train_params, sample_weight=None, blocks=None,
                     and (y_train == y_train[0]).all()):
                 # LIBSVM's one-class-of-data model predicts that class everywhere
                 predictions[test_rows] = y_train[0]
+                if fold_params[k].solver.verbose:   # and its training says so
+                    logger.info("WARNING: training data in only one class. See README "
+                                "for details.")
+                    logger.info("Total nSV = 0")
                 continue
             tested.append((k, test_rows))
             if blocks is not None:

@@ -250,6 +250,10 @@ def class_probabilities(decision_values, probA, probB, k):
     decision_values : shape (n, k(k-1)/2), LIBSVM's pair order.
     Returns shape (n, k).
     """
+    if k == 1:
+        # a model of one class (svm-train's, of data in one class) has no pair; LIBSVM's
+        # coupling starts at p = 1 / k, which is then already its answer
+        return np.ones((len(np.asarray(decision_values)), 1))
     dec = np.asarray(decision_values, dtype=np.float64).reshape(-1, k * (k - 1) // 2)
     P = sigmoid_predict(dec, np.asarray(probA)[None, :], np.asarray(probB)[None, :])
     P = np.clip(P, MIN_PROB, 1.0 - MIN_PROB)

@@ -163,6 +163,30 @@ def test_a_feature_index_0_is_refused_by_every_command(tmp_path):
     assert not (tmp_path / "zero.model").exists() and not (tmp_path / "out").exists()
 
 
+def test_training_data_of_one_class_is_svm_trains_model(tmp_path):
+    """svm-train warns and writes a model of one class, no support vector and no rho,
+    which predicts its label everywhere (libsmo.train refuses such data, as
+    scikit-learn does; the command is svm-train's). The lines, the model file's bytes,
+    -v's folds and svm-predict -b 1 on the model, as svm-train and svm-predict give them."""
+    need_libsvm_tools()
+    heart = data_file("heart_scale")
+    rows = [line for line in open(heart) if line.startswith("+1")][:50]
+    (tmp_path / "one").write_text("".join(rows))
+    for options in ([], ["-b", "1"], ["-s", "1"], ["-w2", "3"], ["-v", "5"]):
+        theirs = run(["svm-train", *options, "one", "theirs.model"], tmp_path)
+        ours = run(["libsmo-train", *options, "one", "ours.model"], tmp_path)
+        assert (ours.stdout, ours.stderr) == (theirs.stdout, theirs.stderr), options
+        assert "training data in only one class" in ours.stdout
+        if "-v" not in options:
+            assert ((tmp_path / "ours.model").read_bytes()
+                    == (tmp_path / "theirs.model").read_bytes()), options
+    run(["svm-train", "-b", "1", "one", "m"], tmp_path)
+    theirs = run(["svm-predict", "-b", "1", heart, "m", "o1"], tmp_path)
+    ours = run(["libsmo-predict", "-b", "1", heart, "m", "o2"], tmp_path)
+    assert ours.stdout == theirs.stdout
+    assert (tmp_path / "o2").read_text() == (tmp_path / "o1").read_text()
+
+
 def test_predict_is_svm_predict(tmp_path):
     need_libsvm_tools()
     heart, housing = data_file("heart_scale"), data_file("housing_scale")
