@@ -61,3 +61,21 @@ def test_make_solution_leaves_the_flags_of_its_arrays(writeable):
     np.testing.assert_array_equal(solution.gradient, G)
     assert solution.objective == pytest.approx(0.5 * alpha @ (G + p), rel=1e-14)
     assert (solution.n_iter, solution.status) == (3, "optimal")
+
+
+def test_make_solution_sums_in_the_solvers_order_and_answers_in_the_callers():
+    """rho's free-variable mean and the objective are summed in the order given (the
+    solver's, as LIBSVM sums them); alpha and G come back moved to order[k]."""
+    rng = np.random.default_rng(0)
+    n = 50
+    alpha = rng.uniform(0.1, 0.9, n)          # all free
+    G, p = rng.normal(size=n) * 1e3, -np.ones(n)
+    y, C = np.where(rng.random(n) < 0.5, 1.0, -1.0), np.ones(n)
+    order = rng.permutation(n).astype(np.int32)
+    out = make_solution(alpha, G, p, y, C, False, 7, 1, order=order)
+    assert out.rho == np.cumsum(y * G)[-1] / n
+    assert out.objective == np.cumsum(alpha * (G + p))[-1] / 2
+    np.testing.assert_array_equal(out.alpha[order], alpha)
+    np.testing.assert_array_equal(out.gradient[order], G)
+    with pytest.raises(ValueError, match="order must hold 50 indices"):
+        make_solution(alpha, G, p, y, C, False, 7, 1, order=np.arange(1, n + 1))

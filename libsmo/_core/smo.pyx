@@ -484,8 +484,8 @@ cdef class Solver:
             raise SolverStopped("stopped by another thread before the gradient was whole")
         # rho and the objective summed in the solver's order, as LIBSVM sums them before
         # it puts the solution back; variable k of the solver is the caller's
-        # active_set[k]
+        # active_set[k]. The arrays behind the memoryviews are handed over as they are
         return make_solution(
-            np.asarray(self.alpha), np.asarray(self.G), np.asarray(self.p),
-            np.asarray(self.y), np.asarray(self.C), self.nu, self.n_iter, self.stop,
-            self.Q.kernel.evaluations, self.few_free_rebuilds, np.asarray(self.active_set))
+            self.alpha.base, self.G.base, self.p.base, self.y.base, self.C.base, self.nu,
+            self.n_iter, self.stop, self.Q.kernel.evaluations, self.few_free_rebuilds,
+            self.active_set.base)

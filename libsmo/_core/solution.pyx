@@ -89,11 +89,17 @@ cdef double _group_rho(const double[::1] alpha, const double[::1] G, const doubl
     return (ub + lb) / 2
 
 
-def _in_caller_order(values, order):
-    """values[k] moved to position order[k]."""
-    out = np.empty(len(values))
-    out[np.asarray(order, dtype=np.intp)] = values
-    return out
+cdef tuple _in_caller_order(const double[::1] alpha, const double[::1] G, order):
+    """New alpha and G with entry k moved to position order[k]."""
+    cdef const int[::1] to = order
+    cdef Py_ssize_t k
+    out_alpha, out_G = np.empty(alpha.shape[0]), np.empty(alpha.shape[0])
+    cdef double[::1] a = out_alpha, g = out_G
+    with nogil:
+        for k in range(to.shape[0]):
+            a[to[k]] = alpha[k]
+            g[to[k]] = G[k]
+    return out_alpha, out_G
 
 
 def _frozen(values):
@@ -149,7 +155,12 @@ def make_solution(alpha, G, p, y, C, bint nu, long long n_iter, int stop,
             finite = finite and isfinite(a[t]) and isfinite(g[t])
     cdef Solution out = Solution.__new__(Solution)
     if order is not None:
-        alpha, G = _in_caller_order(alpha, order), _in_caller_order(G, order)
+        # the loop below does not check its indices (boundscheck is off)
+        order = np.ascontiguousarray(order, dtype=np.int32)
+        if order.shape[0] != a.shape[0] or (len(order) and not (
+                0 <= order.min() and order.max() < len(order))):
+            raise ValueError(f"order must hold {a.shape[0]} indices below {a.shape[0]}")
+        alpha, G = _in_caller_order(a, g, order)
     out.alpha = _frozen(alpha)
     out.gradient = _frozen(G)
     out.rho = (r1 - r2) / 2 if nu else r1
