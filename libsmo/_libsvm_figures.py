@@ -48,10 +48,11 @@ def regression_figures(y, predictions):
     v = np.asarray(predictions, dtype=np.float64)
     t = np.asarray(y, dtype=np.float64)
     n = len(t)
-    error = sequential_sum((v - t) * (v - t))
-    sum_v, sum_t = sequential_sum(v), sequential_sum(t)
-    sum_vv, sum_tt, sum_vt = sequential_sum(v * v), sequential_sum(t * t), sequential_sum(v * t)
+    with np.errstate(all="ignore"):   # C's arithmetic: overflow to inf, no warning
+        error = sequential_sum((v - t) * (v - t))
+        sum_v, sum_t = sequential_sum(v), sequential_sum(t)
+        sum_vv, sum_tt = sequential_sum(v * v), sequential_sum(t * t)
+        sum_vt = sequential_sum(v * t)
     numerator = (n * sum_vt - sum_v * sum_t) * (n * sum_vt - sum_v * sum_t)
     denominator = (n * sum_vv - sum_v * sum_v) * (n * sum_tt - sum_t * sum_t)
-    with np.errstate(all="ignore"):
-        return c_divide(error, n), c_divide(numerator, denominator)
+    return c_divide(error, n), c_divide(numerator, denominator)
