@@ -284,6 +284,7 @@ def _cross_validate(problem, folds, keywords, random_state, verbose):
 def _train_and_save(problem, keywords, random_state, verbose, model_file):
     import sys
 
+    from libsmo._one_vs_one import all_one_class
     from libsmo.params import TrainParams
     from libsmo.train import fit
     progress = None
@@ -295,7 +296,8 @@ def _train_and_save(problem, keywords, random_state, verbose, model_file):
                                          random_state=random_state, **keywords)
         try:
             model = (_single_class_model(problem, params, verbose)
-                     if _single_class(problem.y, params.svm_type)
+                     if (params.svm_type in CLASSIFICATION_TYPES
+                         and all_one_class(problem.y))
                      else fit(problem.X, problem.y, params))
         finally:
             if isinstance(progress, _ProgressLine):
@@ -315,12 +317,6 @@ def _train_and_save(problem, keywords, random_state, verbose, model_file):
     return 0
 
 
-def _single_class(y, svm_type):
-    """Whether svm-train would train a model of one class: C-SVC or nu-SVC on labels that
-    are all the same."""
-    return svm_type in CLASSIFICATION_TYPES and len(y) > 0 and bool((y == y[0]).all())
-
-
 def _single_class_model(problem, params, verbose):
     """svm-train's model of training data in one class: LIBSVM warns (on stdout, as its
     other lines), trains no pair, and its model, of no support vector and no rho,
@@ -328,11 +324,11 @@ def _single_class_model(problem, params, verbose):
     scikit-learn does; the command keeps svm-train's behaviour and its model file."""
     import numpy as np
 
+    from libsmo._one_vs_one import ONE_CLASS_LINES
     from libsmo.classification import class_factors
     from libsmo.model import Model
     if verbose:
-        write_stdout("WARNING: training data in only one class. See README for details.\n"
-                     "Total nSV = 0\n")
+        write_stdout("".join(line + "\n" for line in ONE_CLASS_LINES))
     class_factors(problem.y[:1], params)   # LIBSVM's warning for a -wi of another label
     precomputed = params.kernel.kernel == "precomputed"
     n_features = problem.X.shape[0] if precomputed else problem.X.shape[1]

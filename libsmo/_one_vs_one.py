@@ -12,6 +12,19 @@ import numpy as np
 from libsmo._core.pair_votes import pair_decisions, tally_pairs
 
 
+# what LIBSVM's svm_train prints (info) for training data in one class, whose model has
+# no pair and predicts that class everywhere
+ONE_CLASS_LINES = ("WARNING: training data in only one class. See README for details.",
+                   "Total nSV = 0")
+
+
+def all_one_class(labels):
+    """Whether `labels` (at least one) are all the same: LIBSVM then trains a model of
+    one class (a comparison, not np.unique, whose first plain call imports numpy.ma: 8
+    ms of every libsmo-train -v and libsmo-grid)."""
+    return len(labels) > 0 and bool((labels == labels[0]).all())
+
+
 def group_classes(y):
     """Class labels in LIBSVM's order and each example's class index.
 

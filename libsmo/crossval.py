@@ -31,7 +31,7 @@ from libsmo import _parallel
 from libsmo import _validation as v
 from libsmo import probability as prob
 from libsmo._libsvm_figures import regression_figures
-from libsmo._one_vs_one import group_classes
+from libsmo._one_vs_one import ONE_CLASS_LINES, all_one_class, group_classes
 from libsmo._random import LibsvmRandom
 from libsmo.names import CLASSIFICATION_TYPES, REGRESSION_TYPES
 from libsmo.params import TrainParams
@@ -335,16 +335,12 @@ def fold_predictions(X, y, folds, train_params, sample_weight=None, blocks=None,
             if len(test_rows) == 0:
                 continue
             y_train = None if y is None else y[train_rows]
-            # all one class (a comparison: np.unique would import numpy.ma, 8 ms of
-            # every libsmo-train -v and libsmo-grid)
-            if (svm_type in CLASSIFICATION_TYPES and len(y_train)
-                    and (y_train == y_train[0]).all()):
+            if svm_type in CLASSIFICATION_TYPES and all_one_class(y_train):
                 # LIBSVM's one-class-of-data model predicts that class everywhere
                 predictions[test_rows] = y_train[0]
                 if fold_params[k].solver.verbose:   # and its training says so
-                    logger.info("WARNING: training data in only one class. See README "
-                                "for details.")
-                    logger.info("Total nSV = 0")
+                    for line in ONE_CLASS_LINES:
+                        logger.info(line)
                 continue
             tested.append((k, test_rows))
             if blocks is not None:

@@ -102,10 +102,11 @@ cdef tuple _in_caller_order(const double[::1] alpha, const double[::1] G, order)
     return out_alpha, out_G
 
 
-def _frozen(values):
-    """A private copy behind a read-only view: the view cannot be made writeable again
-    (its base is read-only), and the caller's array keeps its own flags and data."""
-    owner = np.array(values, dtype=np.float64)
+def _frozen(values, bint copy=True):
+    """A private copy (or, with copy=False, `values` itself, an array no one else holds)
+    behind a read-only view: the view cannot be made writeable again (its base is
+    read-only), and a caller's array keeps its own flags and data."""
+    owner = np.array(values, dtype=np.float64) if copy else values
     owner.flags.writeable = False
     return owner.view()
 
@@ -161,8 +162,9 @@ def make_solution(alpha, G, p, y, C, bint nu, long long n_iter, int stop,
                 0 <= order.min() and order.max() < len(order))):
             raise ValueError(f"order must hold {a.shape[0]} indices below {a.shape[0]}")
         alpha, G = _in_caller_order(a, g, order)
-    out.alpha = _frozen(alpha)
-    out.gradient = _frozen(G)
+    # the moved arrays are new: frozen as they are
+    out.alpha = _frozen(alpha, copy=order is None)
+    out.gradient = _frozen(G, copy=order is None)
     out.rho = (r1 - r2) / 2 if nu else r1
     out.r = (r1 + r2) / 2 if nu else 0.0
     out.objective = objective / 2
