@@ -19,6 +19,7 @@ import pytest
 from conftest import in_layout, kernel_reference
 from libsmo._core.kernel import Kernel
 from libsmo._core.qmatrix import QMatrix, SVRQMatrix
+from libsmo._core.solvers import solve, solve_linear
 
 FLOAT32_RTOL = 2.0**-24 * 1.001   # float32 rounding of the exact value, with a margin
 KERNEL_ATOL = 1e-12
@@ -214,6 +215,28 @@ def test_accessors_check_their_arguments():
         Q.row(0, 12)
     with pytest.raises(IndexError):
         Q.swap(0, 11)
+
+
+@pytest.mark.parametrize("wrong", ["p", "y", "C", "alpha", "gradient"])
+def test_solvers_refuse_arrays_of_another_length(wrong):
+    # The solvers index p, y, C and alpha by variable without bounds checks: an SVR
+    # matrix of 7 examples (14 variables) given 2 x 9 targets crashed the interpreter.
+    D = in_layout(data(n=7), "csr")
+    signs = np.r_[np.ones(7), -np.ones(7)]
+    arrays = dict(p=-np.ones(14), y=signs, C=np.ones(14), alpha=np.zeros(14))
+    if wrong == "gradient":
+        arrays.update(gradient=np.ones(18), gradient_bar=np.zeros(14))
+    else:
+        arrays[wrong] = np.ones(18)
+    Q = SVRQMatrix(Kernel(D, *KERNELS["rbf"]), 100.0)
+    with pytest.raises(ValueError, match=rf"{wrong} must have shape \(14,\)"):
+        solve(Q, **arrays)
+    if wrong != "gradient":
+        # the primal solver: 7 variables, one per row
+        arrays = dict(p=-np.ones(7), y=signs[::2], C=np.ones(7), alpha=np.zeros(7))
+        arrays[wrong] = np.ones(9)
+        with pytest.raises(ValueError, match=rf"{wrong} must have shape \(7,\)"):
+            solve_linear(D, np.arange(7), **arrays)
 
 
 # ---------------------------------------------------------------------------------------

@@ -168,6 +168,25 @@ def csr_is_canonical(X):
                                    X.shape[1])
 
 
+def check_lengths(long long n, str what, **arrays):
+    """Raise ValueError unless every array has shape (n,): the solvers index their
+    arrays by variable without bounds checks.
+
+    Parameters
+    ----------
+    n : int
+        The number of variables.
+    what : str
+        What n counts, for the message ("Q's variables", "rows").
+    **arrays : array-like
+        The arrays by name.
+    """
+    for name, values in arrays.items():
+        if np.shape(values) != (n,):
+            raise ValueError(f"{name} must have shape ({n},) ({what}), "
+                             f"got {np.shape(values)}")
+
+
 def all_finite(values):
     """Whether every entry of a C-contiguous float64 array is finite (NaN or infinity in
     the data would make kernel values NaN).

@@ -38,6 +38,7 @@ from libsmo._core.pair_step cimport FREE, bound_status, in_low, in_up, solve_pai
 from libsmo._core.rows cimport Rows, row_add_to_vector, row_dot, row_dot_vector
 from libsmo._core.stopping cimport StopConditions, RUNNING, OPTIMAL, EXCEPTION
 from libsmo._core.solution import make_solution
+from libsmo._core.arrays import check_lengths
 
 cnp.import_array()
 
@@ -353,6 +354,8 @@ def solve_linear(X, rows, p, y, C, alpha=None, *, double tol=1e-3, max_iter=None
     l = len(rows)
     if alpha is None:
         alpha = np.zeros(l)
+    # the solver indexes these by variable without bounds checks
+    check_lengths(l, "rows", p=p, y=y, C=C, alpha=alpha)
     solver = LinearSolver(X, rows, p, y, C, alpha, tol, max_iter, callback, callback_every,
                           time_limit, stop_flag)
     return solver.run()

@@ -220,6 +220,11 @@ cdef class QMatrix:
         """Free the cached rows now (`RowCache.release`); returns the bytes they held."""
         return self.cache.release()
 
+    @property
+    def n_variables(self):
+        """The number of variables (the length of the rows and of the diagonal)."""
+        return self.diag.shape[0]
+
     def diagonal(self):
         """Q_ii in the current variable order (float64)."""
         return np.asarray(self.diag).copy()

@@ -6,6 +6,7 @@ return a `libsmo._core.solution.Solution`.
 """
 import numpy as np
 
+from libsmo._core.arrays import check_lengths
 from libsmo._core.linear_smo import solve_linear
 from libsmo._core.platt_smo import PlattSolver
 from libsmo._core.qmatrix import QMatrix
@@ -65,14 +66,17 @@ def solve(Q, p, y, C, alpha=None, *, tol=1e-3, shrinking=True, selection="second
     if not isinstance(Q, QMatrix):
         raise TypeError(f"Q must be a QMatrix, got {type(Q).__name__}")
     if alpha is None:
-        alpha = np.zeros(len(p))
+        alpha = np.zeros(Q.n_variables)
+    # the solver indexes these by Q's variables without bounds checks
+    check_lengths(Q.n_variables, "Q's variables", p=p, y=y, C=C, alpha=alpha)
     solver_class = PlattSolver if selection == "platt" else Solver
     if (gradient is None) != (gradient_bar is None):
         raise ValueError("give both gradient and gradient_bar, or neither")
-    for name, values in (("gradient", gradient), ("gradient_bar", gradient_bar)):
-        if values is not None and np.shape(values) != (len(p),):
-            raise ValueError(f"{name} must have shape ({len(p)},), got {np.shape(values)}")
+    if gradient is not None:
+        check_lengths(Q.n_variables, "Q's variables", gradient=gradient,
+                      gradient_bar=gradient_bar)
     solver = solver_class(Q, p, y, C, alpha, tol, shrinking, max_iter, callback,
                           callback_every, nu, time_limit, stop_flag, gradient,
                           gradient_bar)
     return solver.run()
+
