@@ -233,6 +233,25 @@ def test_the_command_runs_without_a_terminal_or_gnuplot(tmp_path):
     assert np.isfinite(float(out.stdout.split()[-1]))
 
 
+def test_gnuplot_is_waited_for_or_ended(tmp_path):
+    """The command starts gnuplot before the grid and, after it, waits for the picture;
+    when the grid fails, gnuplot is ended instead of left running."""
+    from libsmo._cli_grid import _Plotter
+    drawing = tmp_path / "drawing"
+    drawing.write_text(f"#!/bin/sh\nsleep 0.2\nexec cat > {tmp_path / 'drawn'}\n")
+    drawing.chmod(0o755)
+    plotter = _Plotter.start(str(drawing))
+    plotter.draw("splot\n")
+    assert plotter.process.returncode == 0
+    assert (tmp_path / "drawn").read_text() == "splot\n"
+    waiting = tmp_path / "waiting"
+    waiting.write_text("#!/bin/sh\nexec sleep 600\n")
+    waiting.chmod(0o755)
+    plotter = _Plotter.start(str(waiting))
+    plotter.stop()
+    assert plotter.process.returncode is not None
+
+
 def test_the_contour_is_svm_grids_picture(tmp_path):
     """With gnuplot installed, the png has svm-grid's bytes (grid.py's drawing
     commands over the same cells)."""
