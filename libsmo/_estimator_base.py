@@ -104,7 +104,7 @@ class _BaseSVM(BaseEstimator):
                     tol=self.tol, cache_size=self.cache_size, shrinking=self.shrinking,
                     max_iter=None if self.max_iter == -1 else self.max_iter,
                     verbose=bool(self.verbose),
-                    n_jobs=self.n_jobs)
+                    n_jobs=self.n_jobs, flavor="sklearn")
 
     # ---- fit -------------------------------------------------------------------------
 

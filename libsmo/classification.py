@@ -64,7 +64,7 @@ def train_pair(executor, params, rows_a, rows_b, factors, weights, seed=None):
         return rows, solve_c_svc(executor, rows, signs, params.C * factor * weights[rows],
                                  seed)
     return rows, solve_nu_svc(executor, rows, signs, factor * weights[rows], params.nu, n_a,
-                              seed)
+                              seed, flavor=params.flavor)
 
 
 def pair_probability(executor, params, rows_a, rows_b, factors, weights, rng):

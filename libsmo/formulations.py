@@ -66,17 +66,45 @@ def solve_c_svc(executor, rows, signs, upper_bound, seed=None):
     return fit
 
 
-def solve_nu_svc(executor, rows, signs, weights, nu, n_positive, seed=None):
+def nu_budget(nu, C, weights, flavor):
+    """The nu types' starting sum of alpha over all variables, sum of nu C w_i, in the
+    arithmetic of the LIBSVM the fit follows (see `libsmo.params.TrainParams.flavor`):
+    LIBSVM 3.37 computes (C nu) l, i.e. (C nu) times the sum of the weights;
+    scikit-learn's copy adds (w_i C) nu one row at a time (np.cumsum's sequential
+    order). Their last bits differ for most nu (0.1 added 270 times is not 27), and the
+    solver's path with them.
+
+    Parameters
+    ----------
+    nu : float
+    C : float
+        1 for nu-SVC and one-class, the cost for nu-SVR.
+    weights : ndarray
+        The variables' weights (positive), in the solver's order.
+    flavor : {"libsvm", "sklearn"}
+
+    Returns
+    -------
+    float
+    """
+    if flavor == "sklearn":
+        return float(np.cumsum((weights * C) * nu)[-1]) if len(weights) else 0.0
+    return (C * nu) * weights.sum()
+
+
+def solve_nu_svc(executor, rows, signs, weights, nu, n_positive, seed=None,
+                 flavor="libsvm"):
     """nu-SVC on `rows` (the first n_positive of them +1): per-variable bounds
     `weights`, started at sum(a) = nu * sum(weights) / 2 within each class (LIBSVM's
-    greedy start, or `seed` made feasible); the answer is scaled by 1/r into C-SVC's
-    terms, as LIBSVM's solve_nu_svc does.
+    greedy start, or `seed` made feasible; the sum in `flavor`'s arithmetic, see
+    `nu_budget`); the answer is scaled by 1/r into C-SVC's terms, as LIBSVM's
+    solve_nu_svc does.
 
     Returns
     -------
     BinaryFit
     """
-    total = nu * weights.sum() / 2
+    total = nu_budget(nu, 1.0, weights, flavor) / 2
     if seed is None:
         start = np.concatenate([greedy_fill(total, weights[:n_positive]),
                                 greedy_fill(total, weights[n_positive:])])
@@ -109,19 +137,21 @@ def solve_nu_svc(executor, rows, signs, weights, nu, n_positive, seed=None):
     return fit
 
 
-def solve_one_class(executor, rows, weights, nu, seed=None):
+def solve_one_class(executor, rows, weights, nu, seed=None, flavor="libsvm"):
     """One-class SVM on `rows`, per-example bounds `weights`, started at
-    sum(a) = nu * sum(weights) (LIBSVM's greedy start, or `seed` made feasible).
+    sum(a) = nu * sum(weights) (LIBSVM's greedy start, or `seed` made feasible; the sum
+    in `flavor`'s arithmetic, see `nu_budget`).
 
     Returns
     -------
     BinaryFit
     """
     n = len(rows)
+    total = nu_budget(nu, 1.0, weights, flavor)
     if seed is None:
-        start = greedy_fill(nu * weights.sum(), weights)
+        start = greedy_fill(total, weights)
     else:
-        start = make_feasible(seed, np.ones(n), weights, total=nu * weights.sum())
+        start = make_feasible(seed, np.ones(n), weights, total=total)
     solution = executor.solve(BinaryProblem(rows=rows, signs=np.ones(n),
                                             linear_term=np.zeros(n), upper_bound=weights,
                                             start=start))
@@ -168,16 +198,17 @@ def solve_epsilon_svr(executor, rows, targets, C, weights, epsilon, seed=None):
     return _regression_fit(executor, solution, len(rows), C, weights)
 
 
-def solve_nu_svr(executor, rows, targets, C, weights, nu, seed=None):
+def solve_nu_svr(executor, rows, targets, C, weights, nu, seed=None, flavor="libsvm"):
     """nu-SVR on `rows`: bounds C * weights, started at sum = C nu sum(weights) / 2
     for each sign (LIBSVM's greedy start, or `seed`, coefficients a - a* per row, made
-    feasible); the tube width it finds is -r.
+    feasible; the sum in `flavor`'s arithmetic, see `nu_budget`); the tube width it
+    finds is -r.
 
     Returns
     -------
     BinaryFit
     """
-    total = C * nu * weights.sum() / 2
+    total = nu_budget(nu, C, weights, flavor) / 2
     if seed is None:
         half = greedy_fill(total, C * weights)
         start = np.concatenate([half, half])
@@ -202,7 +233,8 @@ def fit_one_class(executor, data, params, rng=None, start=None):
     `StartingPoint` (warm start) or None."""
     kept = data.kept
     fit = solve_one_class(executor, kept, data.weights[kept], params.nu,
-                          seed=None if start is None else start.row_seed(kept))
+                          seed=None if start is None else start.row_seed(kept),
+                          flavor=params.flavor)
     sv_rows = np.flatnonzero(fit.coef > 0)
     marks = None
     if params.probability:
@@ -240,7 +272,8 @@ def _solve_regression(executor, rows, z, weights, params, seed=None):
     if params.svm_type == "epsilon_svr":
         return solve_epsilon_svr(executor, rows, z, params.C, weights, params.epsilon,
                                  seed)
-    return solve_nu_svr(executor, rows, z, params.C, weights, params.nu, seed)
+    return solve_nu_svr(executor, rows, z, params.C, weights, params.nu, seed,
+                        flavor=params.flavor)
 
 
 def _single_result(kept, fit, sv_rows, **probability_fields):

@@ -21,6 +21,9 @@ from libsmo.names import CLASSIFICATION_TYPES, KERNELS, SVM_TYPES
 
 SELECTIONS = ("second_order", "platt")
 LINEAR_SOLVERS = ("auto", "primal", "kernel")
+# whose LIBSVM a fit reproduces bit for bit where the two differ: LIBSVM 3.37's own
+# (svm-train, libsmo.train) or the copy inside scikit-learn (libsmo's estimators)
+FLAVORS = ("libsvm", "sklearn")
 
 KERNEL_CONSTRAINTS = {
     "kernel": pv.OneOf(KERNELS),
@@ -52,6 +55,7 @@ FORMULATION_CONSTRAINTS = {
     "class_weight": pv.ClassWeights(),
     "probability": pv.Boolean(),
     "random_state": pv.Seed(),
+    "flavor": pv.OneOf(FLAVORS),
 }
 
 
@@ -173,6 +177,12 @@ class TrainParams:
     class_weight : dict label -> weight, or None
     probability : bool
     random_state : None, int >= 0 or numpy Generator
+    flavor : {"libsvm", "sklearn"}
+        Whose arithmetic the fit follows where LIBSVM 3.37 and scikit-learn's copy of
+        LIBSVM differ: the nu types' starting sum (LIBSVM: nu times the sum of the
+        weights; scikit-learn: nu times each weight, added row by row), so that the
+        solver starts where that LIBSVM starts and takes its steps. "libsvm" for
+        `libsmo.train` and the commands, "sklearn" for the estimators.
     kernel : KernelParams
     solver : SolverParams
     """
@@ -183,6 +193,7 @@ class TrainParams:
     class_weight: Optional[dict] = None
     probability: bool = False
     random_state: object = None
+    flavor: str = "libsvm"
     kernel: KernelParams = KernelParams()
     solver: SolverParams = SolverParams()
 

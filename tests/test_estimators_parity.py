@@ -199,3 +199,41 @@ def test_nu_svc_with_a_constant_sigmoid_kernel_is_a_clear_error():
     with pytest.raises(ValueError):
         libsmo.NuSVC(kernel="sigmoid", gamma="auto").fit(
             [[50, 60], [70, 80], [60, 90], [80, 50]], [1, 1, -1, -1])
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+@pytest.mark.parametrize("Est,data,params", [
+    (libsmo.NuSVC, "heart_scale", {"nu": 0.1}),
+    (libsmo.NuSVC, "pendigits", {"nu": 0.3, "gamma": "scale"}),
+    (libsmo.OneClassSVM, "heart_scale", {"nu": 0.1}),
+    (libsmo.NuSVR, "bodyfat_scale", {"nu": 0.3, "C": 3.0}),
+], ids=["NuSVC", "NuSVC-multiclass", "OneClassSVM", "NuSVR"])
+def test_nu_types_start_where_scikit_learn_starts(Est, data, params, weighted):
+    # scikit-learn's LIBSVM adds nu * w_i row by row for the starting sum, LIBSVM 3.37
+    # multiplies nu by l: for nu = 0.1 on 270 rows the bits differ, and so did the path
+    # (heart_scale NuSVC: intercept -0.3648 in 998 steps against -0.4095 in 1,063)
+    X, y = load_dataset(data)
+    X, y = X[:800].toarray(), y[:800]
+    weights = (np.random.default_rng(0).uniform(0.5, 2.0, len(y)) if weighted else None)
+    fit_y = () if Est is libsmo.OneClassSVM else (y,)
+    ours = Est(**params).fit(X, *fit_y, sample_weight=weights)
+    theirs = getattr(sk, Est.__name__)(**params).fit(X, *fit_y, sample_weight=weights)
+    for name in ("support_", "dual_coef_", "intercept_", "n_iter_"):
+        np.testing.assert_array_equal(getattr(ours, name), getattr(theirs, name),
+                                      err_msg=name)
+
+
+def test_nu_budget_follows_each_libsvms_arithmetic():
+    from libsmo.formulations import nu_budget
+    weights = np.ones(270)
+    assert nu_budget(0.1, 1.0, weights, "libsvm") == 0.1 * 270
+    sequential = 0.0
+    for w in weights:
+        sequential += (w * 1.0) * 0.1
+    assert nu_budget(0.1, 1.0, weights, "sklearn") == sequential != 0.1 * 270
+    weights = np.random.default_rng(1).uniform(0.5, 2.0, 300)
+    sequential = 0.0
+    for w in weights:
+        sequential += (w * 3.0) * 0.3
+    assert nu_budget(0.3, 3.0, weights, "sklearn") == sequential
+    assert nu_budget(0.3, 3.0, weights, "libsvm") == (3.0 * 0.3) * weights.sum()

@@ -66,7 +66,7 @@ BAD = [
     ("callback_every", 0, ValueError), ("callback_every", 2.0, TypeError),
     ("n_threads", 0, ValueError), ("n_threads", 1.5, TypeError),
     ("n_jobs", 0, ValueError), ("n_jobs", 1.5, TypeError),
-    ("linear_solver", "dual", ValueError),
+    ("linear_solver", "dual", ValueError), ("flavor", "scikit-learn", ValueError),
     ("svm_type", "svc", ValueError),
     ("C", 0, ValueError), ("C", -1.0, ValueError), ("C", "1", TypeError),
     ("nu", 0, ValueError), ("nu", 1.5, ValueError), ("nu", "0.5", TypeError),
