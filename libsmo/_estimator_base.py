@@ -15,6 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from libsmo import _one_vs_one as ovo
+from libsmo import _validation as v
 from libsmo._estimator_input import (check_targets, effective_sample_weight, gram_matrix,
                                      n_samples, validate_features)
 from libsmo._estimator_params import validate_parameters
@@ -118,6 +119,11 @@ class _BaseSVM(BaseEstimator):
 
     def _fit_model(self, X, y, sample_weight, init=None, **params):
         self._gamma = self._resolve_gamma(X)
+        # drawn at every fit, as scikit-learn's fit draws its LIBSVM's seed (numpy's
+        # global RandomState moves the same way); the probability folds use it
+        folds_source = v.check_sklearn_random_state(getattr(self, "random_state", None))
+        if params.get("probability"):
+            params["random_state"] = folds_source
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ConvergenceWarning)
             params = TrainParams.from_kwargs(svm_type=self._svm_type, gamma=self._gamma,

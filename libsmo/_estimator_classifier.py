@@ -17,12 +17,9 @@ from libsmo._sklearn_compat import (HAVE_SKLEARN, ClassifierMixin, NotFittedErro
 
 
 def probability_params(estimator):
-    """train's probability keywords of a classifier: with probability=True, the folds'
-    Generator from scikit-learn's random_state forms (None, int, RandomState)."""
-    if not estimator.probability:
-        return {}
-    return dict(probability=True,
-                random_state=v.check_random_state(estimator.random_state, legacy=True))
+    """train's probability keywords of a classifier (its folds' random source is drawn
+    by `_BaseSVM._fit_model`, as scikit-learn's fit draws it)."""
+    return dict(probability=True) if estimator.probability else {}
 
 
 class _BaseClassifier(ClassifierMixin, _BaseSVM):
@@ -203,8 +200,9 @@ class _BaseClassifier(ClassifierMixin, _BaseSVM):
         X, _ = self._validate_X(X, reset=False)
         self._check_internal_representation()
         if hasattr(self, "_libsvm_order_model"):
-            return self._libsvm_order_model.predict_proba(X)[:, self._libsvm_order]
-        return self._model.predict_proba(X)
+            return self._libsvm_order_model.predict_proba(
+                X, flavor="sklearn")[:, self._libsvm_order]
+        return self._model.predict_proba(X, flavor="sklearn")
 
     @property
     def predict_log_proba(self):

@@ -13,7 +13,7 @@ import os
 
 import numpy as np
 
-from libsmo._random import LibsvmRandom
+from libsmo._random import LibsvmRandom, SklearnRandom
 from libsmo.names import INT_MAX
 
 
@@ -156,7 +156,7 @@ class Seed(_Constraint):
 
     def check(self, value, name):
         # LibsvmRandom first: the commands' seeds then never import numpy.random
-        if (value is None or isinstance(value, LibsvmRandom)
+        if (value is None or isinstance(value, (LibsvmRandom, SklearnRandom))
                 or isinstance(value, np.random.Generator)):
             return value
         if self.legacy and isinstance(value, np.random.RandomState):

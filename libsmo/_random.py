@@ -119,3 +119,120 @@ class LibsvmRandom:
 
     def __repr__(self):
         return f"LibsvmRandom(seed={self.seed})"
+
+
+class SklearnRandom:
+    """The random numbers of scikit-learn's copy of LIBSVM (sklearn/svm/src/newrand):
+    a 32-bit Mersenne Twister (C++'s std::mt19937) seeded with the int that
+    scikit-learn's fit draws from its random_state, bounded by Lemire's method.
+
+    scikit-learn draws its probability folds from it: ``perm[i] <-> perm[j]``,
+    ``j = i + bounded(n - i)``, for each one-vs-one pair's Platt folds and for the
+    regressions' Laplace folds. Its training reseeds the generator at each of the
+    folds' trainings, so every pair's shuffle starts from the seed (`split`). With
+    these folds libsmo's estimators give scikit-learn's probA_, probB_ and
+    predict_proba for the same random_state.
+
+    Parameters
+    ----------
+    seed : int in [0, 2**32 - 1]
+    """
+
+    __slots__ = ("seed", "_bits", "_buffer", "_pos")
+
+    def __init__(self, seed):
+        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+            raise TypeError(f"seed must be an int, got {seed!r}")
+        if not 0 <= seed <= _MASK:
+            raise ValueError(f"seed must be in [0, 2**32 - 1], got {seed}")
+        self.seed = int(seed)
+        # numpy's legacy seeding of an int is std::mt19937's (init_genrand)
+        key, pos = np.random.RandomState(self.seed).get_state()[1:3]
+        self._bits = np.random.MT19937(0)
+        self._bits.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": pos}}
+        self._buffer = np.zeros(0, dtype=np.uint64)
+        self._pos = 0
+
+    @classmethod
+    def from_random_state(cls, random_state):
+        """The generator scikit-learn's fit seeds: one draw of randint(2**31 - 1) from
+        check_random_state(random_state) (None: numpy's global RandomState, an int: a
+        RandomState of it, a RandomState: itself). The draw happens here, as in every
+        scikit-learn fit.
+
+        Returns
+        -------
+        SklearnRandom
+        """
+        if random_state is None:
+            source = np.random.mtrand._rand
+        elif isinstance(random_state, np.random.RandomState):
+            source = random_state
+        else:
+            source = np.random.RandomState(random_state)
+        return cls(int(source.randint(np.iinfo(np.int32).max)))
+
+    def _draws(self, count):
+        """The next `count` 32-bit outputs (uint64), kept in a buffer so that draws
+        looked at and not used stay next in the sequence."""
+        if len(self._buffer) - self._pos < count:
+            more = max(count - (len(self._buffer) - self._pos), 64)
+            self._buffer = np.concatenate([self._buffer[self._pos:],
+                                           self._bits.random_raw(more)])
+            self._pos = 0
+        return self._buffer[self._pos:self._pos + count]
+
+    def bounded(self, ranges):
+        """bounded_rand_int(r) for each r of `ranges` in turn: floor(x r / 2^32) of the
+        next output x, retried while the low 32 bits of x r are below (2^32 - r) mod r.
+
+        Parameters
+        ----------
+        ranges : array of int, each in [1, 2**31 - 1]
+
+        Returns
+        -------
+        ndarray of int64
+        """
+        ranges = np.asarray(ranges, dtype=np.uint64)
+        out = np.empty(len(ranges), dtype=np.int64)
+        done = 0
+        while done < len(ranges):
+            r = ranges[done:]
+            m = self._draws(len(r)) * r
+            rejected = np.flatnonzero((m & np.uint64(_MASK))
+                                      < (np.uint64(1 << 32) - r) % r)
+            k = len(r) if len(rejected) == 0 else int(rejected[0])
+            out[done:done + k] = (m[:k] >> np.uint64(32)).astype(np.int64)
+            # the rejected output is spent; its position draws again from the next one
+            self._pos += k + (k < len(r))
+            done += k
+        return out
+
+    def permutation(self, n):
+        """0..n-1 shuffled as LIBSVM shuffles its folds: for i = 0..n-1,
+        j = i + bounded(n - i) and swap(perm[i], perm[j]).
+
+        Returns
+        -------
+        ndarray of int64
+        """
+        offsets = self.bounded(np.arange(int(n), 0, -1)) if n > 0 else []
+        perm = list(range(int(n)))
+        for i, offset in enumerate(offsets):
+            j = i + int(offset)
+            perm[i], perm[j] = perm[j], perm[i]
+        return np.array(perm, dtype=np.int64)
+
+    def split(self, counts):
+        """One generator per one-vs-one pair: each starts from the seed, as each pair's
+        shuffle does in scikit-learn (the previous pair's fold trainings reseeded it).
+
+        Returns
+        -------
+        list of SklearnRandom
+        """
+        return [SklearnRandom(self.seed) for _ in counts]
+
+    def __repr__(self):
+        return f"SklearnRandom(seed={self.seed})"

@@ -14,7 +14,7 @@ from libsmo import _sparse as sp
 from libsmo._core.arrays import (all_finite, compressed_is_canonical, first_above,
                                  squared_norms)
 from libsmo._param_validation import Seed
-from libsmo._random import LibsvmRandom
+from libsmo._random import LibsvmRandom, SklearnRandom
 
 
 def check_data(X, name="X", *, allow_empty=False):
@@ -393,6 +393,24 @@ def check_sample_weight(sample_weight, n_samples):
     return w
 
 
+def check_sklearn_random_state(random_state):
+    """The random source of an estimator's fit, drawn as scikit-learn's fit draws its
+    LIBSVM's seed: one randint(2**31 - 1) from check_random_state(random_state) at
+    every fit. None, an int or a numpy RandomState give a `SklearnRandom` of that seed
+    (the probability folds are then scikit-learn's); a numpy Generator or a
+    `LibsvmRandom` (libsmo's own forms) is returned as is.
+
+    Raises
+    ------
+    TypeError, ValueError
+        Anything else, or a negative int.
+    """
+    random_state = Seed(legacy=True).check(random_state, "random_state")
+    if isinstance(random_state, (np.random.Generator, LibsvmRandom, SklearnRandom)):
+        return random_state
+    return SklearnRandom.from_random_state(random_state)
+
+
 def check_random_state(random_state, *, legacy=False):
     """A numpy Generator from None, an int >= 0 or a Generator (returned as is); with
     legacy=True (scikit-learn's estimators and transformers) also from a numpy
@@ -410,7 +428,7 @@ def check_random_state(random_state, *, legacy=False):
     random_state = Seed(legacy=legacy).check(random_state, "random_state")
     if random_state is None:
         return np.random.default_rng()
-    if isinstance(random_state, (np.random.Generator, LibsvmRandom)):
+    if isinstance(random_state, (np.random.Generator, LibsvmRandom, SklearnRandom)):
         return random_state
     if isinstance(random_state, np.random.RandomState):
         return np.random.default_rng(random_state.randint(np.iinfo(np.int32).max))

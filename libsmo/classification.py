@@ -72,15 +72,24 @@ def pair_probability(executor, params, rows_a, rows_b, factors, weights, rng):
     on the decision values of a 5-fold cross-validation of the pair."""
     rows = np.concatenate([rows_a, rows_b])
     positive = np.arange(len(rows)) < len(rows_a)
+    # a fold's training is a whole svm_train over labels +1 and -1: LIBSVM 3.37 puts +1
+    # first; scikit-learn's copy sorts the labels, so -1 (the pair's second class) comes
+    # first and its decision values are negated back (`*= submodel->label[0]`)
+    second_first = params.flavor == "sklearn"
 
     def fit_decision(train, test):
         train_rows = rows[train]
-        sub_rows, fit = train_pair(executor, params, train_rows[positive[train]],
-                                   train_rows[~positive[train]], factors, weights)
+        first, second = train_rows[positive[train]], train_rows[~positive[train]]
+        if second_first:
+            sub_rows, fit = train_pair(executor, params, second, first, factors[::-1],
+                                       weights)
+        else:
+            sub_rows, fit = train_pair(executor, params, first, second, factors, weights)
         sv = fit.coef != 0
         if executor.solver.verbose:   # each fold is a whole svm_train in LIBSVM
             logger.info("Total nSV = %d", int(np.count_nonzero(sv)))
-        return executor.decision_values(rows[test], sub_rows[sv], fit.coef[sv], fit.rho)
+        dec = executor.decision_values(rows[test], sub_rows[sv], fit.coef[sv], fit.rho)
+        return -dec if second_first else dec
 
     return prob.binary_svc_probability(positive, fit_decision, rng)
 

@@ -9,13 +9,13 @@ import numpy as np
 
 from libsmo import _sparse as sp
 from libsmo import _one_vs_one as ovo
+from libsmo import _param_validation as pv
 from libsmo import probability as _probability
 from libsmo._model_checks import PER_PROBLEM_FIELDS, check_model_fields
 from libsmo._prediction import for_each_kernel_block
 from libsmo._support_rows import DENSE_SV_BYTES, SupportRows
 from libsmo._validation import check_data, check_norms, check_precomputed
-
-from libsmo.names import CLASSIFICATION_TYPES
+from libsmo.names import CLASSIFICATION_TYPES, FLAVORS
 
 
 # A linear model predicts from its primal weights only when that saves work: below this
@@ -397,7 +397,7 @@ class Model:
         votes = ovo.votes(dec, self.n_classes)
         return self.classes[np.argmax(votes, axis=1)]
 
-    def predict_proba(self, X):
+    def predict_proba(self, X, *, flavor="libsvm"):
         """Probability estimates, as LIBSVM's svm_predict_probability (svm-predict -b 1).
 
         Classification: each pair's decision value through its Platt sigmoid
@@ -415,6 +415,9 @@ class Model:
         Parameters
         ----------
         X : array-like of shape (n, n_features) or sparse matrix
+        flavor : {"libsvm", "sklearn"}
+            "sklearn": two classes are coupled as more are, as scikit-learn's copy of
+            LIBSVM does (its predict_proba), instead of read from the sigmoid.
 
         Returns
         -------
@@ -428,13 +431,14 @@ class Model:
             or is a regression: its probability model is the Laplace scale probA[0]
             of the residual, not a distribution over classes.
         """
+        pv.OneOf(FLAVORS).check(flavor, "flavor")
         self._check_probability_model()
         dec = self.decision_function(X)
         if self.svm_type == "one_class":
             normal = _probability.one_class_probability(dec, self.prob_density_marks)
             return np.column_stack([normal, 1.0 - normal])
         return _probability.class_probabilities(dec, self.probA, self.probB,
-                                                self.n_classes)
+                                                self.n_classes, flavor=flavor)
 
     def _check_probability_model(self):
         """Raise ValueError unless predict_proba can answer for this model."""

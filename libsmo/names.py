@@ -17,3 +17,8 @@ LIBSVM_KERNEL_NAMES = {"linear": "linear", "poly": "polynomial", "rbf": "rbf",
                        "sigmoid": "sigmoid", "precomputed": "precomputed"}
 # LIBSVM's INT_MAX: its indices, counts and labels are C ints
 INT_MAX = 2**31 - 1
+
+# whose LIBSVM a fit or a prediction reproduces bit for bit where the two differ:
+# LIBSVM 3.37's own (svm-train, libsmo.train) or the copy inside scikit-learn (libsmo's
+# estimators)
+FLAVORS = ("libsvm", "sklearn")

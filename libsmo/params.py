@@ -17,13 +17,10 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from libsmo import _param_validation as pv
-from libsmo.names import CLASSIFICATION_TYPES, KERNELS, SVM_TYPES
+from libsmo.names import CLASSIFICATION_TYPES, FLAVORS, KERNELS, SVM_TYPES
 
 SELECTIONS = ("second_order", "platt")
 LINEAR_SOLVERS = ("auto", "primal", "kernel")
-# whose LIBSVM a fit reproduces bit for bit where the two differ: LIBSVM 3.37's own
-# (svm-train, libsmo.train) or the copy inside scikit-learn (libsmo's estimators)
-FLAVORS = ("libsvm", "sklearn")
 
 KERNEL_CONSTRAINTS = {
     "kernel": pv.OneOf(KERNELS),

@@ -24,7 +24,7 @@ import warnings
 import numpy as np
 
 from libsmo._one_vs_one import pairwise_matrix
-from libsmo._random import LibsvmRandom
+from libsmo._random import LibsvmRandom, SklearnRandom
 
 #: LIBSVM clips every pairwise probability to [MIN_PROB, 1 - MIN_PROB].
 MIN_PROB = 1e-7
@@ -68,11 +68,13 @@ def pair_generators(rng, pair_sizes):
 
     With a `LibsvmRandom`, pair p continues LIBSVM's one sequence where pair p-1's
     shuffle (one draw per example of the pair) ends, as svm_train draws them; with a
-    numpy Generator, each pair gets its own Generator seeded from it.
+    `SklearnRandom` (the estimators'), every pair starts from its seed, as in
+    scikit-learn; with a numpy Generator, each pair gets its own Generator seeded from
+    it.
 
     Parameters
     ----------
-    rng : numpy Generator or LibsvmRandom
+    rng : numpy Generator, LibsvmRandom or SklearnRandom
     pair_sizes : sequence of int
         The number of examples of each pair's problem, in LIBSVM's pair order.
 
@@ -80,7 +82,7 @@ def pair_generators(rng, pair_sizes):
     -------
     list
     """
-    if isinstance(rng, LibsvmRandom):
+    if isinstance(rng, (LibsvmRandom, SklearnRandom)):
         return rng.split(pair_sizes)
     return [np.random.default_rng(s) for s in rng.integers(2**63, size=len(pair_sizes))]
 
@@ -243,9 +245,12 @@ def pairwise_coupling(r, *, max_iter=None):
     return p[0] if single else p
 
 
-def class_probabilities(decision_values, probA, probB, k):
+def class_probabilities(decision_values, probA, probB, k, flavor="libsvm"):
     """LIBSVM's svm_predict_probability for classification: each pair's sigmoid,
-    clipped to [1e-7, 1 - 1e-7]; two classes read directly, more coupled.
+    clipped to [1e-7, 1 - 1e-7]; two classes read directly (LIBSVM 3.37) or, with
+    flavor="sklearn", coupled like more (scikit-learn's copy of LIBSVM couples every
+    k, so its binary probabilities stop within the coupling's tolerance of the
+    sigmoid's).
 
     decision_values : shape (n, k(k-1)/2), LIBSVM's pair order.
     Returns shape (n, k).
@@ -257,7 +262,7 @@ def class_probabilities(decision_values, probA, probB, k):
     dec = np.asarray(decision_values, dtype=np.float64).reshape(-1, k * (k - 1) // 2)
     P = sigmoid_predict(dec, np.asarray(probA)[None, :], np.asarray(probB)[None, :])
     P = np.clip(P, MIN_PROB, 1.0 - MIN_PROB)
-    if k == 2:
+    if k == 2 and flavor == "libsvm":
         return np.column_stack([P[:, 0], 1.0 - P[:, 0]])
     return pairwise_coupling(pairwise_matrix(P, k))
 

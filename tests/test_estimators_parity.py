@@ -237,3 +237,68 @@ def test_nu_budget_follows_each_libsvms_arithmetic():
         sequential += (w * 3.0) * 0.3
     assert nu_budget(0.3, 3.0, weights, "sklearn") == sequential
     assert nu_budget(0.3, 3.0, weights, "libsvm") == (3.0 * 0.3) * weights.sum()
+
+
+def scikit_learn_bounded(rs, ranges):
+    """sklearn/svm/src/newrand's bounded_rand_int, written out scalar by scalar on
+    std::mt19937's outputs (a numpy RandomState of the same seed draws them)."""
+    out = []
+    for r in ranges:
+        m = int(rs.randint(0, 2**32, dtype=np.uint64)) * r
+        if m % 2**32 < r:
+            t = (2**32 - r) % r
+            while m % 2**32 < t:
+                m = int(rs.randint(0, 2**32, dtype=np.uint64)) * r
+        out.append(m >> 32)
+    return out
+
+
+@pytest.mark.parametrize("ranges", [list(range(300, 0, -1)),
+                                    # about a third of these draws are rejected
+                                    [1431655766] * 200 + [7, 1, 2**31 - 1] * 20])
+def test_scikit_learns_random_numbers(ranges):
+    from libsmo._random import SklearnRandom
+    ours = SklearnRandom(12345)
+    assert list(ours.bounded(ranges)) == scikit_learn_bounded(
+        np.random.RandomState(12345), ranges)
+    # the sequence goes on where it stopped, rejected draws included
+    again = np.random.RandomState(12345)
+    scikit_learn_bounded(again, ranges)
+    assert list(ours.bounded([5, 9, 1431655766])) == scikit_learn_bounded(
+        again, [5, 9, 1431655766])
+
+
+@pytest.mark.parametrize("Est,data,params", [
+    (libsmo.SVC, "heart_scale", {}),
+    (libsmo.NuSVC, "heart_scale", {"nu": 0.3}),
+    (libsmo.SVC, "pendigits", {"C": 10.0}),
+], ids=["SVC", "NuSVC", "SVC-multiclass"])
+@pytest.mark.parametrize("seed", [0, "RandomState"])
+def test_probabilities_are_scikit_learns_for_a_random_state(Est, data, params, seed):
+    # scikit-learn seeds its LIBSVM's Mersenne Twister from random_state; each pair's
+    # Platt folds start from that seed; its folds train the pair's second class first;
+    # two classes' probabilities are coupled as more are
+    X, y = load_dataset(data)
+    X, y = X[:600].toarray(), y[:600]
+
+    def random_state():
+        return np.random.RandomState(3) if seed == "RandomState" else seed
+    ours = Est(probability=True, random_state=random_state(), **params).fit(X, y)
+    theirs = getattr(sk, Est.__name__)(probability=True, random_state=random_state(),
+                                        **params).fit(X, y)
+    # Platt's Newton steps run in numpy here: the last bits may differ
+    np.testing.assert_allclose(ours.probA_, theirs.probA_, rtol=1e-12)
+    np.testing.assert_allclose(ours.probB_, theirs.probB_, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X),
+                               rtol=0, atol=1e-12)
+
+
+def test_a_fit_moves_numpys_global_random_state_as_scikit_learns_does():
+    X, y = load_dataset("heart_scale")
+    draws = []
+    for module in (libsmo, sk):
+        np.random.seed(0)
+        module.SVR().fit(X, y)
+        module.SVC(probability=True).fit(X, y)
+        draws.append(np.random.rand())
+    assert draws[0] == draws[1]
