@@ -113,8 +113,13 @@ class _BaseSVM(BaseEstimator):
         """Check the parameters, then X and y; the data as the model trains on it."""
         validate_parameters(self)
         self._sparse = sp.issparse(X) and not callable(self.kernel)
+        given_shape = getattr(X, "shape", None)
         X, y = self._validate_X(X, y)
-        self.shape_fit_ = X.shape if not callable(self.kernel) else (X.shape[0],)
+        # a callable kernel's X is what the caller gave (scikit-learn: its shape, or
+        # (n_samples,) for a list), not the Gram matrix made of it
+        self.shape_fit_ = (X.shape if not callable(self.kernel)
+                           else tuple(given_shape) if given_shape is not None
+                           else (X.shape[0],))
         return X, y
 
     def _fit_model(self, X, y, sample_weight, init=None, **params):
@@ -130,12 +135,13 @@ class _BaseSVM(BaseEstimator):
                                              **self._train_options(), **params)
             model = fit(X, y, params, sample_weight=sample_weight, init=init)
         self.fit_status_ = int(any(s != "optimal" for s in model.status))
+        if any(issubclass(w.category, ConvergenceWarning) for w in caught):
+            # one for the fit, however many pairs stopped early, as scikit-learn warns
+            warnings.warn(f"Solver terminated early (max_iter={self.max_iter}).  "
+                          "Consider pre-processing your data with StandardScaler or "
+                          "MinMaxScaler.", ConvergenceWarning, stacklevel=4)
         for w in caught:
-            if issubclass(w.category, ConvergenceWarning):
-                warnings.warn(f"Solver terminated early (max_iter={self.max_iter}).  "
-                              "Consider pre-processing your data with StandardScaler or "
-                              "MinMaxScaler.", ConvergenceWarning, stacklevel=4)
-            else:
+            if not issubclass(w.category, ConvergenceWarning):
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         if not (np.isfinite(model.sv_coef).all() and np.isfinite(model.rho).all()):
             raise ValueError("The dual coefficients or intercepts are not finite. The input "

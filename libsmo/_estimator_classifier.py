@@ -16,10 +16,16 @@ from libsmo._sklearn_compat import (HAVE_SKLEARN, ClassifierMixin, NotFittedErro
                                     check_is_fitted)
 
 
+def wants_probability(estimator):
+    """Whether a classifier's probability parameter asks for the probability model
+    (scikit-learn 1.9's default "deprecated" does not)."""
+    return not isinstance(estimator.probability, str) and bool(estimator.probability)
+
+
 def probability_params(estimator):
     """train's probability keywords of a classifier (its folds' random source is drawn
     by `_BaseSVM._fit_model`, as scikit-learn's fit draws it)."""
-    return dict(probability=True) if estimator.probability else {}
+    return dict(probability=True) if wants_probability(estimator) else {}
 
 
 class _BaseClassifier(ClassifierMixin, _BaseSVM):
@@ -181,7 +187,7 @@ class _BaseClassifier(ClassifierMixin, _BaseSVM):
         return self.classes_.take(index)
 
     def _check_proba(self):
-        if not self.probability:
+        if not wants_probability(self):
             raise AttributeError("predict_proba is not available when probability=False")
 
     @property

@@ -76,7 +76,9 @@ COMMON = {
 }
 
 CLASSIFIER = {
-    "probability": FORMULATION["probability"],
+    # scikit-learn 1.9's default "deprecated" means False, as there
+    "probability": AnyOf(FORMULATION["probability"],
+                         Exactly("deprecated", "scikit-learn's default, meaning False")),
     "class_weight": AnyOf(pv.OneOf(("balanced",)), FORMULATION["class_weight"]),
     "decision_function_shape": pv.OneOf(("ovr", "ovo")),
     "break_ties": pv.Boolean(),

@@ -302,3 +302,36 @@ def test_a_fit_moves_numpys_global_random_state_as_scikit_learns_does():
         module.SVC(probability=True).fit(X, y)
         draws.append(np.random.rand())
     assert draws[0] == draws[1]
+
+
+def test_one_convergence_warning_per_fit_as_scikit_learn():
+    X, y = load_dataset("pendigits")
+    X, y = X[:800].toarray(), y[:800]
+    counts = []
+    for module in (libsmo, sk):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            module.SVC(max_iter=50).fit(X, y)      # 45 pairs, most stopped early
+        counts.append(sum(issubclass(w.category, ConvergenceWarning) for w in caught))
+    assert counts == [1, 1]
+
+
+def test_callable_kernel_fit_shape_is_the_given_xs():
+    X, y = load_dataset("heart_scale")
+    X = X.toarray()
+    def kernel(A, B):
+        return np.asarray(A) @ np.asarray(B).T
+    for data in (X, X.tolist()):
+        assert (libsmo.SVC(kernel=kernel).fit(data, y).shape_fit_
+                == sk.SVC(kernel=kernel).fit(data, y).shape_fit_)
+
+
+def test_scikit_learns_default_parameters_are_accepted():
+    # scikit-learn 1.9's probability default is the string "deprecated", meaning False
+    X, y = load_dataset("heart_scale")
+    params = sk.SVC().get_params()
+    ours = libsmo.SVC(**params).fit(X, y)
+    assert not hasattr(ours, "predict_proba")
+    np.testing.assert_array_equal(ours.predict(X), sk.SVC(**params).fit(X, y).predict(X))
+    with pytest.raises(InvalidParameterError, match="probability"):
+        libsmo.SVC(probability="yes").fit(X, y)
