@@ -34,12 +34,16 @@ ESTIMATOR_NAMES = {"c_svc": "SVC", "nu_svc": "NuSVC", "one_class": "OneClassSVM"
 
 def dense_layout_as_csr(coef):
     """A 2-D coefficient array as scikit-learn's sparse dual_coef_: CSR storing every
-    entry (zeros included), one row per row of coef."""
+    entry (zeros included), one row per row of coef, with int64 indices (scikit-learn
+    builds a csr_array, which keeps them, then makes it a csr_matrix; without support
+    vectors, its csr_array([[]]) has int32 ones)."""
     rows, cols = coef.shape
-    return sp.csr_matrix((coef.ravel().copy(), np.tile(np.arange(cols, dtype=np.int32), rows),
-                          np.arange(0, rows * cols + 1, max(cols, 1), dtype=np.int32)
-                          if cols else np.zeros(rows + 1, dtype=np.int32)),
-                         shape=(rows, cols))
+    if not cols:
+        return sp.csr_matrix((rows, 0))
+    indptr = np.arange(0, rows * cols + 1, cols, dtype=np.int64)
+    return sp.csr_matrix(sp.csr_array((coef.ravel().copy(),
+                                       np.tile(np.arange(cols, dtype=np.int64), rows),
+                                       indptr), shape=(rows, cols)))
 
 
 def sparse_linear_weights(model):

@@ -335,3 +335,15 @@ def test_scikit_learns_default_parameters_are_accepted():
     np.testing.assert_array_equal(ours.predict(X), sk.SVC(**params).fit(X, y).predict(X))
     with pytest.raises(InvalidParameterError, match="probability"):
         libsmo.SVC(probability="yes").fit(X, y)
+
+
+@pytest.mark.parametrize("Est,data", [(libsmo.SVR, "bodyfat_scale"), (libsmo.SVC, "pendigits"),
+                                      (libsmo.SVC, "heart_scale")])
+def test_sparse_dual_coef_has_scikit_learns_layout(Est, data):
+    X, y = load_dataset(data)      # CSR, int32 indices
+    X, y = X[:400], y[:400]
+    ours, theirs = Est().fit(X, y), getattr(sk, Est.__name__)().fit(X, y)
+    for name in ("indices", "indptr"):
+        assert (getattr(ours.dual_coef_, name).dtype
+                == getattr(theirs.dual_coef_, name).dtype), name
+    np.testing.assert_array_equal(ours.dual_coef_.toarray(), theirs.dual_coef_.toarray())
