@@ -15,7 +15,7 @@ import numbers
 import numpy as np
 
 from libsmo import _param_validation as pv
-from libsmo._sklearn_compat import InvalidParameterError
+from libsmo._sklearn_compat import InvalidParameterError, sklearn_refusal
 from libsmo.names import KERNELS
 from libsmo.params import FORMULATION_CONSTRAINTS as FORMULATION
 from libsmo.params import KERNEL_CONSTRAINTS as KERNEL
@@ -116,6 +116,11 @@ def validate_parameters(estimator):
         try:
             checked[param] = constraint.check(value, param)
         except (TypeError, ValueError) as exc:
+            # scikit-learn's own words where its estimator refuses the value too, so
+            # that code matching its messages keeps working
+            theirs = sklearn_refusal(name, param, value)
+            if theirs is not None:
+                raise theirs from None
             raise InvalidParameterError(
                 f"The {param!r} parameter of {name} is invalid: {exc}") from None
     return checked

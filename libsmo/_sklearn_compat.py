@@ -87,3 +87,29 @@ except ImportError:  # pragma: no cover - exercised in a subprocess test
         if not fitted:
             raise NotFittedError(f"This {type(estimator).__name__} instance is not fitted "
                                  "yet. Call 'fit' with appropriate arguments first.")
+
+
+def sklearn_refusal(estimator_name, param, value):
+    """scikit-learn's InvalidParameterError, in its words, when scikit-learn's estimator
+    of that name (sklearn.svm) refuses `value` for `param` too; else None (also
+    without scikit-learn, or for a parameter it does not have). Imports sklearn.svm, so
+    only called once libsmo has refused the value.
+
+    Returns
+    -------
+    InvalidParameterError or None
+    """
+    if not HAVE_SKLEARN:
+        return None
+    import sklearn.svm
+    from sklearn.utils._param_validation import validate_parameter_constraints
+    constraints = getattr(getattr(sklearn.svm, estimator_name, None),
+                          "_parameter_constraints", {})
+    if param not in constraints:
+        return None
+    try:
+        validate_parameter_constraints({param: constraints[param]}, {param: value},
+                                       caller_name=estimator_name)
+    except InvalidParameterError as exc:
+        return exc
+    return None

@@ -179,13 +179,15 @@ def test_convergence_warning_is_scikit_learns():
 def test_bad_parameters_are_refused_at_fit_as_scikit_learn_does(Est, param, value):
     X, y = load_dataset("heart_scale")
     est = Est(**{param: value})        # no check in __init__ (scikit-learn's rule)
-    with pytest.raises(InvalidParameterError, match=f"'{param}' parameter of {Est.__name__}"):
+    with pytest.raises(InvalidParameterError,
+                       match=f"'{param}' parameter of {Est.__name__}") as ours:
         est.fit(X, y)
-    # scikit-learn refuses the same value
+    # scikit-learn refuses the same value, in the same words
     theirs = getattr(sk, Est.__name__)
     if param in theirs().get_params():
-        with pytest.raises((ValueError, TypeError)):
+        with pytest.raises(InvalidParameterError) as refusal:
             theirs(**{param: value}).fit(X, y)
+        assert str(ours.value) == str(refusal.value)
 
 
 def test_every_parameter_has_a_constraint():
