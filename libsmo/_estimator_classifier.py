@@ -99,7 +99,7 @@ class _BaseClassifier(ClassifierMixin, _BaseSVM):
                 raise ValueError("specified nu is infeasible: the samples of positive "
                                  "weight are all of one class")
             raise ValueError("Invalid input - all samples with positive weights belong to "
-                             "the same class")
+                             "the same class.")
         if not present.all():
             missing = self.classes_[~present][0]
             raise ValueError(f"class {missing!r} has no sample of positive weight: give it "
@@ -186,9 +186,12 @@ class _BaseClassifier(ClassifierMixin, _BaseSVM):
             index = model.predict(X).astype(np.intp)
         return self.classes_.take(index)
 
-    def _check_proba(self):
+    def _check_proba(self, attribute="predict_proba"):
         if not wants_probability(self):
-            raise AttributeError("predict_proba is not available when probability=False")
+            # scikit-learn's words (its available_if), the reason chained as there
+            raise AttributeError(f"This {type(self).__name__!r} has no attribute "
+                                 f"{attribute!r}") from AttributeError(
+                "predict_proba is not available when probability=False")
 
     @property
     def predict_proba(self):
@@ -213,5 +216,5 @@ class _BaseClassifier(ClassifierMixin, _BaseSVM):
     @property
     def predict_log_proba(self):
         """log of predict_proba; needs probability=True."""
-        self._check_proba()
+        self._check_proba("predict_log_proba")
         return lambda X: np.log(self._predict_proba(X))

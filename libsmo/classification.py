@@ -120,7 +120,7 @@ def _check_nu_feasible(classes, members, weights, nu):
     for a, b in ovo.pairs(len(classes)):
         if nu * (mass[a] + mass[b]) / 2 > min(mass[a], mass[b]):
             raise ValueError(
-                f"nu={nu} is infeasible for classes {np.asarray(classes[a]).item()!r} "
+                f"specified nu is infeasible: nu={nu} for classes {np.asarray(classes[a]).item()!r} "
                 f"and {np.asarray(classes[b]).item()!r} ({mass[a]:g} and {mass[b]:g} "
                 "examples): it must be at most 2 * min(n1, n2) / (n1 + n2)")
 

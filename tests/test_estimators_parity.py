@@ -328,6 +328,32 @@ def test_callable_kernel_fit_shape_is_the_given_xs():
                 == sk.SVC(kernel=kernel).fit(data, y).shape_fit_)
 
 
+@pytest.mark.parametrize("case", ["nu infeasible", "one class left", "no probability",
+                                  "no log probability"])
+def test_errors_in_scikit_learns_words(case):
+    X, y = load_dataset("heart_scale")
+    weights = np.where(y > 0, 1.0, 0.0)
+
+    def attempt(module):
+        try:
+            if case == "nu infeasible":
+                module.NuSVC(nu=0.95).fit(X, y)
+            elif case == "one class left":
+                module.SVC().fit(X, y, sample_weight=weights)
+            else:
+                est = module.SVC().fit(X, y)
+                getattr(est, "predict_proba" if case == "no probability"
+                        else "predict_log_proba")
+        except (ValueError, AttributeError) as exc:
+            return type(exc), str(exc)
+        return None
+    theirs, ours = attempt(sk), attempt(libsmo)
+    assert theirs is not None and ours[0] is theirs[0]
+    # scikit-learn's LIBSVM errors carry bytes: str() shows b'...'
+    words = theirs[1][2:-1] if theirs[1].startswith("b'") else theirs[1]
+    assert ours[1].startswith(words)     # detail may follow scikit-learn's words
+
+
 def test_scikit_learns_default_parameters_are_accepted():
     # scikit-learn 1.9's probability default is the string "deprecated", meaning False
     X, y = load_dataset("heart_scale")

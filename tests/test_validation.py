@@ -244,7 +244,7 @@ def test_three_classes_infeasible_nu_names_the_classes(data):
     X, _ = data
     y3 = np.array([0] * 50 + [1] * 5 + [2] * 5)
     with pytest.raises(ValueError,
-                       match=r"^nu=0\.9 is infeasible for classes .*0.* and .*1.* "
+                       match=r"^specified nu is infeasible: nu=0\.9 for classes .*0.* and .*1.* "
                              r"\(50 and 5 examples\)"):
         libsmo.train(X, y3, svm_type="nu_svc", nu=0.9)
 
