@@ -21,7 +21,8 @@ from libsmo._estimator_input import (check_targets, effective_sample_weight, gra
 from libsmo._estimator_params import validate_parameters
 from libsmo._estimator_warm_start import previous_fit, warm_init
 from libsmo._param_validation import check_positive
-from libsmo._sklearn_compat import BaseEstimator, RegressorMixin, check_is_fitted
+from libsmo._sklearn_compat import (BaseEstimator, RegressorMixin, as_configured_sparse,
+                                    check_is_fitted)
 from libsmo.exceptions import ConvergenceWarning
 from libsmo.model import Model
 from libsmo.params import TrainParams
@@ -36,14 +37,17 @@ def dense_layout_as_csr(coef):
     """A 2-D coefficient array as scikit-learn's sparse dual_coef_: CSR storing every
     entry (zeros included), one row per row of coef, with int64 indices (scikit-learn
     builds a csr_array, which keeps them, then makes it a csr_matrix; without support
-    vectors, its csr_array([[]]) has int32 ones)."""
+    vectors, its csr_array([[]]) has int32 ones). A csr_array instead under
+    scikit-learn's ``set_config(sparse_interface="sparray")``, as scikit-learn's."""
     rows, cols = coef.shape
     if not cols:
-        return sp.csr_matrix((rows, 0))
-    indptr = np.arange(0, rows * cols + 1, cols, dtype=np.int64)
-    return sp.csr_matrix(sp.csr_array((coef.ravel().copy(),
-                                       np.tile(np.arange(cols, dtype=np.int64), rows),
-                                       indptr), shape=(rows, cols)))
+        array = sp.csr_array((rows, 0))
+    else:
+        array = sp.csr_array((coef.ravel().copy(),
+                              np.tile(np.arange(cols, dtype=np.int64), rows),
+                              np.arange(0, rows * cols + 1, cols, dtype=np.int64)),
+                             shape=(rows, cols))
+    return as_configured_sparse(array)
 
 
 def sparse_linear_weights(model):
@@ -161,7 +165,9 @@ class _BaseSVM(BaseEstimator):
         if model.support_vectors is None:
             self.support_vectors_ = np.empty((0, 0))
         else:
-            self.support_vectors_ = model.support_vectors
+            self.support_vectors_ = (as_configured_sparse(model.support_vectors)
+                                     if sp.issparse(model.support_vectors)
+                                     else model.support_vectors)
         coef = model.sv_coef.copy()
         self.dual_coef_ = dense_layout_as_csr(coef) if self._sparse else coef
         self.intercept_ = -model.rho
@@ -287,7 +293,7 @@ class _BaseSVM(BaseEstimator):
         check_is_fitted(self)
         flip = self._svm_type in ("c_svc", "nu_svc") and len(self.classes_) == 2
         if getattr(self, "_sparse", False):
-            coef = sparse_linear_weights(self._model)
+            coef = as_configured_sparse(sparse_linear_weights(self._model))
             coef = -coef if flip else coef   # scikit-learn's sign: positive: classes_[1]
             coef.data.flags.writeable = False
             return coef

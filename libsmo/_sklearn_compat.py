@@ -113,3 +113,17 @@ def sklearn_refusal(estimator_name, param, value):
     except InvalidParameterError as exc:
         return exc
     return None
+
+
+def as_configured_sparse(X):
+    """A sparse fitted attribute in scikit-learn's configured container: a csr_matrix
+    (its default, and without scikit-learn), or a csr_array under
+    ``sklearn.set_config(sparse_interface="sparray")``. The arrays are shared."""
+    import scipy.sparse as sp
+    interface = "spmatrix"
+    if HAVE_SKLEARN:
+        from sklearn import get_config
+        interface = get_config().get("sparse_interface", "spmatrix")
+    if interface == "sparray":
+        return X if isinstance(X, sp.csr_array) else sp.csr_array(X)
+    return X if isinstance(X, sp.csr_matrix) else sp.csr_matrix(X)

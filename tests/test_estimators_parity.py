@@ -365,12 +365,19 @@ def test_scikit_learns_default_parameters_are_accepted():
         libsmo.SVC(probability="yes").fit(X, y)
 
 
+@pytest.mark.parametrize("interface", ["spmatrix", "sparray"])
 @pytest.mark.parametrize("Est,data", [(libsmo.SVR, "bodyfat_scale"), (libsmo.SVC, "pendigits"),
                                       (libsmo.SVC, "heart_scale")])
-def test_sparse_dual_coef_has_scikit_learns_layout(Est, data):
+def test_sparse_attributes_have_scikit_learns_layout(Est, data, interface):
     X, y = load_dataset(data)      # CSR, int32 indices
     X, y = X[:400], y[:400]
-    ours, theirs = Est().fit(X, y), getattr(sk, Est.__name__)().fit(X, y)
+    params = {"kernel": "linear"} if data == "pendigits" else {}
+    with sklearn.config_context(sparse_interface=interface):
+        ours = Est(**params).fit(X, y)
+        theirs = getattr(sk, Est.__name__)(**params).fit(X, y)
+        names = ["dual_coef_", "support_vectors_"] + (["coef_"] if params else [])
+        for name in names:
+            assert type(getattr(ours, name)) is type(getattr(theirs, name)), name
     for name in ("indices", "indptr"):
         assert (getattr(ours.dual_coef_, name).dtype
                 == getattr(theirs.dual_coef_, name).dtype), name
