@@ -14,7 +14,6 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from libsmo import _one_vs_one as ovo
 from libsmo import _validation as v
 from libsmo._estimator_input import (check_targets, effective_sample_weight, gram_matrix,
                                      n_samples, validate_features)
@@ -50,14 +49,22 @@ def dense_layout_as_csr(coef):
     return as_configured_sparse(array)
 
 
-def sparse_linear_weights(model):
-    """`Model.linear_weights` for CSR support vectors, kept sparse: one row per pair of
-    classes (one row for the other svm types)."""
-    SV = model.support_vectors
-    if len(model.classes) == 0:
-        return (sp.csr_matrix(model.sv_coef) @ SV).tocsr()
-    rows = [sp.csr_matrix(ci[None, :]) @ SV[si] + sp.csr_matrix(cj[None, :]) @ SV[sj]
-            for si, ci, sj, cj in ovo.pair_coefficients(model.sv_coef, model.n_support)]
+def sparse_linear_weights(dual_coef, n_support, support_vectors):
+    """coef_ after a sparse fit, kept sparse: one row per pair of classes (one row for
+    two classes and the other svm types), from the fitted dual_coef_ (its sign
+    included), n_support_ and support_vectors_ by scikit-learn's own sparse products
+    in its order, so that the rows store their columns as scikit-learn's do."""
+    if dual_coef.shape[0] == 1:
+        return dual_coef @ support_vectors
+    locs = np.cumsum(np.hstack([[0], n_support]))
+    rows = []
+    for a in range(dual_coef.shape[0] + 1):
+        for b in range(a + 1, dual_coef.shape[0] + 1):
+            # scikit-learn's row index: a row of a csr_matrix, a 1-D row of a csr_array
+            alpha_a = dual_coef[b - 1, locs[a]:locs[a + 1]]
+            alpha_b = dual_coef[a, locs[b]:locs[b + 1]]
+            rows.append(alpha_a @ support_vectors[locs[a]:locs[a + 1], :]
+                        + alpha_b @ support_vectors[locs[b]:locs[b + 1], :])
     return sp.vstack(rows).tocsr()
 
 
@@ -293,8 +300,9 @@ class _BaseSVM(BaseEstimator):
         check_is_fitted(self)
         flip = self._svm_type in ("c_svc", "nu_svc") and len(self.classes_) == 2
         if getattr(self, "_sparse", False):
-            coef = as_configured_sparse(sparse_linear_weights(self._model))
-            coef = -coef if flip else coef   # scikit-learn's sign: positive: classes_[1]
+            # dual_coef_ has scikit-learn's sign already (positive: classes_[1])
+            coef = as_configured_sparse(sparse_linear_weights(
+                self.dual_coef_, self._n_support, self.support_vectors_))
             coef.data.flags.writeable = False
             return coef
         coef = self._model.linear_weights().copy()

@@ -378,6 +378,10 @@ def test_sparse_attributes_have_scikit_learns_layout(Est, data, interface):
         names = ["dual_coef_", "support_vectors_"] + (["coef_"] if params else [])
         for name in names:
             assert type(getattr(ours, name)) is type(getattr(theirs, name)), name
+        if params:      # the same products: the same stored layout, column for column
+            for name in ("indices", "indptr", "data"):
+                np.testing.assert_array_equal(getattr(ours.coef_, name),
+                                              getattr(theirs.coef_, name), err_msg=name)
     for name in ("indices", "indptr"):
         assert (getattr(ours.dual_coef_, name).dtype
                 == getattr(theirs.dual_coef_, name).dtype), name
