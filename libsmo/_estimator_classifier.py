@@ -135,12 +135,18 @@ class _BaseClassifier(ClassifierMixin, _BaseSVM):
         if isinstance(self.class_weight, str):   # "balanced", the one string allowed
             return len(encoded) / (k * np.bincount(encoded, minlength=k))
         weights = np.ones(k)
-        for label, w in dict(self.class_weight).items():
-            where = np.flatnonzero(self.classes_ == label)
-            if len(where) == 0:
-                raise ValueError(f"class_weight label {label!r} is not a class of y "
-                                 f"(classes: {self.classes_.tolist()})")
-            weights[where[0]] = check_positive(w, f"class_weight[{label!r}]")
+        class_weight = dict(self.class_weight)
+        unweighted = []
+        for i, c in enumerate(self.classes_):
+            if c in class_weight:
+                weights[i] = check_positive(class_weight[c], f"class_weight[{c!r}]")
+            else:
+                unweighted.append(c)
+        # scikit-learn's compute_class_weight: labels that are not classes are refused
+        # only when some class has no weight (LIBSVM warns and goes on)
+        if unweighted and k - len(unweighted) != len(class_weight):
+            raise ValueError(f"The classes, {np.array(unweighted).tolist()}, are not in "
+                             "class_weight (its other labels are not classes of y)")
         return weights
 
     def decision_function(self, X):

@@ -386,3 +386,15 @@ def test_sparse_attributes_have_scikit_learns_layout(Est, data, interface):
         assert (getattr(ours.dual_coef_, name).dtype
                 == getattr(theirs.dual_coef_, name).dtype), name
     np.testing.assert_array_equal(ours.dual_coef_.toarray(), theirs.dual_coef_.toarray())
+
+
+def test_class_weight_labels_that_are_not_classes_as_scikit_learn():
+    # refused only when some class has no weight; else ignored (LIBSVM warns, goes on)
+    X, y = load_dataset("heart_scale")
+    for module in (libsmo, sk):
+        with pytest.raises(ValueError, match="are not in class_weight"):
+            module.SVC(class_weight={5: 2.0}).fit(X, y)
+    ours = libsmo.SVC(class_weight={1: 2.0, -1: 1.0, 5: 3.0}).fit(X, y)
+    theirs = sk.SVC(class_weight={1: 2.0, -1: 1.0, 5: 3.0}).fit(X, y)
+    np.testing.assert_array_equal(ours.class_weight_, theirs.class_weight_)
+    np.testing.assert_array_equal(ours.dual_coef_.toarray(), theirs.dual_coef_.toarray())
