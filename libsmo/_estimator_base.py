@@ -23,9 +23,14 @@ from libsmo._param_validation import check_positive
 from libsmo._sklearn_compat import (BaseEstimator, RegressorMixin, as_configured_sparse,
                                     check_is_fitted)
 from libsmo.exceptions import ConvergenceWarning
+from libsmo.formulations import UnscalableNuSolution
 from libsmo.model import Model
 from libsmo.params import TrainParams
 from libsmo.train import fit
+
+# scikit-learn's refusal of a model with inf or NaN coefficients
+NOT_FINITE = ("The dual coefficients or intercepts are not finite. The input data may "
+              "contain large values and need to be preprocessed.")
 
 # the estimator of each svm_type, for messages
 ESTIMATOR_NAMES = {"c_svc": "SVC", "nu_svc": "NuSVC", "one_class": "OneClassSVM",
@@ -148,7 +153,11 @@ class _BaseSVM(BaseEstimator):
             warnings.simplefilter("always", ConvergenceWarning)
             params = TrainParams.from_kwargs(svm_type=self._svm_type, gamma=self._gamma,
                                              **self._train_options(), **params)
-            model = fit(X, y, params, sample_weight=sample_weight, init=init)
+            try:
+                model = fit(X, y, params, sample_weight=sample_weight, init=init)
+            except UnscalableNuSolution as exc:
+                # scikit-learn's words for the same model (its LIBSVM divides by r = 0)
+                raise ValueError(f"{NOT_FINITE} ({exc})") from None
         self.fit_status_ = int(any(s != "optimal" for s in model.status))
         if any(issubclass(w.category, ConvergenceWarning) for w in caught):
             # one for the fit, however many pairs stopped early, as scikit-learn warns
@@ -159,8 +168,7 @@ class _BaseSVM(BaseEstimator):
             if not issubclass(w.category, ConvergenceWarning):
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
         if not (np.isfinite(model.sv_coef).all() and np.isfinite(model.rho).all()):
-            raise ValueError("The dual coefficients or intercepts are not finite. The input "
-                             "data may contain large values and need to be preprocessed.")
+            raise ValueError(NOT_FINITE)
         return model
 
     def _set_fitted(self, model):

@@ -66,6 +66,10 @@ def solve_c_svc(executor, rows, signs, upper_bound, seed=None):
     return fit
 
 
+class UnscalableNuSolution(ValueError):
+    """nu-SVC's optimum has r = 0 (or a non-finite scaling): no C-SVC form exists."""
+
+
 def nu_budget(nu, C, weights, flavor):
     """The nu types' starting sum of alpha over all variables, sum of nu C w_i, in the
     arithmetic of the LIBSVM the fit follows (see `libsmo.params.TrainParams.flavor`):
@@ -123,7 +127,7 @@ def solve_nu_svc(executor, rows, signs, weights, nu, n_positive, seed=None,
     if not scaled:
         # LIBSVM divides by r = 0 all the same and writes inf and NaN coefficients;
         # scikit-learn then refuses the model ("dual coefficients ... not finite")
-        raise ValueError(
+        raise UnscalableNuSolution(
             f"nu-SVC found no classifier for this data (r = {r:g}): at its optimum every "
             "example's margin is the same, so the coefficients cannot be scaled to "
             "C-SVC's form (the kernel is constant on these examples, e.g. gamma too "

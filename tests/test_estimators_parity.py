@@ -197,10 +197,16 @@ def test_every_parameter_has_a_constraint():
 
 def test_nu_svc_with_a_constant_sigmoid_kernel_is_a_clear_error():
     """scikit-learn: "The dual coefficients or intercepts are not finite"; svm-train
-    writes a model whose rho is NaN. Never a ZeroDivisionError."""
-    with pytest.raises(ValueError):
-        libsmo.NuSVC(kernel="sigmoid", gamma="auto").fit(
-            [[50, 60], [70, 80], [60, 90], [80, 50]], [1, 1, -1, -1])
+    writes a model whose rho is NaN. Never a ZeroDivisionError: scikit-learn's words,
+    then libsmo's reason."""
+    X, y = [[50, 60], [70, 80], [60, 90], [80, 50]], [1, 1, -1, -1]
+    with pytest.raises(ValueError) as theirs:
+        sk.NuSVC(kernel="sigmoid", gamma="auto").fit(X, y)
+    with pytest.raises(ValueError, match=r"nu-SVC found no classifier") as ours:
+        libsmo.NuSVC(kernel="sigmoid", gamma="auto").fit(X, y)
+    assert str(ours.value).startswith(str(theirs.value))
+    with pytest.raises(ValueError, match=r"^nu-SVC found no classifier"):
+        libsmo.train(X, y, svm_type="nu_svc", kernel="sigmoid", gamma=0.5)
 
 
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])

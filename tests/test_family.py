@@ -164,7 +164,7 @@ def test_sample_weight_scales_C():
 
 def test_bad_family_parameters():
     X, y = load_dataset("heart_scale")
-    with pytest.raises(ValueError, match="nu=0.99 is infeasible"):
+    with pytest.raises(ValueError, match="specified nu is infeasible: nu=0.99 for classes"):
         libsmo.train(X, y, svm_type="nu_svc", nu=0.99)
     with pytest.raises(ValueError, match="nu must be in"):
         libsmo.train(X, y, svm_type="one_class", nu=1.5)
