@@ -125,7 +125,7 @@ class _BaseSVM(BaseEstimator):
                     tol=self.tol, cache_size=self.cache_size, shrinking=self.shrinking,
                     max_iter=None if self.max_iter == -1 else self.max_iter,
                     verbose=bool(self.verbose),
-                    n_jobs=self.n_jobs, flavor="sklearn")
+                    n_jobs=self.n_jobs, flavor=self._flavor)
 
     # ---- fit -------------------------------------------------------------------------
 
@@ -144,6 +144,8 @@ class _BaseSVM(BaseEstimator):
 
     def _fit_model(self, X, y, sample_weight, init=None, **params):
         self._gamma = self._resolve_gamma(X)
+        # scikit-learn's arithmetic where its LIBSVM and 3.37 differ (TrainParams.flavor)
+        self._flavor = "sklearn"
         # drawn at every fit, as scikit-learn's fit draws its LIBSVM's seed (numpy's
         # global RandomState moves the same way); the probability folds use it
         folds_source = v.check_sklearn_random_state(getattr(self, "random_state", None))
@@ -272,6 +274,8 @@ class _BaseSVM(BaseEstimator):
         estimator._gamma = model.gamma
         estimator._sparse = False
         estimator.fit_status_ = int(any(s != "optimal" for s in model.status))
+        # svm-predict's probabilities for a model of svm-train's (or libsmo's)
+        estimator._flavor = "libsvm"
         estimator._set_model(model)
         return estimator
 

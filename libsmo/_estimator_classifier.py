@@ -214,10 +214,12 @@ class _BaseClassifier(ClassifierMixin, _BaseSVM):
                                  "probability=False")
         X, _ = self._validate_X(X, reset=False)
         self._check_internal_representation()
+        # a fitted estimator's are scikit-learn's; a model file's, svm-predict's
+        flavor = getattr(self, "_flavor", "sklearn")
         if hasattr(self, "_libsvm_order_model"):
             return self._libsvm_order_model.predict_proba(
-                X, flavor="sklearn")[:, self._libsvm_order]
-        return self._model.predict_proba(X, flavor="sklearn")
+                X, flavor=flavor)[:, self._libsvm_order]
+        return self._model.predict_proba(X, flavor=flavor)
 
     @property
     def predict_log_proba(self):
