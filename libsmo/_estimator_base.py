@@ -124,8 +124,9 @@ class _BaseSVM(BaseEstimator):
         return dict(kernel=self._kernel_name(), degree=self.degree, coef0=self.coef0,
                     tol=self.tol, cache_size=self.cache_size, shrinking=self.shrinking,
                     max_iter=None if self.max_iter == -1 else self.max_iter,
-                    verbose=bool(self.verbose),
-                    n_jobs=self.n_jobs, flavor=self._flavor)
+                    verbose=bool(self.verbose), n_jobs=self.n_jobs,
+                    # libsmo.dask's estimators fit without _fit_model
+                    flavor=getattr(self, "_flavor", "sklearn"))
 
     # ---- fit -------------------------------------------------------------------------
 
