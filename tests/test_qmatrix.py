@@ -218,6 +218,25 @@ def test_accessors_check_their_arguments():
         Q.row(0, 12)
     with pytest.raises(IndexError):
         Q.swap(0, 11)
+    # signs of another length: swaps and rows index them by variable (the audit's r06,
+    # and r21, where solve() ran on 3 signs for 400 variables)
+    with pytest.raises(ValueError, match=r"sign must have shape \(11,\)"):
+        QMatrix(Kernel(in_layout(data(), "dense"), "rbf", 0.5, 3, 0.0), np.ones(1), 1.0)
+
+
+@pytest.mark.parametrize("start, end", [(-50, 100), (100, 50)])
+def test_narrowing_refuses_a_range_that_is_not_one(start, end):
+    # the copy of the columns is sliced and indexed by [start, end) (the audit's r07)
+    D = in_layout(data(n=300, d=50), "csr")
+    K = Kernel(D, "rbf", 0.5, 3, 0.0, bit_rows=False, int_rows=False)
+    K.rows.build_columns(0.0, 1)
+    Q = QMatrix(K, np.ones(300), 10.0)
+    with pytest.raises(ValueError, match=r"0 <= start <= end"):
+        Q.narrow_rows(start, end, 1000)
+    with pytest.raises(ValueError, match=r"0 <= start <= end"):
+        K.rows.columns.narrow(D.data, D.indices, np.asarray(D.indptr[:-1], np.int64),
+                              np.diff(D.indptr).astype(np.int32), start, end)
+    Q.narrow_rows(100, 1000, 1000)   # an end past the rows: up to the last, as before
 
 
 @pytest.mark.parametrize("solver_class", [Solver, PlattSolver])
