@@ -391,15 +391,17 @@ def check_indices(values, long long n, str what, error=IndexError):
 
 cdef Py_ssize_t _first_bad_extent(const long long[::1] starts, const long long[::1] stops,
                                   long long n_values, const int* indices,
-                                  long long n_columns) noexcept nogil:
+                                  long long n_columns, long long* total) noexcept nogil:
     """The first k with not 0 <= starts[k] <= stops[k] <= n_values or, unless indices
     is NULL, a column index outside [0, n_columns) at positions [starts[k], stops[k]);
-    else -1."""
+    else -1, with *total the values of all the rows."""
     cdef Py_ssize_t k
     cdef long long p
+    total[0] = 0
     for k in range(starts.shape[0]):
         if starts[k] < 0 or stops[k] < starts[k] or stops[k] > n_values:
             return k
+        total[0] += stops[k] - starts[k]
         if indices != NULL:
             for p in range(starts[k], stops[k]):
                 if indices[p] < 0 or indices[p] >= n_columns:
@@ -432,17 +434,18 @@ def check_csr_rows(indices, starts, stops, long long n_values, long long n_colum
                                    else np.ascontiguousarray(indices, dtype=np.int32))
     cdef const int* scanned = NULL if indices is None else &columns[0]
     cdef Py_ssize_t bad
+    cdef long long total
     if first.shape[0] != last.shape[0]:
         raise ValueError(f"{first.shape[0]} row starts for {last.shape[0]} row ends")
     n_values = min(n_values, columns.shape[0]) if indices is not None else n_values
     with nogil:
-        bad = _first_bad_extent(first, last, n_values, scanned, n_columns)
+        bad = _first_bad_extent(first, last, n_values, scanned, n_columns, &total)
     if bad >= 0 and 0 <= first[bad] <= last[bad] <= n_values:
         raise ValueError(f"row {bad} holds a column index outside [0, {n_columns})")
     if bad >= 0:
         raise ValueError(f"row {bad}'s stored values [{first[bad]}, {last[bad]}) are not "
                          f"within the {n_values} stored (index pointers or extents)")
-    return int(np.sum(np.subtract(last, first)))
+    return total
 
 
 def checked_indptr(indptr, long long n_rows, long long n_values, indices=None,
