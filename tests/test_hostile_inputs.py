@@ -270,3 +270,86 @@ def test_nu_svc_without_a_solution_through_the_estimator_and_cross_validation():
         libsmo.NuSVC(kernel="sigmoid", gamma="auto").fit(X, [1, 1, -1, -1])
     with pytest.raises(ValueError, match=NU_MESSAGE):
         libsmo.cross_validation(np.ones((10, 2)), [1, 2] * 5, 5, svm_type="nu_svc")
+
+
+# ---- the compiled core's entries, called with arrays that do not fit together --------
+# Built with boundscheck=False (setup.py), these read or wrote outside their arrays and
+# crashed the interpreter (the audit's reproducers r10-r20); each now raises first.
+
+def _csr(data, indices, indptr, shape):
+    return sp.csr_matrix((np.array(data, dtype=np.float64), np.array(indices, np.int32),
+                          np.array(indptr, dtype=np.int32)), shape=shape)
+
+
+def _squared_norms_past_the_values():
+    from libsmo._core.arrays import squared_norms
+    X = sp.csr_matrix(np.ones((3, 2)))
+    X.indptr[-1] = 10**9   # edited in place: scipy does not check again
+    squared_norms(X)
+
+
+def _core_entries():
+    """name -> (call, exception, message pattern)."""
+    from libsmo._core.arrays import csr_is_canonical, csr_to_dense, row_ranges, squared_norms
+    from libsmo._core.bitmaps import pack_bits
+    from libsmo._core.int_rows import IntRows, small_integer_rows
+    from libsmo._core.kernel_blocks import split_by_slot, sparse_dots_feature_major
+    from libsmo._core.sparse_dots import SparseColumns
+    from libsmo.io._writer import format_lines
+    one_d = sp.csr_array(np.ones(5))   # scipy >= 1.15: a 1-D sparse array
+    i32, i64 = np.int32, np.int64
+
+    def columns(starts=(0, 1), indices=(0, 1)):
+        return SparseColumns(np.ones(2), np.array(indices, i32), np.array(starts, i64),
+                             np.array([1, 1], i32), 5)
+
+    def lines(indptr=(0, 1), n_rows=1, **formats):
+        return format_lines(np.ones((n_rows, 1)), np.array(indptr, i64),
+                            np.zeros(1, i64), np.ones(1), **formats)
+
+    two_d = r"X must be 2-D, got shape \(5,\)"
+    return {
+        "squared_norms 0-d": (lambda: squared_norms(np.array(5.0)), ValueError,
+                              r"X must be 2-D, got shape \(\)"),
+        "squared_norms indptr": (_squared_norms_past_the_values, ValueError,
+                                 r"row 2's stored values \[4, 1000000000\) are not"),
+        "csr_is_canonical 1-D": (lambda: csr_is_canonical(one_d), ValueError, two_d),
+        "csr_to_dense column": (lambda: csr_to_dense(_csr([1.0], [10**9], [0, 1], (1, 5))),
+                                ValueError, r"column index outside \[0, 5\)"),
+        "row_ranges indptr": (lambda: row_ranges(np.array([0, 10**8, 0]),
+                                                 np.array([0, 1], i64)),
+                              ValueError, "indptr decreases at row 1"),
+        "pack_bits row": (lambda: pack_bits(np.ones((7, 5)), rows=np.array([10**9], i32)),
+                          IndexError, r"row 1000000000 is outside \[0, 7\)"),
+        "pack_bits 1-D": (lambda: pack_bits(np.ones(5)), ValueError, two_d),
+        "small_integer_rows 1-D": (lambda: small_integer_rows(np.ones(5), np.arange(1)),
+                                   ValueError, two_d),
+        "IntRows 1-D": (lambda: IntRows(np.ones(5, np.int16), 1.0, 4), ValueError,
+                        r"ints must be 2-D"),
+        "SparseColumns column": (lambda: columns(indices=(0, 10**8)), ValueError,
+                                 r"row 1 holds a column index outside \[0, 5\)"),
+        "SparseColumns extent": (lambda: columns(starts=(0, 5)), ValueError,
+                                 r"row 1's stored values \[5, 6\) are not within the 2"),
+        "SparseColumns narrow": (lambda: columns().narrow(
+            np.ones(2), np.array([0, 1], i32), np.array([0, 1], i64),
+            np.array([1, 1], i32), -1, 1), ValueError, r"0 <= start <= end"),
+        "sparse_dots_feature_major 1-D": (lambda: sparse_dots_feature_major(
+            one_d, np.zeros((5, 3)), np.empty((1, 3))), ValueError, two_d),
+        "split_by_slot 1-D": (lambda: split_by_slot(one_d, np.zeros(5, i32),
+                                                    np.zeros((1, 1))), ValueError, two_d),
+        "format_lines indptr": (lambda: lines(indptr=(0, 10**8)), ValueError,
+                                r"row 0's stored values \[0, 100000000\) are not within"),
+        "format_lines rows": (lambda: lines(n_rows=2), ValueError,
+                              r"indptr must have shape \(3,\)"),
+        "format_lines lead_format": (lambda: lines(lead_format=("g",)), ValueError,
+                                     r"lead_format must be a \(code, precision\) pair"),
+        "format_lines value_format": (lambda: lines(value_format=()), ValueError,
+                                      r"value_format must be a \(code, precision\) pair"),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_core_entries()))
+def test_core_entries_refuse_arrays_that_do_not_fit_together(case):
+    call, error, match = _core_entries()[case]
+    with pytest.raises(error, match=match):
+        call()

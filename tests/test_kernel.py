@@ -366,3 +366,40 @@ def test_csr_to_dense_matches_scipy():
     dense = csr_to_dense(X)
     np.testing.assert_array_equal(dense, X.toarray())
     assert dense.dtype == np.float64 and dense.flags.c_contiguous
+
+
+def csr_of(data, indices, indptr, shape):
+    """A csr_matrix from its arrays as given (scipy checks only some of them)."""
+    return sp.csr_matrix((np.array(data, dtype=np.float64), np.array(indices, np.int32),
+                          np.array(indptr, dtype=np.int32)), shape=shape)
+
+
+# inputs the core's loops would read outside their arrays (the audit's r08, r09, r17,
+# r18): each is refused with an exception that names what is wrong
+BAD_ROWS = {
+    "1-D": (np.ones(7), "linear", r"X must be 2-D, got shape \(7,\)"),
+    "0-d": (np.array(5.0), "linear", r"X must be 2-D, got shape \(\)"),
+    "1-D sparse": (sp.csr_array(np.ones(5)) if hasattr(sp, "csr_array") else np.ones(5),
+                   "linear", r"X must be 2-D"),
+    "Gram not square": (np.ones((30, 1)), "precomputed", r"Gram matrix must be square"),
+    "column index": (csr_of([0.5], [10**9], [0, 1, 1, 1, 1], (4, 5)), "rbf",
+                     r"row 0 holds a column index outside \[0, 5\)"),
+    "decreasing indptr": (csr_of([1.0, 2.0], [0, 1], [0, 2, 1, 2], (3, 5)), "rbf",
+                          r"row 1's stored values \[2, 1\) are not within"),
+}
+
+
+@pytest.mark.parametrize("entry, case", [
+    (entry, case) for entry in ("Kernel", "Rows", "LinearSolver") for case in BAD_ROWS
+    if not (entry == "LinearSolver" and case == "Gram not square")])
+def test_rows_that_do_not_describe_a_matrix_are_refused(entry, case):
+    from libsmo._core.rows import Rows
+    from libsmo._core.solvers import solve_linear
+    X, kernel, match = BAD_ROWS[case]
+    with pytest.raises(ValueError, match=match):
+        if entry == "Kernel":
+            Kernel(X, kernel, 0.5, 3, 0.0, bit_rows=False)
+        elif entry == "Rows":
+            Rows(X, copy_dense=False, gram=kernel == "precomputed")
+        else:
+            solve_linear(X, np.arange(3), -np.ones(3), np.ones(3), np.ones(3))

@@ -18,7 +18,10 @@ import pytest
 
 from conftest import in_layout, kernel_reference
 from libsmo._core.kernel import Kernel
+from libsmo._core.linear_smo import LinearSolver
+from libsmo._core.platt_smo import PlattSolver
 from libsmo._core.qmatrix import QMatrix, SVRQMatrix
+from libsmo._core.smo import Solver
 from libsmo._core.solvers import solve, solve_linear
 
 FLOAT32_RTOL = 2.0**-24 * 1.001   # float32 rounding of the exact value, with a margin
@@ -215,6 +218,48 @@ def test_accessors_check_their_arguments():
         Q.row(0, 12)
     with pytest.raises(IndexError):
         Q.swap(0, 11)
+    # signs of another length: swaps and rows index them by variable (the audit's r06,
+    # and r21, where solve() ran on 3 signs for 400 variables)
+    with pytest.raises(ValueError, match=r"sign must have shape \(11,\)"):
+        QMatrix(Kernel(in_layout(data(), "dense"), "rbf", 0.5, 3, 0.0), np.ones(1), 1.0)
+
+
+@pytest.mark.parametrize("start, end", [(-50, 100), (100, 50)])
+def test_narrowing_refuses_a_range_that_is_not_one(start, end):
+    # the copy of the columns is sliced and indexed by [start, end) (the audit's r07)
+    D = in_layout(data(n=300, d=50), "csr")
+    K = Kernel(D, "rbf", 0.5, 3, 0.0, bit_rows=False, int_rows=False)
+    K.rows.build_columns(0.0, 1)
+    Q = QMatrix(K, np.ones(300), 10.0)
+    with pytest.raises(ValueError, match=r"0 <= start <= end"):
+        Q.narrow_rows(start, end, 1000)
+    with pytest.raises(ValueError, match=r"0 <= start <= end"):
+        K.rows.columns.narrow(D.data, D.indices, np.asarray(D.indptr[:-1], np.int64),
+                              np.diff(D.indptr).astype(np.int32), start, end)
+    Q.narrow_rows(100, 1000, 1000)   # an end past the rows: up to the last, as before
+
+
+@pytest.mark.parametrize("solver_class", [Solver, PlattSolver])
+@pytest.mark.parametrize("wrong", ["p", "y", "C", "alpha", "gradient", "gradient_bar"])
+def test_solver_constructors_refuse_arrays_of_another_length(solver_class, wrong):
+    # the constructors themselves, not only solve(): 2,000 entries for Q's 7 variables
+    # crashed the interpreter (the audit's r03, r04)
+    Q = QMatrix(Kernel(data(n=7), *KERNELS["rbf"]), signs(7), 1.0)
+    arrays = dict(p=-np.ones(7), y=signs(7), C=np.ones(7), alpha=np.zeros(7),
+                  gradient=-np.ones(7), gradient_bar=np.zeros(7))
+    arrays[wrong] = np.ones(2000)
+    with pytest.raises(ValueError, match=rf"{wrong} must have shape \(7,\)"):
+        solver_class(Q, *list(arrays.values())[:4], 1e-3, True, None, None, 1000, False,
+                     None, None, arrays["gradient"], arrays["gradient_bar"])
+    with pytest.raises(ValueError, match="give both gradient and gradient_bar"):
+        solver_class(Q, *list(arrays.values())[:4], 1e-3, True, None, None, 1000, False,
+                     None, None, np.zeros(7))
+    if wrong in ("p", "y", "C", "alpha"):
+        arrays = dict(p=-np.ones(300), y=np.ones(300), C=np.ones(300), alpha=np.zeros(300))
+        arrays[wrong] = np.ones(1)   # the audit's r05
+        with pytest.raises(ValueError, match=rf"{wrong} must have shape \(300,\)"):
+            LinearSolver(data(n=300), np.arange(300), *arrays.values(), 1e-3, 10000, None,
+                         1000, 5.0, None)
 
 
 @pytest.mark.parametrize("wrong", ["p", "y", "C", "alpha", "gradient"])

@@ -260,3 +260,9 @@ def test_accessors_check_their_arguments():
         cache.swap(0, 4)
     with pytest.raises(IndexError):
         cache.cached(-1)
+
+
+def test_a_negative_number_of_rows_is_refused():
+    # the index is sized n_rows + 1 and its sentinel written at n_rows (the audit's r02)
+    with pytest.raises(ValueError, match="n_rows must be >= 0, got -1"):
+        RowCache(-1, 1e6)

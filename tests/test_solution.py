@@ -77,5 +77,17 @@ def test_make_solution_sums_in_the_solvers_order_and_answers_in_the_callers():
     assert out.objective == np.cumsum(alpha * (G + p))[-1] / 2
     np.testing.assert_array_equal(out.alpha[order], alpha)
     np.testing.assert_array_equal(out.gradient[order], G)
-    with pytest.raises(ValueError, match="order must hold 50 indices"):
+    with pytest.raises(ValueError, match=r"order entry 50 is outside \[0, 50\)"):
         make_solution(alpha, G, p, y, C, False, 7, 1, order=np.arange(1, n + 1))
+
+
+@pytest.mark.parametrize("short", ["G", "p", "y", "C", "order"])
+def test_make_solution_refuses_arrays_of_another_length_than_alpha(short):
+    # its loops read them by alpha's entries without bounds checks: alpha of 10**7
+    # entries with the others of one crashed the interpreter (the audit's r01)
+    arrays = dict(alpha=np.zeros(10), G=np.zeros(10), p=np.zeros(10), y=np.ones(10),
+                  C=np.ones(10), order=np.arange(10))
+    arrays[short] = np.ones(1)
+    order = arrays.pop("order")
+    with pytest.raises(ValueError, match=rf"{short} must have shape \(10,\)"):
+        make_solution(*arrays.values(), False, 0, 1, order=order)

@@ -462,14 +462,14 @@ def test_sparse_prediction_is_libsvm_s(reviews):
 
 def test_csr_indices_outside_the_width_are_refused():
     """Both loops that index support vectors by a row's column indices check them first
-    (`checked_csr_arrays`): a ValueError, not a read outside the arrays."""
+    (`arrays.csr_arrays`): a ValueError, not a read outside the arrays."""
     from libsmo._core.kernel_blocks import sparse_dots_feature_major
     import scipy.sparse
     bad = scipy.sparse.csr_matrix((np.array([1.0, 2.0]), np.array([0, 7], dtype=np.int32),
                                    np.array([0, 1, 2])), shape=(2, 5))
     sv = scipy.sparse.csr_matrix(np.eye(3, 5))
     columns = columns_of(sv)
-    with pytest.raises(ValueError, match="outside the rows' width"):
+    with pytest.raises(ValueError, match=r"column index outside \[0, 5\)"):
         column_dots(bad, columns, np.empty((2, 3)))
-    with pytest.raises(ValueError, match="outside the rows' width"):
+    with pytest.raises(ValueError, match=r"column index outside \[0, 5\)"):
         sparse_dots_feature_major(bad, np.zeros((5, 3)), np.empty((2, 3)))

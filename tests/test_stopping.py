@@ -160,3 +160,9 @@ def test_keyboard_interrupt_from_the_callback_comes_out_too():
     with pytest.raises(KeyboardInterrupt):
         stop.check(32)
 
+
+
+def test_an_empty_stop_flag_is_refused():
+    # stop_flag[0] is read without bounds checks
+    with pytest.raises(ValueError, match="stop_flag must have at least one entry"):
+        conditions(stop_flag=np.zeros(0, dtype=np.int8))

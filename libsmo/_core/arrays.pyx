@@ -8,7 +8,12 @@ without numpy temporaries (a ufunc call costs microseconds per array on a small 
   describe a matrix of their shape, and whether every row's column indices rise
   strictly (the layout the row accessor reads);
 - `all_finite`: no NaN or infinity in a float64 array;
-- `csr_to_dense`: a CSR matrix as a C-contiguous float64 array.
+- `csr_to_dense`: a CSR matrix as a C-contiguous float64 array;
+- the checks of the compiled core's entries, which index their arrays without bounds
+  checks (setup.py): `matrix_shape` (2-D), `check_lengths` (one entry per variable),
+  `check_indices` (row numbers), `check_range` (a range of rows), `checked_indptr`,
+  `check_csr_rows` and `csr_arrays` (CSR extents and column indices), each one typed
+  pass at most.
 """
 import numpy as np
 cimport numpy as cnp
@@ -28,6 +33,12 @@ def squared_norms(X):
     Returns
     -------
     ndarray of shape (n,)
+
+    Raises
+    ------
+    ValueError
+        X is not 2-D, or CSR index pointers that do not rise within the stored values
+        (`checked_indptr`).
     """
     cdef Py_ssize_t i, f
     cdef long long p
@@ -35,11 +46,11 @@ def squared_norms(X):
     cdef const double[::1] values
     cdef const long long[::1] indptr
     cdef const double[:, :] dense
-    out = np.empty(X.shape[0])
+    out = np.empty(matrix_shape(X)[0])
     cdef double[::1] sq = out
     if hasattr(X, "indptr"):
         values = np.asarray(X.data, dtype=np.float64)
-        indptr = np.asarray(X.indptr, dtype=np.int64)
+        indptr = checked_indptr(X.indptr, sq.shape[0], values.shape[0])
         with nogil:
             for i in range(sq.shape[0]):
                 s = 0.0
@@ -161,11 +172,11 @@ def csr_is_canonical(X):
     Raises
     ------
     ValueError
-        The arrays do not describe a CSR matrix of X's shape (see
-        `compressed_is_canonical`).
+        X is not 2-D (a 1-D sparse array), or its arrays do not describe a CSR matrix
+        of its shape (see `compressed_is_canonical`).
     """
-    return compressed_is_canonical(X.indptr, X.indices, len(X.data), X.shape[0],
-                                   X.shape[1])
+    n_rows, n_columns = matrix_shape(X)
+    return compressed_is_canonical(X.indptr, X.indices, len(X.data), n_rows, n_columns)
 
 
 def check_lengths(long long n, str what, **arrays):
@@ -253,6 +264,8 @@ def row_ranges(indptr, const long long[::1] rows):
     ------
     IndexError
         A row index is outside [0, n_rows).
+    ValueError
+        The index pointers decrease at one of the rows.
     """
     cdef const long long[::1] ptr = np.asarray(indptr, dtype=np.int64)
     cdef Py_ssize_t n = rows.shape[0], n_rows = ptr.shape[0] - 1, r
@@ -260,6 +273,8 @@ def row_ranges(indptr, const long long[::1] rows):
     for r in range(n):
         if rows[r] < 0 or rows[r] >= n_rows:
             raise IndexError(f"row {rows[r]} is outside the {n_rows} rows")
+        if ptr[rows[r] + 1] < ptr[rows[r]]:   # (total would not count what is written)
+            raise ValueError(f"indptr decreases at row {rows[r]}")
         total += ptr[rows[r] + 1] - ptr[rows[r]]
     out_positions = np.empty(total, dtype=np.int64)
     out_indptr = np.empty(n + 1, dtype=np.int64)
@@ -286,10 +301,16 @@ def csr_to_dense(X):
     Returns
     -------
     ndarray of shape X.shape
+
+    Raises
+    ------
+    ValueError
+        X is not 2-D, or its arrays do not describe CSR rows (`csr_arrays`).
     """
-    cdef const double[::1] values = np.asarray(X.data, dtype=np.float64)
-    cdef const int[::1] indices = np.asarray(X.indices, dtype=np.int32)
-    cdef const long long[::1] indptr = np.asarray(X.indptr, dtype=np.int64)
+    cdef const double[::1] values
+    cdef const int[::1] indices
+    cdef const long long[::1] indptr
+    values, indices, indptr = csr_arrays(X)
     out = np.zeros(X.shape)
     cdef double[:, ::1] dense = out
     cdef Py_ssize_t i
@@ -299,3 +320,179 @@ def csr_to_dense(X):
             for p in range(indptr[i], indptr[i + 1]):
                 dense[i, indices[p]] += values[p]
     return out
+
+
+def check_range(long long start, long long end, str what="rows"):
+    """Raise ValueError unless 0 <= start <= end: a range [start, end) of `what` that
+    the loops slice and index by (an end past the rows is clamped where they slice)."""
+    if not 0 <= start <= end:
+        raise ValueError(f"a range of {what} needs 0 <= start <= end, got [{start}, "
+                         f"{end})")
+
+
+def matrix_shape(X, str what="X"):
+    """X's shape (n_rows, n_columns), once X is known to be 2-D: the compiled entries
+    read X.shape[1], and with bounds checks off (setup.py) a 1-D or 0-d X would be read
+    past its shape.
+
+    Parameters
+    ----------
+    X : array-like or scipy.sparse matrix or array
+    what : str
+        X's name, for the message.
+
+    Raises
+    ------
+    ValueError
+        X is not 2-D.
+    """
+    shape = np.shape(X)
+    if len(shape) != 2:
+        raise ValueError(f"{what} must be 2-D, got shape {shape}")
+    return shape
+
+
+cdef Py_ssize_t _first_outside(const csr_index[::1] values, long long n) noexcept nogil:
+    cdef Py_ssize_t k
+    for k in range(values.shape[0]):
+        if values[k] < 0 or values[k] >= n:
+            return k
+    return -1
+
+
+def check_indices(values, long long n, str what, error=IndexError):
+    """Raise `error` unless every entry of a 1-D integer array is in [0, n): one typed
+    pass (row numbers, positions the loops below index by).
+
+    Parameters
+    ----------
+    values : 1-D array of int
+    n : int
+    what : str
+        What an entry is, for the message ("row").
+    error : type
+        The exception (IndexError; ValueError for indices that are data).
+    """
+    cdef Py_ssize_t bad
+    cdef const int[::1] values32
+    cdef const long long[::1] values64
+    values = np.asarray(values)
+    if values.dtype == np.int32:
+        values32 = np.ascontiguousarray(values)
+        with nogil:
+            bad = _first_outside(values32, n)
+    else:
+        values64 = np.ascontiguousarray(values, dtype=np.int64)
+        with nogil:
+            bad = _first_outside(values64, n)
+    if bad >= 0:
+        raise error(f"{what} {values[bad]} is outside [0, {n})")
+
+
+cdef Py_ssize_t _first_bad_extent(const long long[::1] starts, const long long[::1] stops,
+                                  long long n_values, const int* indices,
+                                  long long n_columns, long long* total) noexcept nogil:
+    """The first k with not 0 <= starts[k] <= stops[k] <= n_values or, unless indices
+    is NULL, a column index outside [0, n_columns) at positions [starts[k], stops[k]);
+    else -1, with *total the values of all the rows."""
+    cdef Py_ssize_t k
+    cdef long long p
+    total[0] = 0
+    for k in range(starts.shape[0]):
+        if starts[k] < 0 or stops[k] < starts[k] or stops[k] > n_values:
+            return k
+        total[0] += stops[k] - starts[k]
+        if indices != NULL:
+            for p in range(starts[k], stops[k]):
+                if indices[p] < 0 or indices[p] >= n_columns:
+                    return k
+    return -1
+
+
+def check_csr_rows(indices, starts, stops, long long n_values, long long n_columns=0):
+    """Raise ValueError unless each row k's stored values, positions [starts[k],
+    stops[k]), lie within the n_values stored and (unless indices is None) hold column
+    indices in [0, n_columns): one typed pass over those rows' indices, which the loops
+    that read the rows then index by without checks.
+
+    Parameters
+    ----------
+    indices : 1-D array of int32 or None
+    starts, stops : 1-D arrays of int64 of one length
+    n_values : int
+        The stored values (the shortest of the arrays the rows are read from).
+    n_columns : int
+
+    Returns
+    -------
+    int
+        The rows' stored values in all.
+    """
+    cdef const long long[::1] first = np.ascontiguousarray(starts, dtype=np.int64)
+    cdef const long long[::1] last = np.ascontiguousarray(stops, dtype=np.int64)
+    cdef const int[::1] columns = (np.zeros(1, dtype=np.int32) if indices is None
+                                   else np.ascontiguousarray(indices, dtype=np.int32))
+    cdef const int* scanned = NULL if indices is None else &columns[0]
+    cdef Py_ssize_t bad
+    cdef long long total
+    if first.shape[0] != last.shape[0]:
+        raise ValueError(f"{first.shape[0]} row starts for {last.shape[0]} row ends")
+    n_values = min(n_values, columns.shape[0]) if indices is not None else n_values
+    with nogil:
+        bad = _first_bad_extent(first, last, n_values, scanned, n_columns, &total)
+    if bad >= 0 and 0 <= first[bad] <= last[bad] <= n_values:
+        raise ValueError(f"row {bad} holds a column index outside [0, {n_columns})")
+    if bad >= 0:
+        raise ValueError(f"row {bad}'s stored values [{first[bad]}, {last[bad]}) are not "
+                         f"within the {n_values} stored (index pointers or extents)")
+    return total
+
+
+def checked_indptr(indptr, long long n_rows, long long n_values, indices=None,
+                   long long n_columns=0):
+    """CSR index pointers as a C-contiguous int64 array, once they are known to rise
+    (not strictly) within [0, n_values] over n_rows rows, and, with `indices`, once
+    every row's column indices are known to be in [0, n_columns) (`check_csr_rows`):
+    the loops that read the rows index by them without checks.
+
+    Parameters
+    ----------
+    indptr : 1-D array of int
+    n_rows : int
+    n_values : int
+        The stored values.
+    indices : 1-D array of int32, optional
+    n_columns : int
+
+    Returns
+    -------
+    ndarray of int64 of shape (n_rows + 1,)
+
+    Raises
+    ------
+    ValueError
+        Another length, pointers that decrease or leave [0, n_values], or a column
+        index outside [0, n_columns).
+    """
+    ptr = np.ascontiguousarray(indptr, dtype=np.int64)
+    if ptr.shape != (n_rows + 1,):
+        raise ValueError(f"indptr must have shape ({n_rows + 1},) for {n_rows} rows, "
+                         f"got {ptr.shape}")
+    check_csr_rows(indices, ptr[:-1], ptr[1:], n_values, n_columns)
+    return ptr
+
+
+def csr_arrays(X):
+    """The data (float64), column indices (int32) and index pointers (int64) of a
+    csr_matrix X, once they are known to describe its rows (`checked_indptr` with the
+    indices: one typed pass over them), for the loops that index by them unchecked.
+
+    Raises
+    ------
+    ValueError
+        X is not 2-D, or its arrays do not describe such rows.
+    """
+    n_rows, n_columns = matrix_shape(X)
+    data = np.asarray(X.data, dtype=np.float64)
+    indices = np.asarray(X.indices, dtype=np.int32)
+    return data, indices, checked_indptr(X.indptr, n_rows, len(data), indices, n_columns)

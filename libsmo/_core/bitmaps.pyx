@@ -9,6 +9,7 @@ and each block of rows; `Rows.bit_values` and `kernel_blocks.bit_kernel_block` c
 (bit_counts.h) and read the kernel's table of values.
 """
 import numpy as np
+from libsmo._core.arrays import check_indices, csr_arrays, matrix_shape
 
 
 def pack_bits(X, Py_ssize_t width=-1, rows=None):
@@ -24,18 +25,27 @@ def pack_bits(X, Py_ssize_t width=-1, rows=None):
     width : int, optional
         The columns to cover (default d); at least d.
     rows : ndarray of int32, optional
-        The rows of X to pack, in this order (default all; the caller checks them).
+        The rows of X to pack, in this order (default all).
 
     Returns
     -------
     ndarray of shape (len(rows), ceil(width / 64)) of uint64, or None
         Bit f % 64 of word f // 64 of row k is set where X[rows[k], f] is 1.
+
+    Raises
+    ------
+    IndexError
+        A row outside X.
+    ValueError
+        X is not 2-D, a width below d, or CSR arrays that do not describe X's rows
+        (`arrays.csr_arrays`).
     """
-    if rows is None:
-        rows = np.arange(X.shape[0], dtype=np.int32)
-    rows = np.ascontiguousarray(rows, dtype=np.int32)
+    n_total, n_columns = matrix_shape(X)
+    rows = np.ascontiguousarray(np.arange(n_total) if rows is None else rows,
+                                dtype=np.int32)
+    check_indices(rows, n_total, "row")
     cdef const int[::1] index = rows
-    cdef Py_ssize_t n = len(rows), d = X.shape[1], k, f
+    cdef Py_ssize_t n = len(rows), d = n_columns, k, f
     cdef long long p
     cdef bint binary = True
     cdef const double[::1] data
@@ -50,11 +60,7 @@ def pack_bits(X, Py_ssize_t width=-1, rows=None):
     out = np.zeros((n, (width + 63) // 64), dtype=np.uint64)
     bits = out
     if hasattr(X, "indptr"):
-        data = np.asarray(X.data, dtype=np.float64)
-        indices = np.asarray(X.indices, dtype=np.int32)
-        indptr = np.asarray(X.indptr, dtype=np.int64)
-        if len(indices) and (np.min(indices) < 0 or np.max(indices) >= d):
-            raise ValueError("CSR column indices outside the rows' width")
+        data, indices, indptr = csr_arrays(X)
         with nogil:
             for k in range(n):
                 for p in range(indptr[index[k]], indptr[index[k] + 1]):

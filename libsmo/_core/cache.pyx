@@ -75,10 +75,17 @@ cdef class RowCache:
         step can be held at once.
     n_threads : int
         Threads that share `swap_index`'s exchanges when many rows are cached.
+
+    Raises
+    ------
+    ValueError
+        n_rows is negative (the index below is sized and indexed by it).
     """
 
     def __cinit__(self, int n_rows, double size_bytes, int n_threads=1):
         cdef long long entries
+        if n_rows < 0:
+            raise ValueError(f"n_rows must be >= 0, got {n_rows}")
         if not size_bytes < 1e18:  # also NaN: the conversion below would be undefined
             size_bytes = 1e18
         entries = <long long>(size_bytes / sizeof(float))

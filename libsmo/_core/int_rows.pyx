@@ -12,6 +12,7 @@ division rounds once.
 """
 import numpy as np
 from cython.parallel cimport prange
+from libsmo._core.arrays import check_indices, csr_arrays, matrix_shape
 from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t
 
 
@@ -62,9 +63,11 @@ def small_integer_rows(X, rows, double csr_bytes_per_value=12.0):
     IndexError
         A row outside X.
     ValueError
-        CSR column indices outside X's columns.
+        X is not 2-D, or CSR arrays that do not describe X's rows (column indices
+        outside X's columns: `arrays.csr_arrays`).
     """
-    cdef Py_ssize_t n = len(rows), d = X.shape[1]
+    n_total, n_columns = matrix_shape(X)
+    cdef Py_ssize_t n = len(rows), d = n_columns
     cdef Py_ssize_t k, f
     cdef long long p
     cdef int ok = 1
@@ -80,16 +83,11 @@ def small_integer_rows(X, rows, double csr_bytes_per_value=12.0):
     cdef int16_t[:, ::1] ints
     cdef double[::1] norms
     cdef bint sparse = hasattr(X, "indptr")
-    if n and (rows.min() < 0 or rows.max() >= X.shape[0]):
-        raise IndexError(f"rows outside the {X.shape[0]} rows of X")
+    check_indices(rows, n_total, "row")
     if n == 0 or d == 0:
         return None
     if sparse:
-        data = X.data
-        indices = X.indices
-        if len(X.indices) and (np.min(X.indices) < 0 or np.max(X.indices) >= d):
-            raise ValueError("CSR column indices outside the rows' width")
-        starts = np.asarray(X.indptr, dtype=np.int64)
+        data, indices, starts = csr_arrays(X)
         indptr = starts
         stored = int(np.sum(starts[rows + 1] - starts[rows]))
         if 2.0 * n * d > csr_bytes_per_value * stored:
@@ -142,7 +140,7 @@ def small_integer_data(X):
         `small_integer_rows(X, every row)` with the integers as uint8; None where that
         is None or an integer is outside [0, 255].
     """
-    found = small_integer_rows(X, np.arange(X.shape[0], dtype=np.int32))
+    found = small_integer_rows(X, np.arange(matrix_shape(X)[0], dtype=np.int32))
     if found is None:
         return None
     ints, divisor, norms = found
@@ -256,6 +254,11 @@ cdef class IntRows:
         Its divisor.
     max_sources : int
         The most sources one `dots_many` call takes.
+
+    Raises
+    ------
+    ValueError
+        ints is not 2-D, or max_sources outside [1, BLOCK_SOURCES].
     """
 
     def __init__(self, ints, double divisor, int max_sources):
@@ -264,7 +267,7 @@ cdef class IntRows:
         narrow = np.asarray(ints).dtype == np.uint8
         ints = np.ascontiguousarray(ints, dtype=np.uint8 if narrow else np.int16)
         self.divisor = divisor
-        self.d = ints.shape[1]
+        self.d = matrix_shape(ints, "ints")[1]
         self.row_bytes = 2
         if narrow or (ints.size and ints.min() >= 0 and ints.max() <= 255):
             self.narrow = ints if narrow else ints.astype(np.uint8)

@@ -91,6 +91,14 @@ cdef class Kernel:
     evaluations : int
         Kernel values computed since construction, every way (rows, batches of rows,
         single values); what a cache serves again is not computed again.
+
+    Raises
+    ------
+    ValueError
+        An unknown kernel, or X that `Rows` refuses (not 2-D, a Gram matrix that is not
+        square, CSR arrays that do not describe the rows).
+    IndexError
+        A row outside X.
     """
 
     def __init__(self, X, str kernel, double gamma, int degree, double coef0,

@@ -13,6 +13,7 @@ import numpy as np
 from cython.parallel cimport prange, threadid
 from libc.stdint cimport uint64_t
 from libc.string cimport memset
+from libsmo._core.arrays import csr_arrays, matrix_shape
 from libsmo._core.rows cimport dense_dot
 from libsmo._core.sparse_dots cimport SparseColumns, smo_column_dots_rows
 from libsmo._core.kernel import ROW_PARALLEL_MIN
@@ -141,14 +142,14 @@ def sparse_dots_feature_major(X, const double[:, ::1] sv_by_feature,
     cdef double* row
     cdef const double* column
     cdef int threads = 1
-    if (X.shape[0] != n_rows or X.shape[1] != sv_by_feature.shape[0]
+    if (matrix_shape(X) != (n_rows, sv_by_feature.shape[0])
             or sv_by_feature.shape[1] != n_sv):
         raise ValueError(f"rows of shape {X.shape}, support vectors by feature of shape "
                          f"{tuple(sv_by_feature.shape)[:2]} and a block of shape "
                          f"{(n_rows, n_sv)} do not match")
     if n_rows == 0 or n_sv == 0:
         return
-    data, indices, indptr = checked_csr_arrays(X)
+    data, indices, indptr = csr_arrays(X)
     n_groups = (n_rows + ROW_GROUP - 1) // ROW_GROUP
     if indptr[n_rows] * n_sv >= BLOCK_PARALLEL_MIN:
         threads = max(1, smo_openmp_max_threads())
@@ -308,21 +309,10 @@ def bit_kernel_products(const uint64_t[:, ::1] x_bits, const uint64_t[:, ::1] sv
                 out[i, c] = dense_dot(&values[threadid(), 0], &coef_t[c, 0], n_sv)
 
 
-def checked_csr_arrays(X):
-    """The data (float64), column indices (int32) and row pointers (int64) of canonical
-    CSR rows X, for loops that index by them: ValueError where a column index is
-    outside X's width."""
-    data = np.asarray(X.data, dtype=np.float64)
-    indices = np.asarray(X.indices, dtype=np.int32)
-    if len(indices) and (np.min(indices) < 0 or np.max(indices) >= X.shape[1]):
-        raise ValueError("CSR column indices outside the rows' width")
-    return data, indices, np.asarray(X.indptr, dtype=np.int64)
-
-
 def _slotted_csr_arrays(X, slot, Py_ssize_t n_slots, unit):
-    """`checked_csr_arrays` of X, and a ValueError where a feature X stores has a slot
+    """`arrays.csr_arrays` of X, and a ValueError where a feature X stores has a slot
     beyond the block's n_slots (`unit`: its rows or columns), as the loops read them."""
-    data, indices, indptr = checked_csr_arrays(X)
+    data, indices, indptr = csr_arrays(X)
     if len(indices) and np.max(np.asarray(slot)[indices]) >= n_slots:
         raise ValueError(f"feature slots beyond the block's {n_slots} {unit}")
     return data, indices, indptr
@@ -350,7 +340,7 @@ def dense_columns_of(X, const int[::1] slot, double[:, ::1] out):
     cdef Py_ssize_t n_rows = out.shape[0], r
     cdef long long k
     cdef int s, threads = 1
-    if X.shape[0] != n_rows or X.shape[1] > slot.shape[0]:
+    if matrix_shape(X)[0] != n_rows or X.shape[1] > slot.shape[0]:
         raise ValueError(f"rows of shape {X.shape}, {slot.shape[0]} feature slots and a "
                          f"block of shape {(n_rows, out.shape[1])} do not match")
     if n_rows == 0:
@@ -394,7 +384,7 @@ def split_by_slot(X, const int[::1] slot, double[:, ::1] by_slot):
     cdef const double[::1] data
     cdef const int[::1] indices
     cdef const long long[::1] indptr
-    cdef Py_ssize_t n_rows = X.shape[0], r
+    cdef Py_ssize_t n_rows = matrix_shape(X)[0], r
     cdef long long k, kept = 0
     cdef int s
     if X.shape[1] > slot.shape[0] or by_slot.shape[1] != n_rows:
@@ -452,14 +442,14 @@ def column_dots(X, SparseColumns columns, double[:, ::1] out, bint add=False):
     cdef const long long[::1] indptr
     cdef Py_ssize_t n_rows = out.shape[0], n_sv = out.shape[1], g, n_groups
     cdef int threads = 1
-    if (X.shape[0] != n_rows or X.shape[1] > columns.col_start.shape[0] - 1
+    if (matrix_shape(X)[0] != n_rows or X.shape[1] > columns.col_start.shape[0] - 1
             or columns.original.shape[0] != n_sv):
         raise ValueError(f"rows of shape {X.shape}, {columns.original.shape[0]} support "
                          f"vectors of {columns.col_start.shape[0] - 1} features and a "
                          f"block of shape {(n_rows, n_sv)} do not match")
     if n_rows == 0 or n_sv == 0:
         return
-    data, indices, indptr = checked_csr_arrays(X)
+    data, indices, indptr = csr_arrays(X)
     n_groups = (n_rows + COLUMN_ROWS_PER_TASK - 1) // COLUMN_ROWS_PER_TASK
     if n_groups >= 2:
         threads = max(1, smo_openmp_max_threads())

@@ -45,7 +45,8 @@ cnp.import_array()
 
 @cython.final
 cdef class LinearSolver:
-    """State of one run; use the module function `solve_linear`."""
+    """State of one run; use the module function `solve_linear` (whose arguments and
+    errors these are)."""
 
     cdef int l
     cdef Py_ssize_t d
@@ -77,8 +78,10 @@ cdef class LinearSolver:
         cdef int t
         rows = np.asarray(rows, dtype=np.int64)
         self.l = len(rows)
-        self.d = X.shape[1]
-        self.rows = Rows(X, rows, copy_dense=False)
+        # the loops index these by variable without bounds checks
+        check_lengths(self.l, "rows", p=p, y=y, C=C, alpha=alpha)
+        self.rows = Rows(X, rows, copy_dense=False)   # (X 2-D, the rows inside it)
+        self.d = self.rows.n_features
         self.row_work = 1 + (X.nnz // max(1, X.shape[0]) if hasattr(X, "nnz") else self.d)
         self.p = np.array(p, dtype=np.float64)
         self.y = np.array(y, dtype=np.float64)
@@ -350,12 +353,16 @@ def solve_linear(X, rows, p, y, C, alpha=None, *, double tol=1e-3, max_iter=None
     Solution
         As `libsmo._core.smo.solve` returns. (w is not part of it: a fit keeps every pair's
         result, and 5,460 pairs of sector's 55,197 features would hold 2.4 GB.)
+
+    Raises
+    ------
+    ValueError
+        X is not 2-D, or p, y, C or alpha without one entry per row (`LinearSolver`).
+    IndexError
+        A row outside X.
     """
-    l = len(rows)
     if alpha is None:
-        alpha = np.zeros(l)
-    # the solver indexes these by variable without bounds checks
-    check_lengths(l, "rows", p=p, y=y, C=C, alpha=alpha)
+        alpha = np.zeros(len(rows))
     solver = LinearSolver(X, rows, p, y, C, alpha, tol, max_iter, callback, callback_every,
                           time_limit, stop_flag)
     return solver.run()

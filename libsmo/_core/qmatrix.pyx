@@ -10,6 +10,7 @@ kernel on demand and kept in the row cache (`libsmo._core.cache.RowCache`) as fl
 """
 import numpy as np
 cimport numpy as cnp
+from libsmo._core.arrays import check_lengths, check_range
 from libsmo._core.cache cimport RowCache
 from libsmo._core.kernel cimport RBF
 from libsmo._core.rows cimport MANY_ROWS, Rows
@@ -42,10 +43,16 @@ cdef class QMatrix:
         s_i = y_i for C-SVC and nu-SVC, all ones for one-class.
     cache_size_mb : float
         The row cache budget in megabytes.
+
+    Raises
+    ------
+    ValueError
+        sign without one entry per row of the kernel (swaps and rows index it).
     """
 
     def __init__(self, Kernel kernel, sign, double cache_size_mb, int rows_together=1):
         cdef int i
+        check_lengths(kernel.n_rows, "the kernel's rows", sign=sign)
         self.kernel = kernel
         self.sign = np.ascontiguousarray(sign, dtype=np.float64).copy()
         n = kernel.n_rows
@@ -203,8 +210,10 @@ cdef class QMatrix:
         now at [start, end) alone, when `count` pays for the copy (at least
         NARROW_MIN_ROWS). Any other `count` drops the copy, and so does the next swap.
         The copy, at most the whole columns' bytes, is held beside the cache; memory
-        short for it: the whole columns, as before."""
+        short for it: the whole columns, as before. ValueError unless
+        0 <= start <= end (an end past the rows stands for the last row)."""
         cdef Rows rows = self.kernel.rows
+        check_range(start, end)
         if rows.columns is None:
             return
         if count < NARROW_MIN_ROWS:

@@ -38,6 +38,7 @@ import numpy as np
 cimport numpy as cnp
 from cython.parallel cimport prange
 from libc.stdint cimport uint64_t
+from libsmo._core.arrays import check_csr_rows, check_indices, matrix_shape
 from libsmo._core.bitmaps import pack_bits
 from libsmo._core.sparse_dots cimport SparseColumns, gather_dots
 from libsmo._core.int_rows cimport IntRows
@@ -117,19 +118,20 @@ cdef class Rows:
     ------
     IndexError
         A row number outside X.
+    ValueError
+        X is not 2-D, a Gram matrix is not square, or CSR rows' extents or column
+        indices leave their arrays (`arrays.check_csr_rows`): the loops do not check.
     """
 
     def __init__(self, X, rows=None, *, bint copy_dense=True, bint gram=False,
                  bint bit_rows=False, bint int_rows=False, int_source=None):
-        n_total = X.shape[0]
-        if rows is None:
-            rows = np.arange(n_total, dtype=np.int32)
-        rows = np.ascontiguousarray(rows, dtype=np.int32)
-        if rows.shape[0] and (rows.min() < 0 or rows.max() >= n_total):
-            bad = rows[(rows < 0) | (rows >= n_total)][0]
-            raise IndexError(f"row {bad} is out of range for {n_total} rows")
+        n_total, self.n_features = matrix_shape(X)
+        if gram and n_total != self.n_features:
+            raise ValueError(f"a Gram matrix must be square, got shape {X.shape}")
+        rows = np.ascontiguousarray(np.arange(n_total) if rows is None else rows,
+                                    dtype=np.int32)
+        check_indices(rows, n_total, "row")
         self.n_rows = rows.shape[0]
-        self.n_features = X.shape[1]
         self.index = rows.copy()
         if gram:
             self.layout = GRAM
@@ -140,8 +142,9 @@ cdef class Rows:
             self.csr_data = X.data
             self.csr_indices = X.indices
             indptr = np.asarray(X.indptr, dtype=np.int64)
-            self.row_start = indptr[rows]
-            self.row_nnz = (indptr[rows + 1] - indptr[rows]).astype(np.int32)
+            starts, ends = indptr[rows], indptr[rows + 1]
+            check_csr_rows(X.indices, starts, ends, len(X.data), self.n_features)
+            self.row_start, self.row_nnz = starts, (ends - starts).astype(np.int32)
             self.scatter = np.zeros(self.n_features)
             # norms of these rows only: a one-vs-one pair must not pay for all of X
             self.sq_norm = np.empty(self.n_rows)
@@ -255,15 +258,12 @@ cdef class Rows:
 
     cdef void _csr_norms(self) noexcept nogil:
         cdef Py_ssize_t i
-        cdef long long p, stop
+        cdef long long p
         cdef double s
         for i in range(self.n_rows):
             s = 0.0
-            p = self.row_start[i]
-            stop = p + self.row_nnz[i]
-            while p < stop:
+            for p in range(self.row_start[i], self.row_start[i] + self.row_nnz[i]):
                 s += self.csr_data[p] * self.csr_data[p]
-                p += 1
             self.sq_norm[i] = s
 
     cdef void _shared_norms(self) noexcept nogil:

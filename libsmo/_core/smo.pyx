@@ -41,6 +41,7 @@ from libsmo._core.thread_governor cimport (smo_governor_seconds, smo_governor_st
                                            smo_process_cpu_seconds)
 from libsmo._core.rows cimport MANY_ROWS
 from libsmo._core.stopping cimport StopConditions, RUNNING, OPTIMAL, EXCEPTION, NO_MEMORY
+from libsmo._core.arrays import check_lengths
 from libsmo._core.solution import make_solution
 from libsmo._core.stopping import SolverStopped
 
@@ -66,15 +67,22 @@ cnp.import_array()
 
 cdef class Solver:
     """State of one SMO run with LIBSVM's second-order selection; Platt's loop is the
-    subclass `libsmo._core.platt_smo.PlattSolver`. Use `libsmo._core.solvers.solve`."""
+    subclass `libsmo._core.platt_smo.PlattSolver`. Use `libsmo._core.solvers.solve`,
+    whose arguments these are; ValueError where p, y, C, alpha, gradient or
+    gradient_bar has not one entry per variable of Q (the loops index them unchecked)."""
 
     def __init__(self, QMatrix Q, p, y, C, alpha, double tol, bint shrinking, max_iter,
                  callback, long long callback_every, bint nu, time_limit, stop_flag,
                  gradient=None, gradient_bar=None):
         cdef int i
+        if (gradient is None) != (gradient_bar is None):
+            raise ValueError("give both gradient and gradient_bar, or neither")
+        given = {} if gradient is None else dict(gradient=gradient,
+                                                 gradient_bar=gradient_bar)
+        check_lengths(Q.n_variables, "Q's variables", p=p, y=y, C=C, alpha=alpha, **given)
         self.Q = Q
         self.nu = nu
-        self.l = len(p)
+        self.l = Q.n_variables
         self.active_size = self.l
         self.eps = tol
         self.shrinking = shrinking

@@ -9,6 +9,7 @@ rho (and the nu variant's r) and the dual objective in LIBSVM's order of summati
 import numpy as np
 cimport cython
 from libc.math cimport isfinite, INFINITY
+from libsmo._core.arrays import check_indices, check_lengths
 from libsmo._core.stopping import STATUS_NAMES
 
 
@@ -142,7 +143,19 @@ def make_solution(alpha, G, p, y, C, bint nu, long long n_iter, int stop,
         variables, else the middle of the interval the bound ones allow. The nu variant
         does this per sign group, giving r1 and r2, and has rho = (r1 - r2) / 2,
         r = (r1 + r2) / 2.
+
+    Raises
+    ------
+    ValueError
+        G, p, y, C or order without one entry per entry of alpha, or order with an
+        index outside [0, len(alpha)): the loops below do not check their indices
+        (boundscheck is off).
     """
+    check_lengths(len(alpha), "alpha's entries", G=G, p=p, y=y, C=C)
+    if order is not None:
+        order = np.ascontiguousarray(order, dtype=np.int32)
+        check_lengths(len(alpha), "alpha's entries", order=order)
+        check_indices(order, len(alpha), "order entry", ValueError)
     cdef const double[::1] a = alpha, g = G, pv = p, yv = y, c = C
     cdef Py_ssize_t t
     cdef double r1, r2 = 0.0, objective = 0.0
@@ -156,11 +169,6 @@ def make_solution(alpha, G, p, y, C, bint nu, long long n_iter, int stop,
             finite = finite and isfinite(a[t]) and isfinite(g[t])
     cdef Solution out = Solution.__new__(Solution)
     if order is not None:
-        # the loop below does not check its indices (boundscheck is off)
-        order = np.ascontiguousarray(order, dtype=np.int32)
-        if order.shape[0] != a.shape[0] or (len(order) and not (
-                0 <= order.min() and order.max() < len(order))):
-            raise ValueError(f"order must hold {a.shape[0]} indices below {a.shape[0]}")
         alpha, G = _in_caller_order(a, g, order)
     # the moved arrays are new: frozen as they are
     out.alpha = _frozen(alpha, copy=order is None)

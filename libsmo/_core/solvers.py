@@ -6,7 +6,6 @@ return a `libsmo._core.solution.Solution`.
 """
 import numpy as np
 
-from libsmo._core.arrays import check_lengths
 from libsmo._core.linear_smo import solve_linear
 from libsmo._core.platt_smo import PlattSolver
 from libsmo._core.qmatrix import QMatrix
@@ -60,6 +59,14 @@ def solve(Q, p, y, C, alpha=None, *, tol=1e-3, shrinking=True, selection="second
         alpha, gradient (in the caller's order), rho, r (nu variant: (r1 + r2) / 2,
         else 0), objective, n_iter, status, and finite: whether every alpha and gradient
         entry is finite (a kernel that overflows makes them inf or NaN).
+
+    Raises
+    ------
+    ValueError
+        An unknown selection; p, y, C, alpha, gradient or gradient_bar without one
+        entry per variable of Q, or only one of the gradients (`Solver`).
+    TypeError
+        Q is not a QMatrix.
     """
     if selection not in SELECTIONS:
         raise ValueError(f"selection must be one of {SELECTIONS}, got {selection!r}")
@@ -67,14 +74,8 @@ def solve(Q, p, y, C, alpha=None, *, tol=1e-3, shrinking=True, selection="second
         raise TypeError(f"Q must be a QMatrix, got {type(Q).__name__}")
     if alpha is None:
         alpha = np.zeros(Q.n_variables)
-    # the solver indexes these by Q's variables without bounds checks
-    check_lengths(Q.n_variables, "Q's variables", p=p, y=y, C=C, alpha=alpha)
     solver_class = PlattSolver if selection == "platt" else Solver
-    if (gradient is None) != (gradient_bar is None):
-        raise ValueError("give both gradient and gradient_bar, or neither")
-    if gradient is not None:
-        check_lengths(Q.n_variables, "Q's variables", gradient=gradient,
-                      gradient_bar=gradient_bar)
+    # (the solver checks the arrays' lengths against Q's variables)
     solver = solver_class(Q, p, y, C, alpha, tol, shrinking, max_iter, callback,
                           callback_every, nu, time_limit, stop_flag, gradient,
                           gradient_bar)

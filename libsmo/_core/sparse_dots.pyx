@@ -17,6 +17,7 @@ otherwise). So the steps are the same either way, and `pays` may choose per row.
 """
 import numpy as np
 from cython.parallel cimport prange
+from libsmo._core.arrays import check_csr_rows, check_range
 from libc.stdlib cimport free, realloc
 from libc.string cimport memset
 
@@ -129,16 +130,15 @@ cdef class SparseColumns:
     dense_share > 0, the columns of the features that at least that share of the rows
     store (`dense_column_count`) are also kept dense, and `dots` adds those columns
     whole (a product with a row's zero adds +0.0 or -0.0 to a sum that is never -0.0:
-    the same sums)."""
+    the same sums). ValueError: rows beyond data or n_features (`arrays.check_csr_rows`)."""
 
     def __init__(self, const double[::1] data, const int[::1] indices,
                  const long long[::1] row_start, const int[::1] row_nnz,
                  Py_ssize_t n_features, double dense_share=0.0, int n_threads=1):
-        cdef Py_ssize_t n_rows = row_nnz.shape[0], r, f
-        cdef long long total = 0, p
+        cdef Py_ssize_t n_rows = row_nnz.shape[0], f
+        cdef long long p, total = check_csr_rows(indices, row_start, np.add(
+            row_start, row_nnz), data.shape[0], n_features)   # the sort indexes by them
         cdef int slot, threads
-        for r in range(n_rows):
-            total += row_nnz[r]
         # n_threads: for this copy's sort and its narrowed copies' (0: as OpenMP allows)
         self.n_threads = n_threads if n_threads > 0 else max(1, smo_openmp_max_threads())
         threads = _sort_threads(self.n_threads, total, n_features)
@@ -148,8 +148,7 @@ cdef class SparseColumns:
         self.original = np.arange(n_rows, dtype=np.int32)
         self.sums = np.zeros(max(n_rows, 1))
         self.n_bytes = copy_bytes(total, n_features, n_rows)
-        self.narrow_start = self.narrow_end = -1
-        self.gathers_start = self.gathers_end = -1
+        self.narrow_start = self.narrow_end = self.gathers_start = self.gathers_end = -1
         self.unswapped = True
         if threads > 1:
             self._sort_on_threads(data, indices, row_start, row_nnz, threads)
@@ -252,8 +251,10 @@ cdef class SparseColumns:
         row_start, row_nnz : ndarray
             Each row's extent, by its current position.
         start, end : int
+            0 <= start <= end, else ValueError (an end past the rows: up to the last).
         """
         cdef Py_ssize_t n_rows = self.original.shape[0]
+        check_range(start, end)
         if start == self.narrow_start and end == self.narrow_end:
             return   # no swap since: the copy still holds exactly these rows
         self.narrowed = None

@@ -68,6 +68,11 @@ cdef class StopConditions:
     progress : callable
         Returns the solver's progress dict for the callback. The solver drops it with
         `release` when it has finished, so that the two do not keep each other alive.
+
+    Raises
+    ------
+    ValueError
+        An empty stop_flag.
     """
 
     def __init__(self, max_iter, callback, long long callback_every, time_limit,
@@ -81,6 +86,8 @@ cdef class StopConditions:
         self.stop_flag = NULL
         if stop_flag is not None:
             flag = stop_flag
+            if flag.shape[0] < 1:   # read at [0] without bounds checks
+                raise ValueError("stop_flag must have at least one entry")
             self.stop_flag_owner = stop_flag
             self.stop_flag = &flag[0]
         self.progress = progress

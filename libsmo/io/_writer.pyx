@@ -10,6 +10,7 @@ from cpython.bytes cimport PyBytes_FromStringAndSize
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, strlen
+from libsmo._core.arrays import checked_indptr
 
 cdef extern from "Python.h":
     char *PyOS_double_to_string(double val, char format_code, int precision, int flags,
@@ -86,6 +87,13 @@ cdef class _Buffer:
         return PyBytes_FromStringAndSize(self.buf, self.size)
 
 
+def _format_pair(fmt, str name):
+    """A format (code, precision) as the char and int the writer passes on."""
+    if not isinstance(fmt, (tuple, list)) or len(fmt) != 2:
+        raise ValueError(f"{name} must be a (code, precision) pair, got {fmt!r}")
+    return ord(fmt[0]), int(fmt[1])
+
+
 def format_lines(const double[:, ::1] leading, const int64_t[::1] indptr,
                  const int64_t[::1] indices, const double[::1] data, *,
                  int64_t index_offset=1, lead_format=("g", 17), value_format=("r", 0),
@@ -109,14 +117,23 @@ def format_lines(const double[:, ::1] leading, const int64_t[::1] indptr,
     Returns
     -------
     bytes
+
+    Raises
+    ------
+    ValueError
+        A format that is not a (code, precision) pair; indptr without one entry more
+        than leading has rows, or pointers that decrease or pass indices or data
+        (`libsmo._core.arrays.checked_indptr`; the loop does not check); qid without
+        one entry per row.
     """
     cdef Py_ssize_t n_rows = leading.shape[0], m = leading.shape[1], i, k, j
-    cdef char lead_code = ord(lead_format[0]), value_code = ord(value_format[0])
-    cdef int lead_precision = lead_format[1], value_precision = value_format[1]
+    cdef char lead_code, value_code
+    cdef int lead_precision, value_precision
     cdef _Buffer out = _Buffer(16 * (n_rows + indices.shape[0]) + 64)
     cdef bint first
-    if indptr.shape[0] != n_rows + 1:
-        raise ValueError("indptr must have one entry more than leading has rows")
+    lead_code, lead_precision = _format_pair(lead_format, "lead_format")
+    value_code, value_precision = _format_pair(value_format, "value_format")
+    checked_indptr(indptr, n_rows, min(indices.shape[0], data.shape[0]))
     if qid is not None and qid.shape[0] != n_rows:
         raise ValueError("qid must have one entry per row")
     for i in range(n_rows):
