@@ -7,7 +7,6 @@ are LIBSVM's votes, the "ovr" decision function scikit-learn's.
 import numpy as np
 
 from libsmo import _one_vs_one as ovo
-from libsmo import _validation as v
 from libsmo._estimator_base import _BaseSVM
 from libsmo._estimator_input import check_targets, effective_sample_weight
 from libsmo._estimator_warm_start import previous_fit, warm_init
