@@ -73,22 +73,28 @@ ctypedef fused csr_index:
     long long
 
 
-cdef Py_ssize_t _scan_csr_rows(const long long[::1] indptr, const csr_index[::1] indices,
-                               long long n_columns, bint* canonical) noexcept nogil:
-    """The first row whose index pointers decrease or pass the stored values, or that
-    holds a column index outside [0, n_columns), else -1; *canonical tells whether every
-    row's indices rise strictly."""
-    cdef Py_ssize_t i
+cdef Py_ssize_t _scan_rows(const long long[::1] starts, const long long[::1] stops,
+                           long long n_values, const csr_index[::1] indices,
+                           bint scan_indices, long long n_columns, bint* canonical,
+                           long long* total) noexcept nogil:
+    """The one scan of compressed rows: the first row k whose stored values, positions
+    [starts[k], stops[k]), are not within [0, n_values] or (with scan_indices) hold a
+    column index outside [0, n_columns); else -1. *total counts the rows' values and
+    *canonical tells whether every row's indices rise strictly (with scan_indices)."""
+    cdef Py_ssize_t k
     cdef long long p
     canonical[0] = True
-    for i in range(indptr.shape[0] - 1):
-        if indptr[i + 1] < indptr[i] or indptr[i + 1] > indices.shape[0]:
-            return i
-        for p in range(indptr[i], indptr[i + 1]):
-            if indices[p] < 0 or indices[p] >= n_columns:
-                return i
-            if p > indptr[i] and indices[p] <= indices[p - 1]:
-                canonical[0] = False
+    total[0] = 0
+    for k in range(starts.shape[0]):
+        if starts[k] < 0 or stops[k] < starts[k] or stops[k] > n_values:
+            return k
+        total[0] += stops[k] - starts[k]
+        if scan_indices:
+            for p in range(starts[k], stops[k]):
+                if indices[p] < 0 or indices[p] >= n_columns:
+                    return k
+                if p > starts[k] and indices[p] <= indices[p - 1]:
+                    canonical[0] = False
     return -1
 
 
@@ -128,9 +134,9 @@ def compressed_is_canonical(indptr, indices, long long n_values, long long n_maj
                              f"shape {arr.shape}")
     # (unsigned values beyond 2**63 wrap to negative int64 here, which the scan refuses)
     cdef const long long[::1] ptr = np.ascontiguousarray(indptr, dtype=np.int64)
-    cdef long long n_stored = len(indices)
-    cdef Py_ssize_t bad_line
-    cdef bint canonical
+    cdef long long n_stored = len(indices), total
+    cdef Py_ssize_t bad_line = -1, n_lines = max(ptr.shape[0] - 1, 0)
+    cdef bint canonical = True
     cdef const int[::1] indices32
     cdef const long long[::1] indices64
     if ptr.shape[0] != n_major + 1:
@@ -140,14 +146,16 @@ def compressed_is_canonical(indptr, indices, long long n_values, long long n_maj
                          f"{n_major} {line}s for {n_stored} stored values")
     if n_values != n_stored:
         raise ValueError(f"{n_stored} indices for {n_values} stored values")
-    if np.asarray(indices).dtype == np.int32:
+    if n_lines and np.asarray(indices).dtype == np.int32:
         indices32 = np.ascontiguousarray(indices)
         with nogil:
-            bad_line = _scan_csr_rows(ptr, indices32, n_minor, &canonical)
-    else:
+            bad_line = _scan_rows(ptr[:n_lines], ptr[1:], n_stored, indices32, True,
+                                  n_minor, &canonical, &total)
+    elif n_lines:
         indices64 = np.ascontiguousarray(indices, dtype=np.int64)
         with nogil:
-            bad_line = _scan_csr_rows(ptr, indices64, n_minor, &canonical)
+            bad_line = _scan_rows(ptr[:n_lines], ptr[1:], n_stored, indices64, True,
+                                  n_minor, &canonical, &total)
     if bad_line >= 0:
         minor = {"row": "column", "column": "row"}.get(line, "block column")
         raise ValueError(f"{line} {bad_line} has index pointers that decrease or pass the "
@@ -389,26 +397,6 @@ def check_indices(values, long long n, str what, error=IndexError):
         raise error(f"{what} {values[bad]} is outside [0, {n})")
 
 
-cdef Py_ssize_t _first_bad_extent(const long long[::1] starts, const long long[::1] stops,
-                                  long long n_values, const int* indices,
-                                  long long n_columns, long long* total) noexcept nogil:
-    """The first k with not 0 <= starts[k] <= stops[k] <= n_values or, unless indices
-    is NULL, a column index outside [0, n_columns) at positions [starts[k], stops[k]);
-    else -1, with *total the values of all the rows."""
-    cdef Py_ssize_t k
-    cdef long long p
-    total[0] = 0
-    for k in range(starts.shape[0]):
-        if starts[k] < 0 or stops[k] < starts[k] or stops[k] > n_values:
-            return k
-        total[0] += stops[k] - starts[k]
-        if indices != NULL:
-            for p in range(starts[k], stops[k]):
-                if indices[p] < 0 or indices[p] >= n_columns:
-                    return k
-    return -1
-
-
 def check_csr_rows(indices, starts, stops, long long n_values, long long n_columns=0):
     """Raise ValueError unless each row k's stored values, positions [starts[k],
     stops[k]), lie within the n_values stored and (unless indices is None) hold column
@@ -417,7 +405,7 @@ def check_csr_rows(indices, starts, stops, long long n_values, long long n_colum
 
     Parameters
     ----------
-    indices : 1-D array of int32 or None
+    indices : 1-D array of int32 or int64, or None
     starts, stops : 1-D arrays of int64 of one length
     n_values : int
         The stored values (the shortest of the arrays the rows are read from).
@@ -430,16 +418,27 @@ def check_csr_rows(indices, starts, stops, long long n_values, long long n_colum
     """
     cdef const long long[::1] first = np.ascontiguousarray(starts, dtype=np.int64)
     cdef const long long[::1] last = np.ascontiguousarray(stops, dtype=np.int64)
-    cdef const int[::1] columns = (np.zeros(1, dtype=np.int32) if indices is None
-                                   else np.ascontiguousarray(indices, dtype=np.int32))
-    cdef const int* scanned = NULL if indices is None else &columns[0]
+    cdef const int[::1] columns32
+    cdef const long long[::1] columns64
+    cdef bint scan = indices is not None, canonical
     cdef Py_ssize_t bad
     cdef long long total
     if first.shape[0] != last.shape[0]:
         raise ValueError(f"{first.shape[0]} row starts for {last.shape[0]} row ends")
-    n_values = min(n_values, columns.shape[0]) if indices is not None else n_values
-    with nogil:
-        bad = _first_bad_extent(first, last, n_values, scanned, n_columns, &total)
+    if scan and np.asarray(indices).dtype == np.int64:
+        columns64 = np.ascontiguousarray(indices)
+        n_values = min(n_values, columns64.shape[0])
+        with nogil:
+            bad = _scan_rows(first, last, n_values, columns64, True, n_columns,
+                             &canonical, &total)
+    else:
+        # (no indices: an empty int32 view, never read)
+        columns32 = np.ascontiguousarray(indices if scan else np.zeros(0, np.int32),
+                                         dtype=np.int32)
+        n_values = min(n_values, columns32.shape[0]) if scan else n_values
+        with nogil:
+            bad = _scan_rows(first, last, n_values, columns32, scan, n_columns,
+                             &canonical, &total)
     if bad >= 0 and 0 <= first[bad] <= last[bad] <= n_values:
         raise ValueError(f"row {bad} holds a column index outside [0, {n_columns})")
     if bad >= 0:
