@@ -304,11 +304,15 @@ def test_probabilities_are_scikit_learns_for_a_random_state(Est, data, params, s
 def test_a_fit_moves_numpys_global_random_state_as_scikit_learns_does():
     X, y = load_dataset("heart_scale")
     draws = []
-    for module in (libsmo, sk):
-        np.random.seed(0)
-        module.SVR().fit(X, y)
-        module.SVC(probability=True).fit(X, y)
-        draws.append(np.random.rand())
+    saved = np.random.get_state()   # given back: other tests keep what they inherit
+    try:
+        for module in (libsmo, sk):
+            np.random.seed(0)
+            module.SVR().fit(X, y)
+            module.SVC(probability=True).fit(X, y)
+            draws.append(np.random.rand())
+    finally:
+        np.random.set_state(saved)
     assert draws[0] == draws[1]
 
 
