@@ -165,3 +165,26 @@ def test_thread_counts_of_one_repeat_run_back_to_back(monkeypatch):
     assert speedup["train_speedup"] == pytest.approx(statistics.median(
         [1.5 / 1.5, 4.0 / 1.8, 4.5 / 3.3]))
     assert "2 vs 1" in "\n".join(bench_report.speedup_table(summaries))
+
+
+def test_first_fit_smoke(tmp_path):
+    """benchmarks/first_fit.py (a fresh process's first fit, the same fit again, and
+    once more after a cache sweep) runs, prints a row per library, and the three fits
+    of each process did the same work, libsmo's as LIBSVM's."""
+    pytest.importorskip("libsvm")
+    data_file("housing_scale")
+    proc = subprocess.run(
+        [sys.executable, str(RUN.parent / "first_fit.py"), "--cases", "housing",
+         "--libraries", "libsmo,libsvm", "--threads", "1", "--repeats", "1"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    rows = {line.split(" | ")[0].strip("| "): line.strip("| ").split(" | ")
+            for line in proc.stdout.splitlines() if line.startswith("| libs")}
+    assert set(rows) == {"libsmo", "libsvm"}, proc.stdout
+    for cells in rows.values():
+        first, again, evicted = map(float, cells[2:5])
+        assert min(first, again, evicted) > 0, cells
+        assert not cells[7].startswith("differ"), cells
+    objective = {name: float(cells[7].split(",")[0]) for name, cells in rows.items()}
+    assert math.isclose(objective["libsmo"], objective["libsvm"], rel_tol=1e-6), objective
+    assert rows["libsmo"][6] == "1.00"

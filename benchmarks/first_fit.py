@@ -1,0 +1,164 @@
+"""Where a fresh process's first fit goes: each library's first fit, the same fit again,
+and the fit once more after a sweep over a large array has pushed its code and data out
+of the CPU caches, each with the page faults (`getrusage` minflt) it took.
+
+    python benchmarks/first_fit.py            # housing: libsmo, LIBSVM; 1 and 2 threads
+    python benchmarks/first_fit.py --cases housing --libraries libsmo,libsvm --repeats 9
+
+run.py times a library's first fit in a fresh process, which is what a script that
+trains once sees. On a small case that fit costs more than the next one in the same
+process, for every library; this script splits the difference into what the CPU caches
+explain (the evicted column: everything already run once, caches cold) and what only
+the first fit pays (memory the process touches for the first time, which the kernel
+must fault in page by page, and code run for the first time). Each library is
+prepared, and its clock started, exactly as in run.py (`bench_fit.prepare`); the
+libraries alternate from one repeat to the next, one fresh process each.
+
+Output: one row per library and thread count, medians of --repeats processes, in
+milliseconds, and the first library's first fit over each library's (a ratio below 1:
+the first library is faster).
+"""
+import argparse
+import gc
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+import bench_cases  # noqa: E402
+import bench_fit  # noqa: E402
+import bench_train  # noqa: E402
+import run  # noqa: E402
+
+# larger than the last-level cache of the machines this runs on (an EPYC CCX has 16-32
+# MB), so that a pass over it evicts what the fits left in the caches
+SWEEP_BYTES = 64 * 2**20
+LIBRARIES = ("libsmo", "libsvm", "sklearn", "sklearnex")
+
+
+def minor_faults():
+    """Minor page faults of this process so far."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
+def timed_fit(fit):
+    """(seconds, minor page faults, (objective, steps)) of one call of fit()."""
+    faults, start = minor_faults(), time.perf_counter()
+    _, objective, _, n_iter, _ = fit()
+    return time.perf_counter() - start, minor_faults() - faults, (objective, n_iter)
+
+
+def child(job):
+    """One fresh process: the first fit, the second, and one after a cache sweep.
+
+    Returns
+    -------
+    dict
+        first_s, second_s, evicted_s, the three fits' minor page faults, and
+        `work`: each fit's (objective, steps), the same three times.
+    """
+    import numpy as np
+    with bench_train.blas_threads(job["threads"]):
+        X, y, _, _, _ = bench_cases.load_data(job)
+        fit = bench_fit.prepare(job["library"], job["case"], X, y, job["threads"])
+        sweep = np.ones(SWEEP_BYTES // 8)
+        sweep += 1.0   # its pages faulted in now, not inside the sweep below
+        gc.collect()
+        result = {"work": []}
+        for name in ("first", "second", "evicted"):
+            if name == "evicted":
+                sweep += 1.0
+                gc.collect()
+            result[f"{name}_s"], result[f"{name}_faults"], work = timed_fit(fit)
+            result["work"].append(work)
+    return result
+
+
+def spawn(job):
+    """Run `child` in a fresh interpreter (this script with --child); its result."""
+    proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child",
+                           json.dumps(job)],
+                          env=run.child_environment(job["threads"]),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{job['library']} at {job['threads']} thread(s) failed: "
+                           f"{proc.stderr.strip()[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def same_work(results):
+    """"objective, steps" when every fit of every process did the same work, else
+    "differ: " and the distinct (objective, steps) pairs."""
+    works = {(round(objective, 6), steps)
+             for r in results for objective, steps in r["work"]}
+    if len(works) == 1:
+        objective, steps = works.pop()
+        return f"{objective:.6f}, {steps}"
+    return "differ: " + "; ".join(f"{o:.6f}, {s}" for o, s in sorted(works))
+
+
+def table(case_name, runs, libraries):
+    """Markdown rows: medians per library and thread count, and first-fit ratios."""
+    lines = [f"\n### {case_name}\n",
+             "| library | threads | first ms | again ms | after cache sweep ms | "
+             "page faults first / again / after sweep | "
+             f"{libraries[0]}'s first / this one's | objective, steps (each fit) |",
+             "|---|---:|---:|---:|---:|---|---:|---|"]
+    for (library, threads), results in runs.items():
+        def median(key):
+            return statistics.median(r[key] for r in results)
+        base = runs[(libraries[0], threads)]
+        # per-repeat ratios of neighbouring processes, as run.py takes them
+        ratio = statistics.median(b["first_s"] / r["first_s"]
+                                  for b, r in zip(base, results))
+        lines.append(
+            f"| {library} | {threads} | {median('first_s') * 1e3:.2f} | "
+            f"{median('second_s') * 1e3:.2f} | {median('evicted_s') * 1e3:.2f} | "
+            f"{median('first_faults'):.0f} / {median('second_faults'):.0f} / "
+            f"{median('evicted_faults'):.0f} | {ratio:.2f} | {same_work(results)} |")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    """Run the measurement and print its table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cases", type=run.name_list(list(bench_cases.CASES)),
+                        default=["housing"],
+                        help="comma-separated cases of run.py (small ones: the fit "
+                             "runs three times a process)")
+    parser.add_argument("--libraries", type=run.name_list(list(LIBRARIES)),
+                        default=["libsmo", "libsvm"],
+                        help="comma-separated subset of: " + ",".join(LIBRARIES))
+    parser.add_argument("--threads", type=run.thread_list, default=[1, 2])
+    parser.add_argument("--repeats", type=run.positive_int, default=15)
+    parser.add_argument("--data-dir", type=Path, default=bench_train.DEFAULT_DATA_DIR)
+    parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child is not None:
+        print(json.dumps(child(json.loads(args.child))))
+        return 0
+    for name in args.cases:
+        case = bench_cases.CASES[name]
+        paths = bench_cases.data_paths(case, args.data_dir)
+        runs = {(lib, threads): []
+                for threads in args.threads for lib in args.libraries}
+        for repeat in range(args.repeats):
+            shift = repeat % len(args.libraries)
+            for threads in args.threads:
+                for lib in args.libraries[shift:] + args.libraries[:shift]:
+                    runs[(lib, threads)].append(spawn(
+                        {"case_name": name, "case": case, "library": lib,
+                         "threads": threads, "rows": None, "paths": paths,
+                         "data_dir": str(args.data_dir)}))
+        print(table(f"{name}: {bench_cases.describe(case)}; medians of {args.repeats} "
+                    "fresh processes", runs, args.libraries))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
