@@ -53,6 +53,27 @@ def timed_fit(fit):
     return time.perf_counter() - start, minor_faults() - faults, (objective, n_iter)
 
 
+def prefault_heap(megabytes):
+    """Touch `megabytes` of malloc's heap in row-sized blocks and free them, with
+    glibc's trimming held off, so that the fit that follows finds that memory already
+    faulted in: its time without the page faults of its kernel cache (a diagnostic;
+    glibc only)."""
+    import ctypes
+    libc = ctypes.CDLL("libc.so.6")
+    M_TRIM_THRESHOLD = -1
+    libc.mallopt(M_TRIM_THRESHOLD, 1 << 30)
+    libc.malloc.restype = ctypes.c_void_p
+    libc.free.argtypes = [ctypes.c_void_p]
+    block = 1536
+    blocks = [libc.malloc(block) for _ in range(int(megabytes * 2**20) // block)]
+    if not all(blocks):
+        raise MemoryError("malloc failed while prefaulting the heap")
+    for address in blocks:
+        ctypes.memset(address, 1, block)
+    for address in blocks:
+        libc.free(address)
+
+
 def child(job):
     """One fresh process: the first fit, the second, and one after a cache sweep.
 
@@ -68,6 +89,8 @@ def child(job):
         fit = bench_fit.prepare(job["library"], job["case"], X, y, job["threads"])
         sweep = np.ones(SWEEP_BYTES // 8)
         sweep += 1.0   # its pages faulted in now, not inside the sweep below
+        if job["prefault_mb"]:
+            prefault_heap(job["prefault_mb"])
         gc.collect()
         result = {"work": []}
         for name in ("first", "second", "evicted"):
@@ -137,6 +160,9 @@ def main(argv=None):
     parser.add_argument("--threads", type=run.thread_list, default=[1, 2])
     parser.add_argument("--repeats", type=run.positive_int, default=15)
     parser.add_argument("--data-dir", type=Path, default=bench_train.DEFAULT_DATA_DIR)
+    parser.add_argument("--prefault-heap", type=float, default=0.0, metavar="MB",
+                        help="before the first fit, touch and free MB of malloc's heap "
+                             "(glibc), so that the fit's kernel cache takes no new pages")
     parser.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child is not None:
@@ -154,9 +180,12 @@ def main(argv=None):
                     runs[(lib, threads)].append(spawn(
                         {"case_name": name, "case": case, "library": lib,
                          "threads": threads, "rows": None, "paths": paths,
-                         "data_dir": str(args.data_dir)}))
+                         "data_dir": str(args.data_dir),
+                         "prefault_mb": args.prefault_heap}))
+        heap = (f"; heap prefaulted ({args.prefault_heap:g} MB)"
+                if args.prefault_heap else "")
         print(table(f"{name}: {bench_cases.describe(case)}; medians of {args.repeats} "
-                    "fresh processes", runs, args.libraries))
+                    f"fresh processes{heap}", runs, args.libraries))
     return 0
 
 
