@@ -87,8 +87,7 @@ def child(job):
     with bench_train.blas_threads(job["threads"]):
         X, y, _, _, _ = bench_cases.load_data(job)
         fit = bench_fit.prepare(job["library"], job["case"], X, y, job["threads"])
-        sweep = np.ones(SWEEP_BYTES // 8)
-        sweep += 1.0   # its pages faulted in now, not inside the sweep below
+        sweep = np.ones(SWEEP_BYTES // 8)   # filled: its pages faulted in now
         if job["prefault_mb"]:
             prefault_heap(job["prefault_mb"])
         gc.collect()
