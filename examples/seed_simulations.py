@@ -35,9 +35,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from sklearn.datasets import make_blobs, make_circles, make_moons  # noqa: E402
-from _common import one_blas_thread  # noqa: E402
 
 import libsmo  # noqa: E402
+from _common import one_blas_thread  # noqa: E402
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "output"
 C = 0.6

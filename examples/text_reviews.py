@@ -67,9 +67,9 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from sklearn.feature_extraction.text import TfidfVectorizer  # noqa: E402
 from sklearn.model_selection import train_test_split  # noqa: E402
-from _common import one_blas_thread  # noqa: E402
 
 import libsmo  # noqa: E402
+from _common import one_blas_thread  # noqa: E402
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "output"
 SEED = 0
@@ -252,16 +252,13 @@ def main(argv=None):
     print(f"wrote {figure}")
 
     model = best["estimator"].model
-    if hasattr(model, "save"):
-        model_path = args.out_dir / "text_reviews_best.model"
-        model.save(str(model_path))
-        vocabulary_path = args.out_dir / "text_reviews_vocabulary.txt"
-        vocabulary_path.write_text("\n".join(tfidf.get_feature_names_out()) + "\n",
-                                   encoding="utf-8")
-        print(f"wrote {model_path} (LIBSVM format; feature i is line i of "
-              f"{vocabulary_path.name})")
-    else:
-        print("libsmo.Model has no save method yet: saving the model is skipped")
+    model_path = args.out_dir / "text_reviews_best.model"
+    libsmo.save_model(model, str(model_path))
+    vocabulary_path = args.out_dir / "text_reviews_vocabulary.txt"
+    vocabulary_path.write_text("\n".join(tfidf.get_feature_names_out()) + "\n",
+                               encoding="utf-8")
+    print(f"wrote {model_path} (LIBSVM format; feature i is line i of "
+          f"{vocabulary_path.name})")
 
 
 if __name__ == "__main__":
