@@ -1,7 +1,7 @@
 """LIBSVM's model files.
 
 `load_model` reads a LIBSVM model file (svm-train 3.x, libsvm-official), `save_model`
-(also `Model.save`) writes one in LIBSVM's layout: the header in svm_save_model's order
+writes one in LIBSVM's layout: the header in svm_save_model's order
 and formats (``%.17g`` for gamma, coef0, rho, probA, probB, prob_density_marks and the
 coefficients), one line per support vector. Support vector values are written
 losslessly by default; ``libsvm_precision=True`` writes them with ``%.8g`` as svm-train
@@ -11,8 +11,7 @@ Every parse error is a ValueError naming the file and the line. A model saved to
 goes through a temporary file (`libsmo.io.atomic`): a failure leaves any previous file
 as it was.
 
-This module imports `libsmo.model._model.Model`; the model layer never imports io at module
-level (only `Model.save` calls `save_model`, from inside the method).
+This module imports `libsmo.model.Model`; the model layer never imports io.
 """
 import math
 
@@ -105,7 +104,7 @@ _HEADER_KEYS = (b"svm_type", b"kernel_type", b"degree", b"gamma", b"coef0", b"nr
 
 def load_model(f, dense_copy_bytes=0):
     """Read a LIBSVM model file (as written by svm-train, svm_save_model or
-    `Model.save`).
+    `save_model`).
 
     Parameters
     ----------
