@@ -20,7 +20,7 @@ import pytest
 import libsmo
 
 sklearn = pytest.importorskip("sklearn")
-from helpers import sklearn_svm_shim as _sklearn_svm_shim  # noqa: E402
+from helpers import sklearn_svm_shim as _sklearn_svm_shim  # noqa: E402,F401
 
 SUITE_DIR = Path(sklearn.__file__).parent / "svm" / "tests"
 PACKAGE = "libsmo_sklearn_suite"

@@ -31,8 +31,6 @@ import warnings
 
 import numpy as np
 
-import libsmo
-
 KINDS = ("data", "model", "range", "params")
 NOISE = b" \t\r\n:#-+.eE0123456789qidxy\x00\xff"
 SPECIAL = [b"1e999", b"-1e999", b"1e-400", b"nan", b"-nan", b"inf", b"-0", b"-1", b"0",
