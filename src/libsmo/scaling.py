@@ -397,7 +397,8 @@ class Scaler:
         >>> from libsmo import Scaler
         >>> X = np.array([[0.0, 10.0], [5.0, 20.0], [10.0, 30.0]])
         >>> scaler = Scaler(lower=0.0, upper=1.0, y_range=(-1.0, 1.0))
-        >>> X_scaled, y_scaled = scaler.fit(X, [1.0, 2.0, 3.0]).transform(X, [1.0, 2.0, 3.0])
+        >>> y = np.array([1.0, 2.0, 3.0])
+        >>> X_scaled, y_scaled = scaler.fit(X, y).transform(X, y)
         >>> X_scaled[1], y_scaled
         (array([0.5, 0.5]), array([-1.,  0.,  1.]))
         """
