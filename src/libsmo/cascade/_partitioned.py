@@ -326,6 +326,24 @@ def solve_partitioned(runner, partitions, kernel, solver, *, primal_policy="neve
     libsmo.dask.SVC : The classifier that runs this on a Dask cluster.
     LocalRunner : The runner without a cluster.
 
+    Notes
+    -----
+    Why the answer is the single-machine optimum: a row outside the working set
+    has alpha_t = 0, so its gradient is G_t = y_t f(x_t) - 1 with f the current
+    support vectors' sum; the check computes it for every row of every partition
+    and stops only when LIBSVM's rule holds over all of them. Each round either
+    lowers the objective (the two rows that make m and M join the next working
+    set) or keeps every row of the working set, so the working set grows: the loop
+    ends.
+
+    The fractions' defaults, as measured when they were chosen: on a9a (36%
+    support vectors, one worker) the cascade with the direct path took 1.05-1.12x
+    plain libsmo's time (benchmarks/distributed.py's results); on 120,000 rows of
+    the shifted Fashion-MNIST in 8 partitions the root's 1,295 rows left 118,705
+    violators, and letting them all in made a second round of every row, the
+    single solver's work again (119.7 s on one worker, against 20.3 s with the
+    30,000 most violating).
+
     References
     ----------
     .. [1] H. P. Graf, E. Cosatto, L. Bottou, I. Dourdanovic and V. Vapnik,

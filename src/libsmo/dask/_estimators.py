@@ -80,8 +80,9 @@ class SVC(_SVC):
     ----------
     C : float, default=1.0
         Regularisation parameter, the box constraint of the dual (LIBSVM's ``-c``).
-    kernel : {'linear', 'poly', 'rbf', 'sigmoid'} or callable, default='rbf'
-        LIBSVM's kernel (``-t 0..3``); 'precomputed' is not available here.
+    kernel : {'linear', 'poly', 'rbf', 'sigmoid'}, default='rbf'
+        LIBSVM's kernel (``-t 0..3``); 'precomputed' and callable kernels are not
+        available here.
     degree : int, default=3
         Degree of the polynomial kernel (LIBSVM's ``-d``).
     gamma : {'scale', 'auto'} or float, default='scale'
@@ -102,7 +103,7 @@ class SVC(_SVC):
     class_weight : dict or 'balanced', default=None
         Multiplies C by the class's weight (LIBSVM's ``-wi``).
     verbose : bool, default=False
-        Log the solvers' progress on the ``libsmo`` logger of each worker.
+        Log the solvers' progress on the ``libsmo`` logger, where each solve runs.
     max_iter : int, default=-1
         Steps of each solve before it stops; -1 is LIBSVM's cap.
     decision_function_shape : {'ovr', 'ovo'}, default='ovr'

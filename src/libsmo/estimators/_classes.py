@@ -78,7 +78,7 @@ class SVC(_BaseClassifier):
     max_iter : int, default=-1
         Steps of each binary problem before the solver stops (a
         `libsmo.ConvergenceWarning` then says so); -1 is LIBSVM's own cap,
-        max(10^7, 100 * n_samples).
+        max(10^7, 100 times the rows of the binary problem).
     decision_function_shape : {'ovr', 'ovo'}, default='ovr'
         Shape of `decision_function` for more than two classes: one-vs-rest scores
         of shape (n_samples, n_classes), or LIBSVM's one-vs-one values of shape
@@ -302,7 +302,7 @@ class NuSVC(_BaseClassifier):
         logger.
     max_iter : int, default=-1
         Steps of each binary problem before the solver stops; -1 is LIBSVM's own
-        cap, max(10^7, 100 * n_samples).
+        cap, max(10^7, 100 times the rows of the binary problem).
     decision_function_shape : {'ovr', 'ovo'}, default='ovr'
         Shape of `decision_function` for more than two classes: one-vs-rest
         (n_samples, n_classes) or LIBSVM's one-vs-one (n_samples, n_classes *
