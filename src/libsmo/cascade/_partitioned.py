@@ -279,7 +279,7 @@ def solve_partitioned(runner, partitions, kernel, solver, *, primal_policy="neve
     ----------
     runner : object
         Runs the steps: ``submit(function, *args)`` returns a handle of
-        function(*args), ``gather(handles)`` their values. `LocalRunner`, or a Dask
+        ``function(*args)``, ``gather(handles)`` their values. `LocalRunner`, or a Dask
         client (`libsmo.dask`), whose handles are futures.
     partitions : list
         Handles of each partition's block of rows of the binary problem

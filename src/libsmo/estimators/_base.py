@@ -545,7 +545,7 @@ class _BaseRegressor(RegressorMixin, _BaseOther):
         Returns
         -------
         ndarray of shape (n_samples,)
-            The regression function sum_i dual_coef_i K(x_i, x) + intercept_.
+            The regression function ``sum_i dual_coef_i K(x_i, x) + intercept_``.
 
         Examples
         --------

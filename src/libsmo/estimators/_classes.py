@@ -47,7 +47,7 @@ class SVC(_BaseClassifier):
         (LIBSVM's ``-c``). Must be positive; ``np.inf`` is a hard margin.
     kernel : {'linear', 'poly', 'rbf', 'sigmoid', 'precomputed'} or callable, default='rbf'
         LIBSVM's kernel (``-t 0..4``): u'v, (gamma u'v + coef0)^degree,
-        exp(-gamma |u - v|^2), tanh(gamma u'v + coef0), or a Gram matrix given as X.
+        ``exp(-gamma |u - v|^2)``, tanh(gamma u'v + coef0), or a Gram matrix given as X.
         A callable k(X, Y) returns the Gram matrix of the rows of X and Y; the model
         is then trained as a precomputed kernel.
     degree : int, default=3
@@ -96,7 +96,7 @@ class SVC(_BaseClassifier):
         w = sum_i alpha_i y_i x_i and computes every gradient from them: no kernel
         rows and no cache, the same optimum to the same tolerance, many times faster
         on large data. 'kernel' uses cached kernel rows and follows LIBSVM's steps
-        (the same dual_coef_ where the optimum's alphas are not unique). 'auto' takes
+        (the same ``dual_coef_`` where the optimum's alphas are not unique). 'auto' takes
         'primal' for each binary problem whose kernel matrix outgrows twice the
         cache, 'kernel' for the others. libsmo's own parameter.
     warm_start : bool, default=False
@@ -129,7 +129,7 @@ class SVC(_BaseClassifier):
         The constants of the decision functions, -rho of each pair.
     n_features_in_ : int
         Number of features seen during `fit`.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of the features seen during `fit`, when X has string column names.
     n_iter_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
         SMO steps of each binary problem.
@@ -141,7 +141,7 @@ class SVC(_BaseClassifier):
     n_support_ : ndarray of shape (n_classes,), dtype=int32
         Number of support vectors of each class.
     probA_, probB_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
-        Each pair's Platt sigmoid 1 / (1 + exp(probA_ * f + probB_)) of the decision
+        Each pair's Platt sigmoid ``1 / (1 + exp(probA_ * f + probB_))`` of the decision
         value f, with probability=True; empty arrays otherwise.
     shape_fit_ : tuple of int
         Shape of the training X.
@@ -274,7 +274,7 @@ class NuSVC(_BaseClassifier):
         classes' sizes is infeasible (a ValueError says so).
     kernel : {'linear', 'poly', 'rbf', 'sigmoid', 'precomputed'} or callable, default='rbf'
         LIBSVM's kernel (``-t 0..4``): u'v, (gamma u'v + coef0)^degree,
-        exp(-gamma |u - v|^2), tanh(gamma u'v + coef0), or a Gram matrix given as X.
+        ``exp(-gamma |u - v|^2)``, tanh(gamma u'v + coef0), or a Gram matrix given as X.
         A callable k(X, Y) returns the Gram matrix of the rows of X and Y.
     degree : int, default=3
         Degree of the polynomial kernel (LIBSVM's ``-d``); ignored by the others.
@@ -338,7 +338,7 @@ class NuSVC(_BaseClassifier):
         The constants of the decision functions.
     n_features_in_ : int
         Number of features seen during `fit`.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of the features seen during `fit`, when X has string column names.
     n_iter_ : ndarray of shape (n_classes * (n_classes - 1) / 2,)
         SMO steps of each binary problem.
@@ -441,7 +441,7 @@ class SVR(_BaseRegressor):
     ----------
     kernel : {'linear', 'poly', 'rbf', 'sigmoid', 'precomputed'} or callable, default='rbf'
         LIBSVM's kernel (``-t 0..4``): u'v, (gamma u'v + coef0)^degree,
-        exp(-gamma |u - v|^2), tanh(gamma u'v + coef0), or a Gram matrix given as X.
+        ``exp(-gamma |u - v|^2)``, tanh(gamma u'v + coef0), or a Gram matrix given as X.
         A callable k(X, Y) returns the Gram matrix of the rows of X and Y.
     degree : int, default=3
         Degree of the polynomial kernel (LIBSVM's ``-d``); ignored by the others.
@@ -488,7 +488,7 @@ class SVR(_BaseRegressor):
         The constant of the decision function, -rho.
     n_features_in_ : int
         Number of features seen during `fit`.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of the features seen during `fit`, when X has string column names.
     n_iter_ : int
         SMO steps of the solver.
@@ -589,7 +589,7 @@ class NuSVR(_BaseRegressor):
         ``np.inf``.
     kernel : {'linear', 'poly', 'rbf', 'sigmoid', 'precomputed'} or callable, default='rbf'
         LIBSVM's kernel (``-t 0..4``): u'v, (gamma u'v + coef0)^degree,
-        exp(-gamma |u - v|^2), tanh(gamma u'v + coef0), or a Gram matrix given as X.
+        ``exp(-gamma |u - v|^2)``, tanh(gamma u'v + coef0), or a Gram matrix given as X.
         A callable k(X, Y) returns the Gram matrix of the rows of X and Y.
     degree : int, default=3
         Degree of the polynomial kernel (LIBSVM's ``-d``); ignored by the others.
@@ -630,7 +630,7 @@ class NuSVR(_BaseRegressor):
         The constant of the decision function, -rho.
     n_features_in_ : int
         Number of features seen during `fit`.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of the features seen during `fit`, when X has string column names.
     n_iter_ : int
         SMO steps of the solver.
@@ -712,7 +712,7 @@ class OneClassSVM(OutlierMixin, _BaseOther):
     ----------
     kernel : {'linear', 'poly', 'rbf', 'sigmoid', 'precomputed'} or callable, default='rbf'
         LIBSVM's kernel (``-t 0..4``): u'v, (gamma u'v + coef0)^degree,
-        exp(-gamma |u - v|^2), tanh(gamma u'v + coef0), or a Gram matrix given as X.
+        ``exp(-gamma |u - v|^2)``, tanh(gamma u'v + coef0), or a Gram matrix given as X.
         A callable k(X, Y) returns the Gram matrix of the rows of X and Y.
     degree : int, default=3
         Degree of the polynomial kernel (LIBSVM's ``-d``); ignored by the others.
@@ -762,7 +762,7 @@ class OneClassSVM(OutlierMixin, _BaseOther):
         rho, so that ``decision_function = score_samples - offset_``.
     n_features_in_ : int
         Number of features seen during `fit`.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of the features seen during `fit`, when X has string column names.
     n_iter_ : int
         SMO steps of the solver.

@@ -2,8 +2,8 @@
 products approximate a shift-invariant kernel, z(x)'z(y) ~ k(x - y), so that a linear
 SVM on z(X) stands in for a kernel SVM on X at a fraction of the cost.
 
-For k(x, y) = exp(-gamma |x - y|^2) the frequencies are drawn from N(0, 2 gamma I); for
-the Laplacian kernel exp(-gamma |x - y|_1) from a Cauchy distribution of scale gamma in
+For k(x, y) = ``exp(-gamma |x - y|^2)`` the frequencies are drawn from N(0, 2 gamma I); for
+the Laplacian kernel ``exp(-gamma |x - y|_1)`` from a Cauchy distribution of scale gamma in
 each coordinate (the kernels' Fourier transforms). z(x) = sqrt(2/D) cos(W'x + b), b
 uniform on [0, 2 pi). The error of each kernel value falls like 1/sqrt(D).
 """
@@ -28,7 +28,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
     Rahimi and Recht's map [1]_ z(x) = sqrt(2 / D) cos(W'x + b), with D =
     n_components frequencies W drawn from the kernel's Fourier transform and phases b
     uniform on [0, 2 pi), so that z(x)'z(y) approximates the RBF kernel
-    exp(-gamma |x - y|^2) or the Laplacian kernel exp(-gamma |x - y|_1), with an
+    ``exp(-gamma |x - y|^2)`` or the Laplacian kernel ``exp(-gamma |x - y|_1)``, with an
     error that falls like 1 / sqrt(D). A linear SVM on z(X) (``SVC(kernel="linear")``,
     whose primal solver never forms kernel rows) then stands in for a kernel SVM on
     X, for data too large for an exact one.
@@ -38,8 +38,8 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
     n_components : int, default=100
         Number D of features of the map.
     gamma : float, default=1.0
-        The kernel's parameter, positive: exp(-gamma |x - y|^2) ('rbf') or
-        exp(-gamma |x - y|_1) ('laplacian').
+        The kernel's parameter, positive: ``exp(-gamma |x - y|^2)`` ('rbf') or
+        ``exp(-gamma |x - y|_1)`` ('laplacian').
     kernel : {'rbf', 'laplacian'}, default='rbf'
         The kernel approximated: frequencies from N(0, 2 gamma I) for 'rbf', from a
         Cauchy distribution of scale gamma in each coordinate for 'laplacian'.
@@ -50,13 +50,13 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
 
     Attributes
     ----------
-    weights_ : ndarray of shape (n_features_in_, n_components)
+    weights_ : ndarray of shape (`n_features_in_`, n_components)
         The frequencies W.
     offsets_ : ndarray of shape (n_components,)
         The phases b.
     n_features_in_ : int
         Number of features seen during `fit`.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of the features seen during `fit`, when X has string column names.
 
     See Also
@@ -154,7 +154,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features_in_)
+        X : {array-like, sparse matrix} of shape (n_samples, `n_features_in_`)
             The rows to map.
 
         Returns

@@ -82,7 +82,7 @@ def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0
         The formulation (LIBSVM's ``-s 0..4``).
     kernel : {'rbf', 'linear', 'poly', 'sigmoid', 'precomputed'}, default='rbf'
         LIBSVM's kernel (``-t``): u'v, (gamma u'v + coef0)^degree,
-        exp(-gamma |u - v|^2), tanh(gamma u'v + coef0), or a Gram matrix given as X.
+        ``exp(-gamma |u - v|^2)``, tanh(gamma u'v + coef0), or a Gram matrix given as X.
     C : float, default=1.0
         Box constraint of c_svc, epsilon_svr and nu_svr (LIBSVM's ``-c``);
         positive, or ``np.inf`` for a hard margin.
