@@ -111,7 +111,7 @@ class LocalRunner:
     `gather` returns what it is given): the driver without a cluster."""
 
     def submit(self, function, *args):
-        """function(*args), now."""
+        """`function(*args)`, now."""
         return function(*args)
 
     def gather(self, values):

@@ -41,7 +41,7 @@ class SVC(_BaseClassifier):
     kernel="linear", "primal" keeps the primal weights instead of kernel rows, the same
     optimum many times faster on large data ("auto" takes it where the kernel cache
     cannot hold Q); "kernel" follows LIBSVM's own path step for step (the same
-    dual_coef_ where the optimum's alphas are not unique).
+    `dual_coef_` where the optimum's alphas are not unique).
     """
 
     _svm_type = "c_svc"
@@ -222,7 +222,7 @@ class OneClassSVM(OutlierMixin, _BaseOther):
         return self._decision(X)
 
     def score_samples(self, X):
-        """Unshifted scores: decision_function(X) + offset_."""
+        """Unshifted scores: decision_function(X) + `offset_`."""
         return self.decision_function(X) + self.offset_
 
     def predict(self, X):

@@ -205,7 +205,7 @@ class _BaseClassifier(ClassifierMixin, _BaseSVM):
     @property
     def predict_proba(self):
         """Class probabilities (Platt scaling and pairwise coupling, as LIBSVM's -b 1),
-        columns in classes_ order; needs probability=True."""
+        columns in `classes_` order; needs probability=True."""
         self._check_proba()
         return self._predict_proba
 

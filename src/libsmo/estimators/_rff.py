@@ -30,7 +30,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
     n_components : int > 0
         Number of features D of the map.
     gamma : float > 0
-        The kernel's parameter: exp(-gamma |x-y|^2) (rbf) or exp(-gamma |x-y|_1)
+        The kernel's parameter: `exp(-gamma |x-y|^2)` (rbf) or `exp(-gamma |x-y|_1)`
         (laplacian).
     kernel : {"rbf", "laplacian"}
     dtype : {numpy.float64, numpy.float32}
@@ -40,7 +40,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
 
     Attributes
     ----------
-    weights_ : ndarray of shape (n_features_in_, n_components)
+    weights_ : ndarray of shape (`n_features_in_`, n_components)
         The frequencies W.
     offsets_ : ndarray of shape (n_components,)
         The phases b.
@@ -89,7 +89,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features_in_)
+        X : {array-like, sparse matrix} of shape (n_samples, `n_features_in_`)
 
         Returns
         -------

@@ -74,8 +74,8 @@ def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0
     svm_type : {"c_svc", "nu_svc", "one_class", "epsilon_svr", "nu_svr"}
         LIBSVM's -s 0..4.
     kernel : {"rbf", "linear", "poly", "sigmoid", "precomputed"}
-        LIBSVM's kernels: u'v, (gamma u'v + coef0)^degree, exp(-gamma |u-v|^2),
-        tanh(gamma u'v + coef0), or a user-supplied Gram matrix.
+        LIBSVM's kernels: `u'v`, `(gamma u'v + coef0)^degree`, `exp(-gamma |u-v|^2)`,
+        `tanh(gamma u'v + coef0)`, or a user-supplied Gram matrix.
     C : float > 0
         Box constraint (c_svc, epsilon_svr, nu_svr).
     nu : float in (0, 1]
