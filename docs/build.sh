@@ -4,8 +4,10 @@
 # the built pages must resolve (docs/check_links.py; Sphinx's linkcheck builder checks
 # external links, which need the network).
 #
-#   bash docs/build.sh            # the gallery at full size (about ten minutes)
-#   LIBSMO_DOCS_QUICK=1 bash docs/build.sh    # the example tests' sizes (CI=true too)
+#   bash docs/build.sh            # the gallery at full size: about 17 CPU minutes, most
+#                                 # of them large_scale.py's and text_reviews.py's
+#   LIBSMO_DOCS_QUICK=1 bash docs/build.sh    # the example tests' sizes (CI=true too):
+#                                 # about 16 CPU seconds
 #
 # Writes docs/_build/html. Start from a clean tree with `rm -rf docs/_build
 # docs/generated docs/auto_examples docs/_generated`.
