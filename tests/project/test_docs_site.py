@@ -119,7 +119,9 @@ def test_svc_api_page_has_its_signature_methods_and_parameter_table():
         pytest.skip("SVC's docstring has no numpydoc Parameters section yet (the "
                     "numpydoc docstrings are another branch's work)")
     html = page.path.read_text(encoding="utf-8")
-    table = re.search(r'<dt class="field-odd">Parameters.*?</dd>', html, re.DOTALL)
+    # the Parameters field, up to the next field (Attributes)
+    table = re.search(r'<dt class="field-odd">Parameters.*?(?=<dt class="field-)', html,
+                      re.DOTALL)
     assert table, "SVC's page has no Parameters table"
     for name in ("C", "kernel", "gamma", "probability", "class_weight"):
         assert f"<strong>{name}</strong>" in table.group(0), f"{name} missing from it"
