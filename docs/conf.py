@@ -104,16 +104,6 @@ if "PROPERTY_PR02_MARK" in _DOCSTRING_TEST:
     # classifiers' predict_proba), which numpydoc reports as PR02
     numpydoc_validation_overrides = {"PR02": [_DOCSTRING_TEST["PROPERTY_PR02_MARK"]]}
 
-# Temporary, until the numpydoc docstrings land (branch `docstrings`, whose
-# tests/project/test_docstrings.py switches this off): the public objects whose
-# docstrings fail the checks today, one full name a line in pending_docstrings.txt.
-PENDING_DOCSTRINGS = [line.strip() for line in
-                      (DOCS / "pending_docstrings.txt").read_text().splitlines()
-                      if line.strip() and not line.startswith("#")] \
-    if (DOCS / "pending_docstrings.txt").exists() else []
-numpydoc_validation_exclude = set() if _DOCSTRING_TEST else {
-    "^" + re.escape(name) + "$" for name in PENDING_DOCSTRINGS}
-
 # -- cross-references to numpy, scipy, scikit-learn and Python ------------------
 intersphinx_mapping = reachable_inventories(
     {"python": "https://docs.python.org/3/",
