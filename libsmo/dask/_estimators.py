@@ -12,6 +12,7 @@ import numpy as np
 import libsmo.dask._prediction as _prediction
 import libsmo.dask._training as training
 from libsmo import _param_validation as pv
+from libsmo._estimator_input import ALL_LEFT_OUT
 from libsmo._estimator_params import validate_parameters
 from libsmo._param_validation import check_positive
 from libsmo.estimators import SVC as _SVC
@@ -108,6 +109,12 @@ class SVC(_SVC):
         if len(self.classes_) < 2:
             raise ValueError("The number of classes has to be greater than one; got "
                              f"{len(self.classes_)} class")
+        if not data.taking_part.any():
+            raise ValueError(ALL_LEFT_OUT)
+        # libsmo.SVC's check of the classes left with a row of weight > 0 (one entry
+        # per such class: the check counts the classes present)
+        present = np.flatnonzero(data.taking_part)
+        self._check_classes_taking_part(present, np.ones(len(present), dtype=bool))
         self.class_weight_ = self._class_weights(
             np.repeat(np.arange(len(data.classes)), data.class_counts))
         gamma = self._scaled_gamma(client, data)

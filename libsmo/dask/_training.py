@@ -56,6 +56,8 @@ class LoadedData:
         The sorted labels.
     class_counts : ndarray
         Rows of each class.
+    taking_part : ndarray
+        Rows of each class of weight > 0 (`class_counts` without sample weights).
     n_rows, n_features : int
     sparse : bool
         Every partition is a sparse matrix (the fitted attributes are then CSR, as
@@ -66,6 +68,7 @@ class LoadedData:
     partitions: list
     classes: np.ndarray
     class_counts: np.ndarray
+    taking_part: np.ndarray
     n_rows: int
     n_features: int
     sparse: bool
@@ -170,8 +173,10 @@ def load_partitions(client, X, y, sample_weight=None):
     n_features = max(widths)
     classes = np.unique(np.concatenate([i.classes for i in infos]))
     counts = np.zeros(len(classes), dtype=np.int64)
+    taking_part = np.zeros(len(classes), dtype=np.int64)
     for i in infos:
         counts[np.searchsorted(classes, i.classes)] += i.counts
+        taking_part[np.searchsorted(classes, i.classes)] += i.taking_part
     offsets = np.concatenate([[0], np.cumsum([i.n_rows for i in infos])])
     densify = parts.densify_rule(infos, n_features)
     encoded = [client.submit(parts.encode, r, classes, int(o), n_features, densify,
@@ -181,6 +186,7 @@ def load_partitions(client, X, y, sample_weight=None):
     where = client.who_has(encoded)
     holders = [min(where.get(f.key, ()), default=None) for f in encoded]
     return LoadedData(partitions=encoded, classes=classes, class_counts=counts,
+                      taking_part=taking_part,
                       n_rows=int(offsets[-1]), n_features=n_features,
                       sparse=all(i.sparse for i in infos), holders=holders)
 
