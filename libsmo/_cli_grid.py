@@ -259,10 +259,17 @@ def grid_main(argv):
         options = GridOptions(argv[-1], argv[:-1])
     except (OSError, ValueError) as exc:
         raise CommandError(f'{exc}\nTry "libsmo-grid" for more information.') from None
-    problem, keywords, seed = _training_keywords(options)
     from libsmo import grid
-    c_values = None if options.c_range is None else grid.log2_range(*options.c_range)
-    g_values = None if options.g_range is None else grid.log2_range(*options.g_range)
+    try:
+        # before the data is read: a bad range is refused at once
+        c_values = (None if options.c_range is None
+                    else grid.log2_range(*options.c_range, name="-log2c"))
+        g_values = (None if options.g_range is None
+                    else grid.log2_range(*options.g_range, name="-log2g"))
+        grid.job_order(c_values, g_values)
+    except ValueError as exc:
+        raise CommandError(f"ERROR: {exc}") from None
+    problem, keywords, seed = _training_keywords(options)
     plotter = (_Plotter.start(options.gnuplot)
                if options.gnuplot and c_values and g_values else None)
     try:

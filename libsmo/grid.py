@@ -38,13 +38,70 @@ DEFAULT_LOG2C = (-5, 15, 2)
 DEFAULT_LOG2G = (3, -15, -2)
 
 
-def log2_range(begin, end, step):
+#: The most cells a grid may have, and so the most values of one range: svm-grid's
+#: default grid has 110; each cell is a whole cross-validation, and the job order is a
+#: list of cells, which a range such as 1,2,1e-300 would make larger than any memory.
+MAX_GRID_CELLS = 100_000
+
+# the largest log2 value whose power of 2 is a finite double (2.0 ** 1024 overflows)
+_MAX_LOG2 = 1023.0
+
+
+def log2_range(begin, end, step, name="range"):
     """grid.py's range_f: begin, begin + step, ... up to end (inclusive), for any sign
-    of step and non-integer values."""
+    of step and non-integer values.
+
+    Parameters
+    ----------
+    begin, end, step : float
+        Finite, step not 0, and 2**value finite for every value (below 1024).
+    name : str
+        What the error messages call the range (svm-grid's option, "-log2c").
+
+    Returns
+    -------
+    list of float
+        At least one value and at most `MAX_GRID_CELLS`.
+
+    Raises
+    ------
+    ValueError
+        A bound or step that is NaN or infinite, a step of 0, a range that holds no
+        value (begin past end in the step's direction), more than `MAX_GRID_CELLS`
+        values, a step too small to move begin (lost to rounding), or a value whose
+        power of 2 overflows.
+
+    Examples
+    --------
+    >>> log2_range(-1, 3, 2)
+    [-1, 1, 3]
+    >>> log2_range(3.0, -1.0, -1.5)
+    [3.0, 1.5, 0.0]
+    """
+    shown = f"{name} {begin!r},{end!r},{step!r}"
+    try:
+        bounds = [float(begin), float(end), float(step)]
+    except (TypeError, ValueError):
+        raise TypeError(f"{shown}: begin, end and step must be numbers") from None
+    if not all(math.isfinite(v) for v in bounds):
+        raise ValueError(f"{shown}: begin, end and step must be finite")
     if step == 0:
-        raise ValueError("the step of a range must not be 0")
+        raise ValueError(f"{shown}: the step of a range must not be 0")
+    if (step > 0 and begin > end) or (step < 0 and begin < end):
+        raise ValueError(f"{shown}: the range holds no value (begin is past end in the "
+                         "step's direction)")
+    if max(bounds[0], bounds[1]) > _MAX_LOG2:
+        raise ValueError(f"{shown}: 2**{max(bounds[0], bounds[1])!r} overflows (the "
+                         f"values must be at most {_MAX_LOG2:g})")
+    if (bounds[1] - bounds[0]) / bounds[2] >= MAX_GRID_CELLS:
+        raise ValueError(f"{shown}: the range holds more than {MAX_GRID_CELLS} values "
+                         "(a grid's cells are bounded by libsmo.grid.MAX_GRID_CELLS)")
     values = []
     while not ((step > 0 and begin > end) or (step < 0 and begin < end)):
+        if len(values) > MAX_GRID_CELLS or (values and begin == values[-1]):
+            # rounding: the step is lost against begin's magnitude (1e20,1e20+5,1)
+            raise ValueError(f"{shown}: the step does not move the values (it is "
+                             "lost to rounding against begin's magnitude)")
         values.append(begin)
         begin = begin + step
     return values
@@ -75,7 +132,18 @@ def job_order(c_values, g_values):
     Returns
     -------
     list of (log2c, log2g)
+
+    Raises
+    ------
+    ValueError
+        More than `MAX_GRID_CELLS` cells.
     """
+    n_cells = (1 if c_values is None else len(c_values)) * (
+        1 if g_values is None else len(g_values))
+    if n_cells > MAX_GRID_CELLS:
+        raise ValueError(f"the grid has {n_cells} cells, more than libsmo.grid."
+                         f"MAX_GRID_CELLS = {MAX_GRID_CELLS}: narrow a range or take a "
+                         "larger step")
     c_seq = [None] if c_values is None else permute_sequence(list(c_values))
     g_seq = [None] if g_values is None else permute_sequence(list(g_values))
     nr_c, nr_g = float(len(c_seq)), float(len(g_seq))
@@ -341,17 +409,29 @@ def grid_search(X, y=None, *, log2c=DEFAULT_LOG2C, log2g=DEFAULT_LOG2G, n_folds=
     Raises
     ------
     ValueError
-        Both ranges None, a bad range, or what training refuses.
+        Both ranges None, a bad range (`log2_range`), more than `MAX_GRID_CELLS` cells,
+        or what training refuses.
     """
     if log2c is None and log2g is None:
         raise ValueError("-log2c and -log2g should not be null simultaneously")
-    c_values = None if log2c is None else log2_range(*log2c)
-    g_values = None if log2g is None else log2_range(*log2g)
+    c_values = None if log2c is None else log2_range(*_triple(log2c, "log2c"), "log2c")
+    g_values = None if log2g is None else log2_range(*_triple(log2g, "log2g"), "log2g")
+    cells = job_order(c_values, g_values)
     validator = CrossValidator(X, y, n_folds, params, seed, n_jobs=n_jobs,
                                warm_start=warm_start)
-    cells = tuple(iter_grid(validator, job_order(c_values, g_values), map_tasks))
+    cells = tuple(iter_grid(validator, cells, map_tasks))
     best = None
     for cell in cells:
         if is_better(cell, best, validator.minimize):
             best = cell
     return GridResult(cells=cells, best=best)
+
+
+def _triple(grid_range, name):
+    """(begin, end, step) of a range given as a sequence."""
+    try:
+        begin, end, step = grid_range
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be (begin, end, step) or None; got "
+                         f"{grid_range!r}") from None
+    return begin, end, step

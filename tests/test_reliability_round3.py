@@ -70,3 +70,92 @@ def test_a_script_function_that_calls_libsmo_runs_under_loky(tmp_path):
                          text=True, cwd=tmp_path, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("True"), out.stdout
+
+
+# ---- item 3: grid ranges that never end -------------------------------------------------
+
+def _command(args, cwd, limit_memory=False, timeout=300):
+    """A libsmo command run as `python -m libsmo <tool>` (this interpreter's), with an
+    address-space cap of 3 GiB when asked, so that a runaway fails fast."""
+    def cap():
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, 3 * 2**30))
+    tool = args[0][len("libsmo-"):]
+    return subprocess.run([sys.executable, "-m", "libsmo", tool, *map(str, args[1:])],
+                          capture_output=True, text=True, cwd=cwd, timeout=timeout,
+                          preexec_fn=cap if limit_memory else None)
+
+
+def _one_line_error(out, *fragments):
+    """Status 1, one line on stderr holding `fragments`, no traceback."""
+    assert out.returncode == 1, (out.returncode, out.stderr)
+    assert "Traceback" not in out.stderr, out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1, out.stderr
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+    return lines[0]
+
+
+@pytest.fixture
+def small_data(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 3))
+    libsmo.dump_svmlight_file(X, np.sign(X[:, 0]), str(tmp_path / "d.txt"))
+    return tmp_path / "d.txt"
+
+
+RUNAWAY_RANGES = [
+    ((1, 2, float("nan")), "must be finite"), ((1, float("inf"), 1), "must be finite"),
+    ((float("nan"), 1, 1), "must be finite"), ((1, 2, 1e-300), "more than 100000 values"),
+    ((1, 0, 1), "holds no value"), ((0, 2000, 1), "overflows"),
+    ((-1e20, -1e20 + 5, 1), "lost to rounding"), ((1, 2, 0), "must not be 0")]
+
+# run under a memory cap: where these ranges are not refused they grow a list until
+# memory runs out, which must fail this test, not end the test run
+RANGES_SCRIPT = """
+    import json, resource, sys
+    resource.setrlimit(resource.RLIMIT_AS, (2 * 2**30, 2 * 2**30))
+    import numpy as np
+    from libsmo import grid
+    ranges = json.loads(sys.argv[1])
+    answers = []
+    for r in ranges:
+        try:
+            answers.append(repr(grid.log2_range(*r, name="log2c")))
+        except BaseException as e:
+            answers.append(f"{type(e).__name__}: {e}")
+    X = np.random.default_rng(0).normal(size=(30, 2))
+    for log2c, log2g in [((1, 2, float("nan")), None), ((0, 999, 1), (0, -999, -1)),
+                         ((0, 1, 1), (0, 1))]:
+        try:
+            grid.grid_search(X, np.sign(X[:, 0]), log2c=log2c, log2g=log2g)
+            answers.append("accepted")
+        except BaseException as e:
+            answers.append(f"{type(e).__name__}: {e}")
+    print(json.dumps(answers))
+"""
+
+
+def test_log2_range_and_grid_search_refuse_ranges_without_end(tmp_path):
+    import json
+    script = _script(tmp_path, "ranges.py", RANGES_SCRIPT)
+    out = subprocess.run([sys.executable, str(script),
+                          json.dumps([list(r) for r, _ in RUNAWAY_RANGES])],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    answers = json.loads(out.stdout)
+    for (bad, reason), answer in zip(RUNAWAY_RANGES, answers):
+        assert answer.startswith("ValueError: log2c ") and reason in answer, (bad, answer)
+    searched = answers[len(RUNAWAY_RANGES):]
+    assert searched[0] == "ValueError: log2c 1,2,nan: begin, end and step must be finite"
+    assert searched[1].startswith("ValueError: the grid has 1000000 cells, more than "
+                                  "libsmo.grid.MAX_GRID_CELLS")
+    assert searched[2].startswith("ValueError: log2g must be (begin, end, step)")
+
+
+@pytest.mark.parametrize("bad", ["1,2,nan", "1,inf,1", "nan,1,1", "1,2,1e-300"])
+def test_the_grid_command_refuses_a_runaway_range_at_once(tmp_path, small_data, bad):
+    out = _command(["libsmo-grid", "-log2c", bad, "-log2g", "null", "-gnuplot", "null",
+                    "-out", "null", small_data], tmp_path, limit_memory=True)
+    _one_line_error(out, "ERROR: -log2c")
