@@ -99,6 +99,13 @@ def cache_megabytes(cache_size, n_rows):
     return min(float(cache_size), whole)
 
 
+class UndefinedOffset(ValueError):
+    """A solution whose offset rho is undefined: no variable strictly between its
+    bounds, and the bound ones leave one side of LIBSVM's interval for rho empty
+    (one-class with nu = 1, nu-SVC at its largest feasible nu). Not an overflow: the
+    formulation that asked for it says which parameter makes it so."""
+
+
 class Executor:
     """Solves the binary problems of one fit.
 
@@ -188,7 +195,11 @@ class Executor:
         Raises
         ------
         ValueError
-            The kernel overflows on this data (inf or NaN values).
+            The kernel overflows on this data (inf or NaN values), or the start's
+            coefficients are so large that the gradient's sums do.
+        UndefinedOffset
+            The solution's rho is undefined (every variable at a bound, one side of
+            LIBSVM's interval for rho empty): the formulation says why.
         KeyboardInterrupt, MemoryError, or what the callback raised
         """
         options = self._solver_options(problem.n_variables)
@@ -216,7 +227,7 @@ class Executor:
                 # the rows now, not when a traceback that holds the solver goes
                 if Q.release_cache() >= RELEASE_MIN_BYTES:
                     self.large_cache_freed[0] = True
-        return self._checked(solution)
+        return self._checked(solution, problem.start)
 
     def release_memory(self):
         """Once the fit is over: hand the heap's free memory back to the system if one
@@ -287,13 +298,27 @@ class Executor:
                     callback_every=self.solver.callback_every, time_limit=time_limit,
                     stop_flag=self.stop_flag)
 
-    def _checked(self, solution):
-        """Check and report one solver result."""
+    def _checked(self, solution, start=None):
+        """Check and report one solver result (`start`: the problem's starting point)."""
         if self.stop_flag is not None and self.stop_flag[0]:
             # a sibling failed or Ctrl-C came: this result will not be used
             raise SolverStopped("stopped with the other problems of the fit")
-        if not (solution.finite and math.isfinite(solution.rho)):
+        if not solution.finite:
+            if start is not None and np.any(start):
+                largest = float(np.max(np.abs(start)))
+                if not largest * len(start) <= 1e300:
+                    # the start alone overflows sums of kernel values of order 1
+                    raise ValueError(
+                        f"the starting point (init) overflows: coefficients up to "
+                        f"{largest:.3g} make the solver's kernel sums inf or NaN; start "
+                        "from coefficients of a solution's size (or none)")
             self._overflow()
+        if not math.isfinite(solution.rho):
+            # alpha and G are finite: rho is undefined, not overflowed (no free variable,
+            # and one side of LIBSVM's interval empty: it writes rho = inf or nan)
+            raise UndefinedOffset(
+                "every dual coefficient ended at a bound, so the offset rho is undefined "
+                "(LIBSVM writes rho = inf or nan)")
         if self.solver.verbose:
             # LIBSVM's solver prints this at each such rebuild, before its last line
             for _ in range(solution.few_free_rebuilds):

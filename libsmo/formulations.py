@@ -21,6 +21,7 @@ import logging
 import numpy as np
 
 from libsmo import probability as prob
+from libsmo.execution import UndefinedOffset
 from libsmo.problem import BinaryFit, BinaryProblem, FormulationResult
 from libsmo.warm_start import greedy_fill, make_feasible, regression_seed
 
@@ -114,9 +115,19 @@ def solve_nu_svc(executor, rows, signs, weights, nu, n_positive, seed=None,
                                 greedy_fill(total, weights[n_positive:])])
     else:
         start = make_feasible(seed, signs, weights, total=total, nu=True)
-    solution = executor.solve(BinaryProblem(rows=rows, signs=signs,
-                                            linear_term=np.zeros(len(rows)),
-                                            upper_bound=weights, start=start, nu=True))
+    try:
+        solution = executor.solve(BinaryProblem(rows=rows, signs=signs,
+                                                linear_term=np.zeros(len(rows)),
+                                                upper_bound=weights, start=start, nu=True))
+    except UndefinedOffset:
+        # the start already fills one class to its bounds: its sum nu sum(w) / 2 is
+        # all the class can hold, so no coefficient of it can be free
+        raise UndefinedOffset(
+            f"nu-SVC with nu = {nu:g}: every coefficient of the smaller class is at its "
+            "bound (nu is the largest feasible value, 2 min(n+, n-) / n without "
+            "weights), so the offset rho is undefined (LIBSVM's answer then depends on "
+            "rounding; scikit-learn refuses a model with rho = inf or nan); use a "
+            "smaller nu") from None
     r = np.float64(solution.r)  # numpy's division: r * r may underflow to 0
     with np.errstate(divide="ignore", over="ignore", invalid="ignore", under="ignore"):
         # LIBSVM's alpha[i] *= y[i] / r, the same bits
@@ -156,9 +167,17 @@ def solve_one_class(executor, rows, weights, nu, seed=None, flavor="libsvm"):
         start = greedy_fill(total, weights)
     else:
         start = make_feasible(seed, np.ones(n), weights, total=total)
-    solution = executor.solve(BinaryProblem(rows=rows, signs=np.ones(n),
-                                            linear_term=np.zeros(n), upper_bound=weights,
-                                            start=start))
+    try:
+        solution = executor.solve(BinaryProblem(rows=rows, signs=np.ones(n),
+                                                linear_term=np.zeros(n),
+                                                upper_bound=weights, start=start))
+    except UndefinedOffset:
+        # sum(a) = nu sum(w) = sum(w): every coefficient at its bound
+        raise UndefinedOffset(
+            f"one-class SVM with nu = {nu:g}: every coefficient is at its bound (nu = 1 "
+            "makes every example an outlier), so the offset rho is undefined (LIBSVM "
+            "writes rho = inf and predicts -1 for everything; scikit-learn refuses "
+            "such a model); use nu < 1") from None
     fit = _fit(solution, solution.alpha)
     log_summary(executor, fit, weights)
     return fit

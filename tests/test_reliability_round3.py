@@ -159,3 +159,104 @@ def test_the_grid_command_refuses_a_runaway_range_at_once(tmp_path, small_data, 
     out = _command(["libsmo-grid", "-log2c", bad, "-log2g", "null", "-gnuplot", "null",
                     "-out", "null", small_data], tmp_path, limit_memory=True)
     _one_line_error(out, "ERROR: -log2c")
+
+
+# ---- item 4: warm starts that lie ---------------------------------------------------------
+
+def kkt_gap(model, X, y, C):
+    """LIBSVM's m(a) - M(a) of a binary C-SVC model on its training rows, computed
+    afresh from the model's decision values (G_t = y_t (f(x_t) + rho) - 1), not from
+    the solver's own gradient. The model's first class is the +1 side."""
+    signs = np.where(np.asarray(y) == model.classes[0], 1.0, -1.0)
+    alpha = np.zeros(len(signs))
+    alpha[model.support] = np.abs(model.sv_coef[0])
+    G = signs * (model.decision_function(X) + model.rho[0]) - 1.0
+    v = -signs * G
+    below, above = alpha < C, alpha > 0
+    up = (below & (signs > 0)) | (above & (signs < 0))
+    low = (below & (signs < 0)) | (above & (signs > 0))
+    return v[up].max() - v[low].min()
+
+
+@pytest.mark.parametrize("options", [{}, {"selection": "platt"},
+                                     {"kernel": "linear", "linear_solver": "primal"},
+                                     {"kernel": "linear", "linear_solver": "kernel"}],
+                         ids=["second-order", "platt", "primal", "linear-kernel"])
+@pytest.mark.parametrize("seed", [1e10, 1e20, 1e100, 1e300])
+def test_a_far_warm_start_ends_at_the_true_optimum(options, seed):
+    """C = inf with dual coefficients of +-seed (feasible): the fit ends at the cold
+    fit's optimum, and "optimal" is true of the gradient computed afresh (issue 46,
+    item 4: it ended "optimal" with objective +9.2e10 where alpha = 0 gives 0)."""
+    import warnings
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 5))
+    y = (X[:, 0] > 0).astype(int)
+    cold = libsmo.train(X, y, C=np.inf, **options)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")   # no max_iter warning either
+        warm = libsmo.train(X, y, C=np.inf, init=np.where(y == 1, seed, -seed),
+                            max_iter=10**6, **options)
+    assert warm.status == ["optimal"]
+    assert abs(warm.objective[0] - cold.objective[0]) <= 1e-6 * abs(cold.objective[0])
+    assert kkt_gap(warm, X, y, np.inf) <= 1e-3 * 1.01
+    assert np.abs(warm.decision_function(X) - cold.decision_function(X)).max() <= 1e-2
+    assert np.mean(warm.predict(X) == cold.predict(X)) >= 0.99
+
+
+def test_a_far_warm_start_of_a_regression_and_with_bounds():
+    """The same for epsilon-SVR (y'a = 0 over its 2l variables) and a C-SVC whose
+    bounds clip the seed."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 5))
+    t = X[:, 0] + 0.1 * rng.normal(size=120)
+    y = (X[:, 0] > 0).astype(int)
+    for target, options, init in [
+            (t, dict(svm_type="epsilon_svr", C=1e30), 1e20 * np.sign(t)),
+            (y, dict(C=1e30), np.where(y == 1, 1e25, -1e25)),
+            (y, dict(C=10.0), np.where(y == 1, 1e25, -1e25))]:
+        cold = libsmo.train(X, target, **options)
+        warm = libsmo.train(X, target, init=init, **options)
+        assert warm.status == ["optimal"]
+        assert abs(warm.objective[0] - cold.objective[0]) <= 1e-5 * abs(cold.objective[0])
+
+
+@pytest.mark.parametrize("seed", [1e307, 1.7e308])
+def test_seeds_whose_sums_overflow_are_refused(seed):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.raises(ValueError, match="init's coefficients are too large: their sum "
+                                         "overflows"):
+        libsmo.train(X, y, C=np.inf, init=np.where(y == 1, seed, -seed))
+    model = libsmo.train(X, y)
+    model.sv_coef = model.sv_coef * seed
+    with pytest.raises(ValueError, match="init's sv_coef are too large"):
+        libsmo.train(X, y, init=model)
+
+
+# ---- item 8: nu at its limit is not a kernel overflow --------------------------------------
+
+def test_nu_at_its_limit_names_nu_not_the_kernel(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 5))
+    y = (X[:, 0] > 0).astype(int)
+    largest = 2 * np.bincount(y).min() / len(y)
+    cases = [(lambda: libsmo.train(X, svm_type="one_class", nu=1.0), "one-class SVM with "
+              "nu = 1: every coefficient is at its bound"),
+             (lambda: libsmo.OneClassSVM(nu=1.0).fit(X), "one-class SVM with nu = 1"),
+             (lambda: libsmo.train(X, y, svm_type="nu_svc", nu=largest),
+              "nu-SVC with nu = 0.966667: every coefficient of the smaller class is at "
+              "its bound"),
+             (lambda: libsmo.NuSVC(nu=largest).fit(X, y), "nu-SVC with nu = 0.966667")]
+    for fit, message in cases:
+        with pytest.raises(ValueError) as error:
+            fit()
+        assert message in str(error.value) and "overflow" not in str(error.value)
+        assert "rho is undefined" in str(error.value)
+    # just below the limit both train
+    assert libsmo.train(X, svm_type="one_class", nu=0.99).status == ["optimal"]
+    assert libsmo.train(X, y, svm_type="nu_svc", nu=0.95).status == ["optimal"]
+    libsmo.dump_svmlight_file(X, y, str(tmp_path / "d.txt"))
+    out = _command(["libsmo-train", "-s", "2", "-n", "1", "d.txt", "m"], tmp_path)
+    _one_line_error(out, "one-class SVM with nu = 1")
+    assert not (tmp_path / "m").exists()
