@@ -260,3 +260,86 @@ def test_nu_at_its_limit_names_nu_not_the_kernel(tmp_path):
     out = _command(["libsmo-train", "-s", "2", "-n", "1", "d.txt", "m"], tmp_path)
     _one_line_error(out, "one-class SVM with nu = 1")
     assert not (tmp_path / "m").exists()
+
+
+# ---- items 5 and 13: libsmo.dask's input ----------------------------------------------------
+
+@pytest.fixture(scope="module")
+def client():
+    import warnings
+    distributed = pytest.importorskip("distributed")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cluster = distributed.LocalCluster(n_workers=2, processes=True,
+                                           threads_per_worker=1, dashboard_address=None)
+    client = distributed.Client(cluster)
+    yield client
+    client.close()
+    cluster.close()
+
+
+def _filtered_frame(n_classes=2):
+    """A dask dataframe of 4 partitions whose second is filtered away, and the rows
+    it keeps."""
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 5))
+    y = (X[:, 0] > 0).astype(int) if n_classes == 2 else np.digitize(X[:, 0], [-0.5, 0.5])
+    frame = pd.DataFrame(X, columns=list("abcde"))
+    frame["y"], frame["i"] = y, np.arange(400)
+    kept = dd.from_pandas(frame, npartitions=4)
+    kept = kept[(kept.i < 100) | (kept.i >= 200)]
+    rows = np.r_[0:100, 200:400]
+    return kept, X[rows], y[rows]
+
+
+def test_dask_fit_skips_empty_partitions(client):
+    import libsmo.dask
+    kept, X, y = _filtered_frame()
+    Xd = kept[list("abcde")].to_dask_array(lengths=True)
+    yd = kept["y"].to_dask_array(lengths=True)
+    assert 0 in Xd.chunks[0]
+    single = libsmo.SVC().fit(X, y)
+    for options in ({}, {"cascade_rows": 0}):
+        dist = libsmo.dask.SVC(**options).fit(Xd, yd)
+        assert np.array_equal(dist.predict(X), single.predict(X))
+        assert abs(dist.to_model().objective[0] - single.to_model().objective[0]) <= (
+            1e-6 * abs(single.to_model().objective[0]))
+    # a sequence of partitions with an empty one
+    dist = libsmo.dask.SVC().fit([X[:100], X[:0], X[100:]], y)
+    assert np.array_equal(dist.dual_coef_, single.dual_coef_)
+    with pytest.raises(ValueError, match="X has no rows"):
+        libsmo.dask.SVC().fit([X[:0], X[:0]], y[:0])
+
+
+def test_dask_fit_takes_a_dask_dataframe(client):
+    import libsmo.dask
+    kept, X, y = _filtered_frame()
+    single = libsmo.SVC().fit(X, y)
+    dist = libsmo.dask.SVC().fit(kept[list("abcde")], kept["y"])
+    assert np.array_equal(dist.dual_coef_, single.dual_coef_)
+    assert np.array_equal(dist.predict(X), single.predict(X))
+
+
+def test_dask_predict_skips_empty_blocks(client):
+    import libsmo.dask
+    kept, X, y = _filtered_frame(n_classes=3)
+    single = libsmo.SVC().fit(X, y)
+    dist = libsmo.dask.SVC().fit([X[:150], X[150:]], y)
+    frame = kept[list("abcde")]
+    Xd = frame.to_dask_array(lengths=True)
+    assert np.array_equal(dist.predict(frame).compute().to_numpy(), single.predict(X))
+    assert np.array_equal(dist.predict(Xd).compute(), single.predict(X))
+    decisions = dist.decision_function(Xd).compute()
+    assert decisions.shape == (300, 3)
+    np.testing.assert_allclose(decisions, single.decision_function(X), atol=1e-9)
+
+
+def test_dask_refuses_a_callable_kernel(client):
+    import libsmo.dask
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.raises(ValueError, match="libsmo.dask.SVC does not support a callable "
+                                         "kernel; use libsmo.SVC"):
+        libsmo.dask.SVC(kernel=lambda a, b: a @ b.T).fit([X[:20], X[20:]], y)

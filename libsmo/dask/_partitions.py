@@ -74,7 +74,9 @@ def validate(X, y, weights, index):
         With the raw labels and no row numbers yet.
     """
     name = f"X (partition {index})"
-    X = v.check_data(X, name)
+    # a partition without rows (a filtered dask dataframe) is valid: `load_partitions`
+    # leaves it out
+    X = v.check_data(X, name, allow_empty=True)
     v.check_norms(X, name)
     y = v.check_labels(np.asarray(y).ravel(), X.shape[0])
     if weights is not None:

@@ -107,10 +107,23 @@ def _split(values, sizes):
     return np.split(values, np.cumsum(sizes)[:-1])
 
 
+def _is_dask_dataframe(values):
+    """A dask DataFrame or Series (dask.dataframe is imported only for one)."""
+    return type(values).__module__.startswith("dask.dataframe") and hasattr(
+        values, "to_dask_array")
+
+
 def _pieces(client, X, y, sample_weight):
     """One future of validated `PartitionData` per partition of X."""
     import dask
     import dask.array as da
+    if _is_dask_dataframe(X):
+        # a dask DataFrame's partitions as rows of a dask array (their lengths are
+        # computed, so that y and the weights are cut the same way)
+        X = X.to_dask_array(lengths=True)
+        y, sample_weight = (values.to_dask_array(lengths=True)
+                            if _is_dask_dataframe(values) else values
+                            for values in (y, sample_weight))
     if isinstance(X, da.Array):
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D, got a dask array with {X.ndim} dims")
@@ -150,8 +163,9 @@ def load_partitions(client, X, y, sample_weight=None):
     Parameters
     ----------
     client : distributed.Client
-    X : dask array, or sequence of ndarray / scipy sparse matrices
-    y : dask array, array-like, or a sequence of arrays (one per partition)
+    X : dask array or dask DataFrame, or sequence of ndarray / scipy sparse matrices
+        (partitions without rows are left out)
+    y : dask array or Series, array-like, or a sequence of arrays (one per partition)
     sample_weight : as y, or None
 
     Returns
@@ -167,6 +181,11 @@ def load_partitions(client, X, y, sample_weight=None):
         raise ValueError("y is required")
     raw = _pieces(client, X, y, sample_weight)
     infos = client.gather([client.submit(parts.info, r, pure=False) for r in raw])
+    # partitions without rows take no part (a filtered dask dataframe leaves some)
+    filled = [k for k, i in enumerate(infos) if i.n_rows > 0]
+    if not filled:
+        raise ValueError("X has no rows (every partition is empty)")
+    raw, infos = [raw[k] for k in filled], [infos[k] for k in filled]
     widths = {i.n_features for i in infos}
     if len(widths) > 1 and not all(i.sparse for i in infos):
         raise ValueError(f"the partitions of X have different widths: {sorted(widths)}")
