@@ -56,8 +56,8 @@ class SVC(_SVC):
         trained whole on one worker, exactly as `libsmo.SVC` trains it. 0 cascades
         every problem.
 
-    `probability=True`, `warm_start=True` and `kernel="precomputed"` are not available
-    here (a ValueError says so); `n_jobs` has no effect (the cluster's workers run the
+    `probability=True`, `warm_start=True`, `kernel="precomputed"` and a callable kernel
+    are not available here (a ValueError says so); `n_jobs` has no effect (the cluster's workers run the
     tasks). After `fit`, `cascades_` maps each cascaded pair (i, j) of `classes_` to its
     record (leaf sizes, rounds of the check, steps).
     """
@@ -86,9 +86,11 @@ class SVC(_SVC):
 
         Parameters
         ----------
-        X : dask array of shape (n_samples, n_features), or a sequence of partitions
-            (ndarrays or scipy sparse matrices of the same width)
-        y : dask array, array-like of shape (n_samples,), or one array per partition
+        X : dask array or dask DataFrame of shape (n_samples, n_features), or a
+            sequence of partitions (ndarrays or scipy sparse matrices of the same
+            width); partitions without rows are left out
+        y : dask array or Series, array-like of shape (n_samples,), or one array per
+            partition
         sample_weight : as y, optional
 
         Returns
@@ -98,7 +100,8 @@ class SVC(_SVC):
         validate_parameters(self)
         for name, unsupported in (("probability", self.probability),
                                   ("warm_start", self.warm_start),
-                                  ("kernel='precomputed'", self.kernel == "precomputed")):
+                                  ("kernel='precomputed'", self.kernel == "precomputed"),
+                                  ("a callable kernel", callable(self.kernel))):
             if unsupported:
                 raise ValueError(f"libsmo.dask.SVC does not support {name}; use libsmo.SVC")
         cascade_rows = check_positive(self.cascade_rows, "cascade_rows", integer=True,
