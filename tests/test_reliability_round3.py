@@ -343,3 +343,80 @@ def test_dask_refuses_a_callable_kernel(client):
     with pytest.raises(ValueError, match="libsmo.dask.SVC does not support a callable "
                                          "kernel; use libsmo.SVC"):
         libsmo.dask.SVC(kernel=lambda a, b: a @ b.T).fit([X[:20], X[20:]], y)
+
+
+# ---- item 6: SIGTERM and SIGHUP remove what was being written ---------------------------
+
+def _tool_process(args, cwd):
+    tool = args[0][len("libsmo-"):]
+    return subprocess.Popen([sys.executable, "-m", "libsmo", tool, *map(str, args[1:])],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            cwd=cwd)
+
+
+def test_sigterm_during_a_save_removes_the_temporary_file(tmp_path):
+    import glob
+    import signal
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(3000, 300))
+    libsmo.dump_svmlight_file(X, np.arange(3000) % 2, str(tmp_path / "wide.txt"))
+    target = tmp_path / "out.model"        # ~13 MB of model: seconds to format
+    child = _tool_process(["libsmo-train", "wide.txt", target], tmp_path)
+    sent = False
+    while child.poll() is None:            # until the temporary file exists
+        if glob.glob(str(tmp_path / ".out.model.*.tmp")):
+            child.send_signal(signal.SIGTERM)
+            sent = True
+            break
+    _, err = child.communicate(timeout=300)
+    assert sent, "the save ended before its temporary file was seen"
+    assert child.returncode == -signal.SIGTERM
+    assert err.strip().splitlines()[-1] == "libsmo-train: SIGTERM, no file written"
+    assert not target.exists()
+    assert glob.glob(str(tmp_path / ".*.tmp")) == []
+
+
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
+def test_sigterm_and_sighup_during_training_end_the_command_by_the_signal(tmp_path,
+                                                                          signame):
+    import signal
+    from conftest import process_cpu_seconds
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 20))
+    # random labels, C = 1000 at tol 1e-12: minutes of training
+    libsmo.dump_svmlight_file(X, rng.integers(0, 2, 3000), str(tmp_path / "d.txt"))
+    child = _tool_process(["libsmo-train", "-c", "1000", "-e", "1e-12", "d.txt", "m"],
+                          tmp_path)
+    while child.poll() is None and process_cpu_seconds(child.pid) < 1.0:
+        pass                               # start-up, reading; then the solver
+    assert child.poll() is None
+    child.send_signal(getattr(signal, signame))
+    _, err = child.communicate(timeout=300)
+    assert child.returncode == -getattr(signal, signame)
+    assert err.strip() == f"libsmo-train: {signame}, no file written"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d.txt"]
+
+
+# ---- item 10: a symbolic link in a loop is not replaced ---------------------------------
+
+def test_a_symlink_loop_as_output_is_refused(tmp_path):
+    import errno
+    from libsmo.io.atomic import write_atomically
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    libsmo.dump_svmlight_file(X, np.sign(X[:, 0]), str(tmp_path / "d.txt"))
+    os.symlink("loop2", tmp_path / "loop1")
+    os.symlink("loop1", tmp_path / "loop2")
+    out = _command(["libsmo-train", "-q", "d.txt", "loop1"], tmp_path)
+    _one_line_error(out, "can't save model to file loop1", "Too many levels of symbolic "
+                                                            "links")
+    with pytest.raises(OSError) as error:
+        write_atomically(str(tmp_path / "loop2"), b"x")
+    assert error.value.errno == errno.ELOOP
+    for name in ("loop1", "loop2"):
+        assert os.path.islink(tmp_path / name)
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+    # a dangling link is still followed: its target is created, the link stays
+    os.symlink("made.model", tmp_path / "dangling")
+    _command(["libsmo-train", "-q", "d.txt", "dangling"], tmp_path)
+    assert os.path.islink(tmp_path / "dangling") and (tmp_path / "made.model").exists()
