@@ -11,13 +11,15 @@ What the cells share is computed once:
   kernel, with the values the kernel itself computes, so each cell's trainings are the
   ones svm-train -v runs.
 
-The cells of one gamma form one task (`GammaColumn`, C ascending); the tasks go through
+The cells of one gamma form one task (`GammaColumn`, in the job order, or C ascending
+for alpha seeding); the tasks go through
 one mapping function: in order here by default, or with n_jobs > 1 as joblib tasks
 (`libsmo._parallel.imap_tasks`: local threads, or a joblib context's backend such as
 Dask's), each training with one thread and a share of the cache; the cells' rates are
 the same for every n_jobs.
 """
 import dataclasses
+import functools
 import math
 from dataclasses import dataclass
 from typing import Optional, Tuple
@@ -170,7 +172,8 @@ class Cell:
 
 @dataclass(frozen=True)
 class GammaColumn:
-    """One task: the cells of one gamma, C ascending (the order alpha seeding needs)."""
+    """One task: the cells of one gamma, in the job order (`CrossValidator.column`
+    runs them C ascending when it seeds alphas along C)."""
     log2g: Optional[float]
     log2cs: Tuple[Optional[float], ...]
 
@@ -265,8 +268,15 @@ class CrossValidator:
         self.after_folds = rng
         self.minimize = self.params.svm_type in REGRESSION_TYPES
 
-    def column(self, task):
-        """The cells of one gamma, C ascending.
+    def column(self, task, on_cell=None):
+        """The cells of one gamma: in the task's order (the job order, so that the
+        first cells are reported first), or C ascending with alpha seeding.
+
+        Parameters
+        ----------
+        task : GammaColumn
+        on_cell : callable or None
+            Called with each Cell as soon as it is done (the column goes on after).
 
         Returns
         -------
@@ -287,7 +297,9 @@ class CrossValidator:
         seeding = (self.warm_start and not self.params.probability
                    and self.params.svm_type in ("c_svc", "epsilon_svr"))
         starts, previous_C = None, None
-        for log2c in sorted(task.log2cs, key=lambda c: -math.inf if c is None else c):
+        order = (sorted(task.log2cs, key=lambda c: -math.inf if c is None else c)
+                 if seeding else task.log2cs)
+        for log2c in order:
             changes = {} if log2c is None else {"C": 2.0 ** log2c}
             if gram is not None:
                 changes["kernel"] = "precomputed"
@@ -309,6 +321,8 @@ class CrossValidator:
                 predictions = fold_predictions(data, self.y, self.folds, params,
                                                blocks=blocks)
             cells.append(Cell(log2c, task.log2g, self._rate(predictions)))
+            if on_cell is not None:
+                on_cell(cells[-1])
         return cells
 
     def _gram(self, kernel):
@@ -328,15 +342,15 @@ class CrossValidator:
 
 def columns(cells):
     """The tasks for some cells: one per gamma, in the order the gammas first appear
-    (so that results come back roughly in job order), C ascending within each."""
+    (so that results come back roughly in job order), the cells of each in the job
+    order too."""
     by_gamma = {}
     for log2c, log2g in cells:
         by_gamma.setdefault(log2g, []).append(log2c)
-    return [GammaColumn(g, tuple(sorted(cs, key=lambda c: -math.inf if c is None else c)))
-            for g, cs in by_gamma.items()]
+    return [GammaColumn(g, tuple(cs)) for g, cs in by_gamma.items()]
 
 
-def iter_grid(validator, cells, map_tasks=None):
+def iter_grid(validator, cells, map_tasks=None, on_cell=None):
     """The cells' results in the order of `cells`, each as soon as it and all before
     it are known.
 
@@ -348,19 +362,34 @@ def iter_grid(validator, cells, map_tasks=None):
     map_tasks : callable, optional
         ``map_tasks(function, tasks)`` -> an iterable of the results in task order;
         by default the validator's n_jobs decides (`libsmo._parallel.imap_tasks`).
+    on_cell : callable, optional
+        Called once with each Cell as soon as it is done, in the order they finish
+        (svm-grid writes its result file so, and -resume reads it): from within its
+        task where the tasks run in this process (one after another, or on threads:
+        then from those threads), else when its task's result arrives.
 
     Yields
     ------
     Cell
     """
+    column = validator.column
+    reported = set()
     if map_tasks is None:
         def map_tasks(function, tasks):
             return _parallel.imap_tasks(function, tasks, validator.n_jobs)
+        if on_cell is not None and _parallel.runs_in_this_process(validator.n_jobs):
+            def report(cell):
+                reported.add((cell.log2c, cell.log2g))
+                on_cell(cell)
+
+            column = functools.partial(validator.column, on_cell=report)
     done = {}
     position = 0
-    for result in map_tasks(validator.column, columns(cells)):
+    for result in map_tasks(column, columns(cells)):
         for cell in result:
             done[(cell.log2c, cell.log2g)] = cell
+            if on_cell is not None and (cell.log2c, cell.log2g) not in reported:
+                on_cell(cell)
         while position < len(cells) and cells[position] in done:
             yield done[cells[position]]
             position += 1

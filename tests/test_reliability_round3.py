@@ -347,11 +347,19 @@ def test_dask_refuses_a_callable_kernel(client):
 
 # ---- item 6: SIGTERM and SIGHUP remove what was being written ---------------------------
 
-def _tool_process(args, cwd):
+def _default_signals():
+    """In the child: the signals at their default action, whatever the test runner
+    inherited (nohup ignores SIGHUP, a background job SIGINT)."""
+    import signal
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
+
+
+def _tool_process(args, cwd, stdout=subprocess.DEVNULL):
     tool = args[0][len("libsmo-"):]
     return subprocess.Popen([sys.executable, "-m", "libsmo", tool, *map(str, args[1:])],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            cwd=cwd)
+                            stdout=stdout, stderr=subprocess.PIPE, text=True, cwd=cwd,
+                            preexec_fn=_default_signals)
 
 
 def test_sigterm_during_a_save_removes_the_temporary_file(tmp_path):
@@ -420,3 +428,68 @@ def test_a_symlink_loop_as_output_is_refused(tmp_path):
     os.symlink("made.model", tmp_path / "dangling")
     _command(["libsmo-train", "-q", "d.txt", "dangling"], tmp_path)
     assert os.path.islink(tmp_path / "dangling") and (tmp_path / "made.model").exists()
+
+
+# ---- item 7: libsmo-grid's errors are one line -------------------------------------------
+
+def test_the_grid_command_reports_bad_files_in_one_line(tmp_path, small_data):
+    (tmp_path / "bad1.out").write_text("log2c=1 log2g=1 rate=50\nlog2c=-- log2g=1 rate=60\n")
+    (tmp_path / "bad2.out").write_text("log2c=1 log2g=1 rate=.\n")
+    (tmp_path / "bad3.out").write_text("log2c=1 log2g=1 rate=5..\n")
+    (tmp_path / "bad4.out").write_bytes(b"log2c=1 log2g=1 rate=5\n\xce\xff\n")
+    base = ["-log2c", "1,3,2", "-log2g", "1,1,1", "-gnuplot", "null"]
+    cases = [
+        (["-log2c", "1,0,1", "-log2g", "null", "-gnuplot", "null", "-out", "null"],
+         "ERROR: -log2c 1.0,0.0,1.0: the range holds no value"),
+        (base + ["-out", tmp_path], "can't open output file"),
+        (base + ["-out", tmp_path / "no" / "such" / "x.out"], "No such file or directory"),
+        (base + ["-out", "/dev/full"], "can't write to output file /dev/full: No space"),
+        (base + ["-out", "null", "-resume", tmp_path], "can't read the -resume file"),
+        (base + ["-out", "null", "-resume", "bad1.out"], "bad1.out line 2: a malformed "
+                                                         "number"),
+        (base + ["-out", "null", "-resume", "bad2.out"], "bad2.out line 1"),
+        (base + ["-out", "null", "-resume", "bad3.out"], "bad3.out line 1"),
+        (base + ["-out", "null", "-resume", "bad4.out"], "bad4.out line 2: not UTF-8"),
+    ]
+    for options, fragment in cases:
+        if options[-1] == "/dev/full" and not os.path.exists("/dev/full"):
+            continue
+        _one_line_error(_command(["libsmo-grid", *options, small_data], tmp_path), fragment)
+
+
+# ---- item 12: an interrupted grid leaves its finished cells, and says so ---------------
+
+def test_an_interrupted_grid_has_written_each_finished_cell(tmp_path):
+    """One gamma, eleven values of C, the large ones slow on random labels: the .out
+    file has the first cell's line while the others still run (the column's cells were
+    written only when the whole column was done), and Ctrl-C's line says what the file
+    holds."""
+    import signal
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(600, 10))
+    libsmo.dump_svmlight_file(X, np.where(rng.random(600) < 0.5, 1, -1),
+                              str(tmp_path / "g.txt"))
+    out = tmp_path / "g.out"
+    child = _tool_process(["libsmo-grid", "-log2c", "-5,15,2", "-log2g", "-1,-1,1",
+                           "-gnuplot", "null", "-out", out, "g.txt"], tmp_path)
+    while child.poll() is None and not (out.exists() and out.read_text().count("\n")):
+        pass
+    assert child.poll() is None, "the grid ended before its first cell was written"
+    child.send_signal(signal.SIGINT)
+    _, err = child.communicate(timeout=300)
+    lines = out.read_text().splitlines()
+    assert child.returncode == 130
+    assert 1 <= len(lines) < 11
+    assert err.strip() == (f"libsmo-grid: interrupted, {out} holds the cells finished so "
+                           f"far ({len(lines)} in this run): -resume {out} goes on from "
+                           "them")
+    assert all(line.startswith("log2c=") and " log2g=-1.0 rate=" in line for line in lines)
+    # -out null: nothing was written, and the line says that
+    child = _tool_process(["libsmo-grid", "-log2c", "-5,15,2", "-log2g", "-1,-1,1",
+                           "-gnuplot", "null", "-out", "null", "g.txt"], tmp_path,
+                          stdout=subprocess.PIPE)
+    child.stdout.readline()                # the first cell's line: training goes on
+    child.send_signal(signal.SIGINT)
+    _, err = child.communicate(timeout=300)
+    assert child.returncode == 130
+    assert err.strip() == "libsmo-grid: interrupted, no file written"
