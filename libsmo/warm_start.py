@@ -134,6 +134,10 @@ def _family(svm_type):
 
 
 def _from_model(model, n_rows, svm_type):
+    # the checks prediction applies to a field assigned after construction (a support
+    # of floats, an sv_coef of the wrong shape): ValueError or TypeError naming the
+    # field, before anything below indexes with it
+    model._ensure_checked()
     if _family(model.svm_type) != _family(svm_type):
         raise ValueError(f"init is a {model.svm_type} model; a {svm_type} fit can start "
                          f"only from a {_family(svm_type)} model")

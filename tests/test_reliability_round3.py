@@ -493,3 +493,36 @@ def test_an_interrupted_grid_has_written_each_finished_cell(tmp_path):
     _, err = child.communicate(timeout=300)
     assert child.returncode == 130
     assert err.strip() == "libsmo-grid: interrupted, no file written"
+
+
+# ---- item 9: train(init=model) checks an edited model's fields as predict does ----------
+
+@pytest.mark.parametrize("field, edit", [
+    ("sv_coef", lambda m: m.sv_coef[0]), ("support", lambda m: m.support + 0.5),
+    ("support", lambda m: np.ones(len(m.support), bool)),
+    ("classes", lambda m: m.classes[None]), ("rho", lambda m: m.rho[:1])],
+    ids=["sv_coef-row", "support-float", "support-bool", "classes-2d", "rho-short"])
+def test_init_with_an_edited_model_gets_the_field_errors(field, edit):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 5))
+    y = np.repeat([0, 1, 2], 40)
+    model = libsmo.train(X, y)
+    setattr(model, field, edit(model))
+    with pytest.raises((TypeError, ValueError)) as from_init:
+        libsmo.train(X, y, init=model)
+    assert str(from_init.value).startswith(f"Model.{field} ")
+    model = libsmo.train(X, y)
+    setattr(model, field, edit(model))
+    with pytest.raises(type(from_init.value)) as from_predict:
+        model.predict(X)
+    assert str(from_init.value) == str(from_predict.value)
+
+
+def test_init_with_a_support_list_is_read_as_predict_reads_it():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 5))
+    y = np.repeat([0, 1, 2], 40)
+    model = libsmo.train(X, y)
+    resumed = libsmo.train(X, y, init=model)
+    model.support = list(model.support)
+    assert np.array_equal(libsmo.train(X, y, init=model).sv_coef, resumed.sv_coef)
