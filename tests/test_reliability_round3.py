@@ -526,3 +526,29 @@ def test_init_with_a_support_list_is_read_as_predict_reads_it():
     resumed = libsmo.train(X, y, init=model)
     model.support = list(model.support)
     assert np.array_equal(libsmo.train(X, y, init=model).sv_coef, resumed.sv_coef)
+
+
+# ---- item 11: a callable kernel's sparse answer is checked before it is densified -------
+
+def test_a_callable_kernels_sparse_answer_of_the_wrong_shape_is_refused():
+    import scipy.sparse as sparse
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 4))
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.raises(ValueError, match=r"returned a matrix of shape \(1000000, 1000000\)"
+                                         r" for 60 x 60 samples"):
+        libsmo.SVC(kernel=lambda a, b: sparse.csr_matrix((10**6, 10**6))).fit(X, y)
+    # the right shape, sparse, is the dense answer's model; at prediction the same check
+    dense = libsmo.SVC(kernel=lambda a, b: a @ b.T).fit(X, y)
+    calls = []
+
+    def sparse_linear(a, b):
+        calls.append(len(a))
+        if len(calls) > 1 and len(a) == 7:
+            return sparse.csr_matrix((10**6, 10**6))
+        return sparse.csr_matrix(a @ b.T)
+
+    model = libsmo.SVC(kernel=sparse_linear).fit(X, y)
+    np.testing.assert_array_equal(model.dual_coef_, dense.dual_coef_)
+    with pytest.raises(ValueError, match="for 7 x 60 samples"):
+        model.decision_function(X[:7])
