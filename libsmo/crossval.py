@@ -32,6 +32,7 @@ from libsmo import _validation as v
 from libsmo import probability as prob
 from libsmo._libsvm_figures import regression_figures
 from libsmo._one_vs_one import ONE_CLASS_LINES, all_one_class, group_classes
+from libsmo._param_validation import Jobs, OrNone
 from libsmo._random import LibsvmRandom
 from libsmo.names import CLASSIFICATION_TYPES, REGRESSION_TYPES
 from libsmo.params import TrainParams
@@ -150,6 +151,8 @@ def cross_validation(X, y, n_folds, random_state=None, n_jobs=None, **params):
     """
     sample_weight = params.pop("sample_weight", None)
     train_params = TrainParams.from_kwargs(**params)
+    # libsmo's message (train's), before joblib's own for n_jobs=0
+    n_jobs = OrNone(Jobs()).check(n_jobs, "n_jobs")
     X, y, sample_weight = check_problem(X, y, sample_weight, train_params)
     n = X.shape[0]
     if (not isinstance(n_folds, numbers.Integral) or isinstance(n_folds, (bool, np.bool_))

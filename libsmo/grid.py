@@ -34,6 +34,7 @@ from libsmo.crossval import (check_problem, figures, fold_blocks, fold_predictio
                              libsvm_folds)
 from libsmo.names import REGRESSION_TYPES
 from libsmo.params import TrainParams
+from libsmo.problem import solver_layout
 
 #: svm-grid's default ranges of log2(C) and log2(gamma): (begin, end, step)
 DEFAULT_LOG2C = (-5, 15, 2)
@@ -331,8 +332,11 @@ class CrossValidator:
         n = self.X.shape[0]
         if 8.0 * n * n > self.params.solver.cache_size * 2**20:
             return None
-        return Kernel(self.X, kernel.kernel, kernel.gamma, kernel.degree,
-                      kernel.coef0).kernel_matrix()
+        # CSR rows on the columns they use, as training reads them (`solver_layout`;
+        # never made dense here: dense_copy_bytes=0): the kernel's buffers are as wide
+        # as the rows, and one feature index of 2**31 - 1 asked for 16 GiB
+        return Kernel(solver_layout(self.X, dense_copy_bytes=0), kernel.kernel,
+                      kernel.gamma, kernel.degree, kernel.coef0).kernel_matrix()
 
     def _rate(self, predictions):
         result = figures(self.y, predictions, self.params.svm_type)

@@ -552,3 +552,73 @@ def test_a_callable_kernels_sparse_answer_of_the_wrong_shape_is_refused():
     np.testing.assert_array_equal(model.dual_coef_, dense.dual_coef_)
     with pytest.raises(ValueError, match="for 7 x 60 samples"):
         model.decision_function(X[:7])
+
+
+# ---- item 14: small error paths ------------------------------------------------------------
+
+def test_cross_validation_n_jobs_gets_libsmos_message():
+    X = np.random.default_rng(0).normal(size=(60, 3))
+    y = np.arange(60) % 2
+    with pytest.raises(ValueError) as from_train:
+        libsmo.train(X, y, n_jobs=0)
+    with pytest.raises(ValueError) as from_cv:
+        libsmo.cross_validation(X, y, 3, n_jobs=0)
+    assert str(from_cv.value) == str(from_train.value)
+    with pytest.raises(TypeError, match="n_jobs must be an integer"):
+        libsmo.cross_validation(X, y, 3, n_jobs=1.5)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="no /dev/zero")
+def test_endless_lines_are_refused_by_the_readers(tmp_path):
+    """A stream without line ends (/dev/zero) as a range file, a model file or data:
+    one line naming the file and the line, not a MemoryError (under a 3 GiB cap)."""
+    from libsmo.io.sources import MAX_LINE_BYTES
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = np.arange(60) % 2
+    libsmo.dump_svmlight_file(X, y, str(tmp_path / "d.txt"))
+    for argv, fragment in [
+            (["libsmo-scale", "-r", "/dev/zero", "d.txt"], "failed to read scaling"),
+            (["libsmo-predict", "d.txt", "/dev/zero", "o"], "can't open model file"),
+            (["libsmo-train", "/dev/zero", "m"], "line 1 (longer than")]:
+        out = _command(argv, tmp_path, limit_memory=True)
+        _one_line_error(out, fragment, f"longer than {MAX_LINE_BYTES} bytes")
+    with pytest.raises(ValueError, match="/dev/zero, line 1: longer than"):
+        libsmo.load_svmlight_file("/dev/zero")
+
+
+def test_a_long_line_within_the_bound_is_read(tmp_path, monkeypatch):
+    """The bound is on one line: lines that end are read whatever the file's size, a
+    line of exactly MAX_LINE_BYTES is taken, one byte more is not."""
+    import libsmo.io.sources as sources
+    monkeypatch.setattr(sources, "MAX_LINE_BYTES", 64)
+    monkeypatch.setattr(sources, "_CHUNK", 16)
+    line = b"1 " + b" ".join(b"%d:1" % k for k in range(1, 14))
+    line += b" " * (64 - len(line))          # exactly MAX_LINE_BYTES
+    (tmp_path / "ok.txt").write_bytes((line + b"\n") * 50)
+    X, y = libsmo.load_svmlight_file(str(tmp_path / "ok.txt"))
+    assert X.shape == (50, 13)
+    (tmp_path / "long.txt").write_bytes(line + b"\n" + line + b" \n")
+    with pytest.raises(ValueError, match="long.txt, line 2: longer than 64 bytes"):
+        libsmo.load_svmlight_file(str(tmp_path / "long.txt"))
+    model = libsmo.train(X.toarray(), np.arange(50) % 2, kernel="linear")
+    model.save(str(tmp_path / "m.model"))
+    monkeypatch.setattr(sources, "MAX_LINE_BYTES", 8)
+    with pytest.raises(ValueError, match="m.model, line 1: longer than 8 bytes"):
+        libsmo.load_model(str(tmp_path / "m.model"))
+
+
+def test_the_grid_reads_a_feature_index_of_2_31_minus_1_as_training_does(tmp_path):
+    """libsmo-grid's kernel matrix on the columns the rows use (16 GiB of address space
+    before, MemoryError under a cap), the same rate as the same rows numbered 1..4."""
+    (tmp_path / "huge.txt").write_text("1 1:0.5 2147483647:1\n-1 1:-0.5 3:1\n1 2:1\n"
+                                       "-1 1:-1\n")
+    (tmp_path / "small.txt").write_text("1 1:0.5 4:1\n-1 1:-0.5 3:1\n1 2:1\n-1 1:-1\n")
+    lines = []
+    for name in ("huge.txt", "small.txt"):
+        out = _command(["libsmo-grid", "-log2c", "1,1,1", "-log2g", "1,1,1", "-gnuplot",
+                        "null", "-out", "null", "-v", "2", name], tmp_path,
+                       limit_memory=True)
+        assert out.returncode == 0, out.stderr
+        lines.append(out.stdout)
+    assert lines[0] == lines[1]
