@@ -123,11 +123,17 @@ def usage(text, reason=""):
 
 
 class StdoutLines(logging.Handler):
-    """LIBSVM's info() lines, from the `libsmo` logger, on stdout: each line written and
-    flushed as it comes, as svm-train prints them. A line that cannot be written raises
+    """LIBSVM's info() lines, from the `libsmo` logger, on stdout (libsmo's progress
+    records on stderr): each line written and flushed as it comes, as svm-train prints
+    them. A line that cannot be written raises
     OutputError, which stops the command: its output is what it was asked for."""
 
     def emit(self, record):
+        if getattr(record, "libsmo_progress", False):
+            # libsmo's own progress (`pair_results.PairProgress`): not among LIBSVM's
+            # lines, which scripts read from stdout
+            error_line(record.getMessage())
+            return
         write_stdout(record.getMessage() + "\n")
 
 

@@ -18,11 +18,12 @@ a problem whose Q is too large for a share runs alone, on every thread with the 
 cache.
 """
 import dataclasses
+import itertools
 import logging
 import math
 import time
 import warnings
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
 import numpy as np
 
@@ -85,6 +86,10 @@ INT_ROWS = True
 # 7.25-7.89 against 8.98-11.86; 60,000 (11.5) 13.2-15.0 against 17.6-20.0 s.
 ALONE_MIN_SHARES = 4.0
 
+# Pairs handed to the pool of threads at a time, per thread (`Executor.map_pairs`): the
+# pool's queue never holds more, so that a fit of millions of pairs keeps a few futures.
+IN_FLIGHT_PER_THREAD = 4
+
 # A fit whose caches held this many bytes gives the heap's free memory back at its end
 # (`Executor.release_memory`).
 RELEASE_MIN_BYTES = 32 * 2**20
@@ -96,7 +101,7 @@ def cache_megabytes(cache_size, n_rows):
     of 20 bytes a row (a cache_size of 1e12 must not mean an unbounded budget, and a
     budget beyond 2**63 bytes would not even fit the cache's counters)."""
     whole = (4.0 * n_rows * n_rows + 20.0 * n_rows) / 2**20
-    return min(float(cache_size), whole)
+    return np.minimum(float(cache_size), whole)   # (n_rows may be an array of them)
 
 
 class UndefinedOffset(ValueError):
@@ -206,7 +211,7 @@ class Executor:
         if self.uses_primal(problem):
             solution = solve_linear(self.X, problem.rows, problem.linear_term,
                                     problem.signs, problem.upper_bound, problem.start,
-                                    **options)
+                                    seeded=problem.seeded, **options)
         else:
             kernel, cache = self._kernel_and_cache(problem.rows)
             if problem.regression:
@@ -222,7 +227,8 @@ class Executor:
                                  shrinking=self.solver.shrinking,
                                  selection=self.solver.selection,
                                  gradient=problem.gradient,
-                                 gradient_bar=problem.gradient_bar, **options)
+                                 gradient_bar=problem.gradient_bar,
+                                 seeded=problem.seeded, **options)
             finally:
                 # the rows now, not when a traceback that holds the solver goes
                 if Q.release_cache() >= RELEASE_MIN_BYTES:
@@ -339,14 +345,15 @@ class Executor:
 
     # ---- several problems at once ------------------------------------------------------
 
-    def map_pairs(self, fit, n_items, sizes=None):
+    def map_pairs(self, fit, n_items, sizes=None, collect=True):
         """[fit(p, executor) for p in range(n_items)], in order.
 
         With n_threads > 1 the items run on a pool of threads (the solver releases the
         GIL), each on an executor with one kernel thread and an equal share of the
         cache, so the fit stays within cache_size. Ctrl-C, or an error in any item,
         stops the others at once through a shared flag the solvers poll, and is what
-        this raises.
+        this raises. A few items a thread are handed to the pool at a time
+        (IN_FLIGHT_PER_THREAD), so that millions of pairs hold no future each.
 
         Parameters
         ----------
@@ -360,24 +367,37 @@ class Executor:
             once, each on a share, compute their evicted rows again and again (all
             60,000 Fashion-MNIST images, 10 classes, 12,000-row pairs, 100 MB: two
             threads took 25.5 s and 47 CPU s against one thread's 24 s).
+        collect : bool
+            Keep the results (False: `fit` keeps what it needs itself, and None is
+            returned).
 
         Returns
         -------
-        list
+        list or None
             The items' results, in order.
         """
         self._share_int_rows(n_items)
+        out = [None] * n_items if collect else None
         workers = min(self.solver.n_threads, n_items)
         if workers <= 1:
-            return [fit(p, self) for p in range(n_items)]
+            for p in range(n_items):
+                value = fit(p, self)
+                if collect:
+                    out[p] = value
+            return out
         share = self._thread_share(workers)
-        alone = [] if sizes is None else [
-            p for p in range(n_items)
-            if cache_megabytes(math.inf, sizes[p]) > ALONE_MIN_SHARES * share]
-        results = {p: fit(p, self) for p in alone}
-        together = [p for p in range(n_items) if p not in results]
-        results.update(zip(together, self._map_on_threads(fit, together)))
-        return [results[p] for p in range(n_items)]
+        alone = np.zeros(0, dtype=np.int64)
+        if sizes is not None:
+            whole = cache_megabytes(math.inf, np.asarray(sizes, dtype=np.float64))
+            alone = np.flatnonzero(whole > ALONE_MIN_SHARES * share)
+        for p in alone.tolist():
+            value = fit(p, self)
+            if collect:
+                out[p] = value
+        together = np.ones(n_items, dtype=bool)
+        together[alone] = False
+        self._map_on_threads(fit, np.flatnonzero(together), out)
+        return out
 
     def _share_int_rows(self, n_items):
         """Before several problems over the same dense rows (a multi-class fit's pairs):
@@ -404,31 +424,52 @@ class Executor:
         """The cache (MB) of each of `workers` problems solved at once."""
         return max(1e-3, self.solver.cache_size - self.reserved_mb) / workers
 
-    def _map_on_threads(self, fit, items):
-        """[fit(p, executor) for p in items] on min(n_threads, len(items)) threads,
-        each with one kernel thread and its share of the cache (see `map_pairs`)."""
+    def _map_on_threads(self, fit, items, out):
+        """fit(p, executor) for p in items (an int array) on min(n_threads, len(items))
+        threads, each with one kernel thread and its share of the cache (see
+        `map_pairs`); out[p] the result, when out is a list."""
         workers = min(self.solver.n_threads, len(items))
         if workers <= 1:
-            return [fit(p, self) for p in items]
+            for p in items.tolist():
+                value = fit(p, self)
+                if out is not None:
+                    out[p] = value
+            return
         stop = np.zeros(1, dtype=np.int8)
         shared = self.share(1, self._thread_share(workers), stop)
         pool = ThreadPoolExecutor(max_workers=workers)
-        futures = []
+        queue = iter(items.tolist())
+        running = {}   # future -> item
+
+        def submit(count):
+            for p in itertools.islice(queue, count):
+                running[pool.submit(fit, p, shared)] = p
+
         try:
-            futures.extend(pool.submit(fit, p, shared) for p in items)
-            wait(futures, return_when=FIRST_EXCEPTION)
-            failed = [f.exception() for f in futures
-                      if f.done() and not f.cancelled() and f.exception() is not None]
-            if failed:
-                # the error that set the others stopping, not what stopping raised
-                raise next((e for e in failed if not isinstance(e, SolverStopped)),
-                           failed[0])
-            return [f.result() for f in futures]
+            submit(IN_FLIGHT_PER_THREAD * workers)
+            while running:
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                if any(f.exception() is not None for f in done):
+                    # the others stop at their next poll; then the error that set them
+                    # stopping, not what stopping raised
+                    stop[0] = 1
+                    for future in running:
+                        future.cancel()   # those not begun
+                    wait(running)
+                    failed = [f.exception() for f in running
+                              if not f.cancelled() and f.exception() is not None]
+                    raise next((e for e in failed if not isinstance(e, SolverStopped)),
+                               failed[0])
+                for future in done:
+                    p = running.pop(future)
+                    if out is not None:
+                        out[p] = future.result()
+                submit(len(done))
         except BaseException:
             # Ctrl-C reaches this thread only: tell the solvers, drop what has not begun
             stop[0] = 1
-            for f in futures:
-                f.cancel()
+            for future in running:
+                future.cancel()
             raise
         finally:
             pool.shutdown(wait=True)

@@ -622,3 +622,108 @@ def test_the_grid_reads_a_feature_index_of_2_31_minus_1_as_training_does(tmp_pat
         assert out.returncode == 0, out.stderr
         lines.append(out.stdout)
     assert lines[0] == lines[1]
+
+
+# ---- item 15: very many classes -------------------------------------------------------------
+
+MANY_CLASSES_SCRIPT = """
+    import resource, sys
+    resource.setrlimit(resource.RLIMIT_AS, (2 * 2**30, 2 * 2**30))
+    import numpy as np, libsmo
+    X = np.random.default_rng(0).normal(size=(10**6, 2))
+    y = np.arange(10**6)
+    for fit in (lambda: libsmo.train(X, y),
+                lambda: libsmo.train(X[:20000], y[:20000]),
+                lambda: libsmo.SVC().fit(X[:20000], y[:20000]),
+                lambda: libsmo.cross_validation(X[:20000], y[:20000] // 2, 2)):
+        try:
+            fit()
+            print("trained")
+        except ValueError as e:
+            print(e)
+"""
+
+
+def test_many_classes_beyond_a_bound_are_refused_before_training(tmp_path):
+    """10^6 one-row classes: more pairs than LIBSVM's int counts (they ran without end);
+    20,000 under a 2 GiB address-space limit: the model's sv_coef alone is at least
+    8 (k - 1) k bytes (3 GiB) (they ran until a MemoryError near 4 GB). Both refused
+    before any pair is trained."""
+    script = _script(tmp_path, "many.py", MANY_CLASSES_SCRIPT)
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = out.stdout.strip().splitlines()
+    assert len(lines) == 4
+    assert lines.pop(0) == ("y has 1000000 classes: one-vs-one training would make "
+                            "499999500000 pairs, more than LIBSVM's INT_MAX (2147483647) "
+                            "that a model can count")
+    assert lines[0].startswith("y has 20000 classes: the one-vs-one model of its "
+                               "199990000 pairs needs at least ")
+    assert lines[0].endswith("more than the 2.0 GiB this process can have")
+    assert lines[1] == lines[0]
+    assert lines[2].startswith("y has 10000 classes")
+
+
+def test_many_classes_hold_no_object_per_pair_and_report_progress(caplog, monkeypatch):
+    """100 one-row classes, 4,950 pairs: the fit's peak Python memory is a few numbers
+    a pair (727 bytes a pair before: an object per pair's result), and the "libsmo"
+    logger reports every hundredth of the pairs (of fits of PROGRESS_MIN_PAIRS pairs,
+    lowered here to keep the test short)."""
+    import logging
+    import tracemalloc
+    import libsmo.pair_results
+    monkeypatch.setattr(libsmo.pair_results, "PROGRESS_MIN_PAIRS", 1000)
+    k = 100
+    n_pairs = k * (k - 1) // 2
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(k, 2))
+    libsmo.train(X[:3], np.arange(3))     # imports and first-call caches
+    caplog.set_level(logging.INFO, logger="libsmo")
+    tracemalloc.start()
+    try:
+        model = libsmo.train(X, np.arange(k))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak / n_pairs < 300
+    assert model.sv_coef.shape == (k - 1, k) and len(model.rho) == n_pairs
+    np.testing.assert_array_equal(model.predict(X), np.arange(k))
+    progress = [r for r in caplog.records if getattr(r, "libsmo_progress", False)]
+    assert 95 <= len(progress) <= 100      # each hundredth, and the last pair
+    assert progress[-1].getMessage().startswith(
+        f"libsmo: {n_pairs} of {n_pairs} one-vs-one pairs trained (100%)")
+    caplog.clear()
+    libsmo.train(X[:40], np.arange(40))   # 780 pairs: no report
+    assert not [r for r in caplog.records if getattr(r, "libsmo_progress", False)]
+
+
+def test_progress_records_go_to_stderr_in_the_commands(capsys):
+    import logging
+    from libsmo._cli_common import StdoutLines
+    handler = StdoutLines()
+    plain = logging.LogRecord("libsmo", logging.INFO, __file__, 1, "obj = 1", None, None)
+    progress = logging.LogRecord("libsmo", logging.INFO, __file__, 1,
+                                 "libsmo: 1 of 2 one-vs-one pairs trained (50%)", None, None)
+    progress.libsmo_progress = True
+    handler.emit(plain)
+    handler.emit(progress)
+    out, err = capsys.readouterr()
+    assert out == "obj = 1\n"
+    assert err == "libsmo: 1 of 2 one-vs-one pairs trained (50%)\n"
+
+
+def test_a_many_class_model_is_the_same_on_two_threads_and_as_tasks():
+    """The pairs' results in flat arrays and LIBSVM's layout made class by class: the
+    same model one pair after another, on two threads (a few pairs in flight) and as
+    joblib tasks."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(240, 3))
+    y = rng.integers(0, 12, 240)
+    serial = libsmo.train(X, y, C=4.0)
+    for options in ({"n_threads": 2}, {"n_jobs": 2}):
+        other = libsmo.train(X, y, C=4.0, **options)
+        np.testing.assert_array_equal(other.sv_coef, serial.sv_coef)
+        np.testing.assert_array_equal(other.rho, serial.rho)
+        np.testing.assert_array_equal(other.support, serial.support)
+        assert other.n_iter == serial.n_iter and other.status == serial.status

@@ -24,7 +24,7 @@ the notation of `libsmo._core.smo`: v_t = -y_t G_t,
   m - M <= tol on every example, LIBSVM's criterion, and resumes otherwise. So the
   answer is the kernel solver's optimum to the same tolerance.
 
-A start far from the optimum (a warm start of |a| ~ 1e20) would leave w the sum of
+A warm start from outside (`seeded`) far from the optimum (|a| ~ 1e20) would leave w the sum of
 terms whose rounding outweighs the answer: as `libsmo._core.smo` does, a start worse
 than a = 0 is moved to the best point of its ray (`_pull_in_far_start`), and an optimum
 is declared only on a w whose estimated rounding is a small share of tol, else w is
@@ -89,9 +89,10 @@ cdef class LinearSolver:
     cdef double start_mass
     cdef double drift
     cdef double q_scale
+    cdef bint seeded            # a warm start from outside (see `_verify_optimum`)
 
     def __init__(self, X, rows, p, y, C, alpha, double tol, max_iter, callback,
-                 long long callback_every, time_limit, stop_flag):
+                 long long callback_every, time_limit, stop_flag, bint seeded=False):
         cdef int t
         rows = np.asarray(rows, dtype=np.int64)
         self.l = len(rows)
@@ -121,12 +122,14 @@ cdef class LinearSolver:
                              self._progress)
         self.stop = RUNNING
         self.q_scale = 0.0
+        self.seeded = seeded
         with nogil:
             for t in range(self.l):
                 self.QD[t] = self._row_dot(t, t)
                 self.q_scale = max(self.q_scale, self.QD[t])
             self._sum_w()
-            self._pull_in_far_start()
+            if seeded:
+                self._pull_in_far_start()
             for t in range(self.l):
                 self._update_status(t)
             self._refresh_free()
@@ -175,8 +178,8 @@ cdef class LinearSolver:
     cdef int _verify_optimum(self) noexcept nogil:
         """Before an optimum is declared: 0 when w's estimated rounding is a small share
         of tol, else 1 after w is summed again from scratch (the caller checks again)."""
-        if DBL_EPSILON * self.q_scale * (self.start_mass + self.drift) <= (
-                VERIFY_SHARE * self.eps):
+        if not self.seeded or DBL_EPSILON * self.q_scale * (
+                self.start_mass + self.drift) <= VERIFY_SHARE * self.eps:
             return 0
         self._sum_w()
         self._refresh_free()
@@ -410,7 +413,7 @@ cdef class LinearSolver:
 
 def solve_linear(X, rows, p, y, C, alpha=None, *, double tol=1e-3, max_iter=None,
                  callback=None, long long callback_every=1000, time_limit=None,
-                 stop_flag=None):
+                 stop_flag=None, bint seeded=False):
     """Minimise 1/2 a'Qa + p'a, Q_st = y_s y_t x_s'x_t, subject to y'a = y'alpha0 and
     0 <= a <= C, keeping w = sum alpha_t y_t x_t instead of kernel rows.
 
@@ -420,7 +423,7 @@ def solve_linear(X, rows, p, y, C, alpha=None, *, double tol=1e-3, max_iter=None
         Validated rows (float64 data, int32 sorted indices); not copied.
     rows : array of int of shape (l,)
         The rows of X of the l variables.
-    p, y, C, alpha, tol, max_iter, callback, callback_every, time_limit, stop_flag
+    p, y, C, alpha, tol, max_iter, callback, callback_every, time_limit, stop_flag, seeded
         As for `libsmo._core.smo.solve`.
 
     Returns
@@ -439,5 +442,5 @@ def solve_linear(X, rows, p, y, C, alpha=None, *, double tol=1e-3, max_iter=None
     if alpha is None:
         alpha = np.zeros(len(rows))
     solver = LinearSolver(X, rows, p, y, C, alpha, tol, max_iter, callback, callback_every,
-                          time_limit, stop_flag)
+                          time_limit, stop_flag, seeded)
     return solver.run()

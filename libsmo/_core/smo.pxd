@@ -60,6 +60,8 @@ cdef class Solver:
     # the gradient recomputed from scratch to confirm an optimum (Solution's
     # `gradient_checks`)
     cdef long long gradient_checks
+    # the start is a warm start from outside (`_pull_in_far_start`, `_verify_optimum`)
+    cdef bint seeded
 
     cdef void _swap(self, int i, int j) noexcept nogil
     cdef int _init_gradient(self) noexcept nogil

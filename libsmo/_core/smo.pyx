@@ -25,14 +25,14 @@ Shrinking follows LIBSVM: every min(l, 1000) steps, bound variables that cannot 
 violating pair leave the active set (a prefix of the permuted variables); before stopping, the
 gradient of the shrunk ones is rebuilt from G_bar and optimality checked on them all.
 
-A start the caller gives (a warm start) can be far from the optimum, and the
+A warm start from outside (`seeded`: train's init, a grid's alpha seeding; not LIBSVM's
+own starts, whose steps stay LIBSVM's) can be far from the optimum, and the
 incremental gradient then loses what it needs: with |a| ~ 1e20, G = Qa + p is a
 difference of terms of 1e20 whose rounding is ~1e4. So a start worse than a = 0 is first
 moved to the best point of its own ray (`_pull_in_far_start`), and an optimum is
 declared only on a gradient whose rounding, estimated from the alphas it was summed over
 (`start_mass`, `drift`), is a small share of tol: else G is computed again from scratch
-and the steps go on from it (`_verify_optimum`). A start from zero keeps LIBSVM's steps:
-its estimate stays far below tol.
+and the steps go on from it (`_verify_optimum`).
 
 The loop runs without the GIL; `libsmo._core.stopping.StopConditions` decides when it must stop
 (step cap, time limit, stop flag, Ctrl-C, callback) after every step and every row of the
@@ -89,7 +89,7 @@ cdef class Solver:
 
     def __init__(self, QMatrix Q, p, y, C, alpha, double tol, bint shrinking, max_iter,
                  callback, long long callback_every, bint nu, time_limit, stop_flag,
-                 gradient=None, gradient_bar=None):
+                 gradient=None, gradient_bar=None, bint seeded=False):
         cdef int i
         if (gradient is None) != (gradient_bar is None):
             raise ValueError("give both gradient and gradient_bar, or neither")
@@ -131,6 +131,7 @@ cdef class Solver:
         self.q_scale = float(np.max(np.abs(self.QD.base), initial=0.0))
         self.start_mass = self.drift = 0.0
         self.gradient_checks = 0
+        self.seeded = seeded
         for i in range(self.l):
             update_status(self, i)
 
@@ -273,8 +274,8 @@ cdef class Solver:
         estimated rounding is a small share of tol (VERIFY_SHARE), else 1 after G and
         G_bar are computed again from scratch at the current alpha (the caller checks
         optimality again on them); -1 when that failed."""
-        if DBL_EPSILON * self.q_scale * (self.start_mass + self.drift) <= (
-                VERIFY_SHARE * self.eps):
+        if not self.seeded or DBL_EPSILON * self.q_scale * (
+                self.start_mass + self.drift) <= VERIFY_SHARE * self.eps:
             return 0
         if self._init_gradient() < 0:
             return -1
@@ -565,7 +566,7 @@ cdef class Solver:
         try:
             with nogil:
                 if self.gradient_given or self._init_gradient() == 0:
-                    if not self.gradient_given:
+                    if self.seeded and not self.gradient_given:
                         self._pull_in_far_start()
                     self._fresh_gradient_base()
                     self.optimize()

@@ -24,6 +24,7 @@ from libsmo import _one_vs_one as ovo
 from libsmo.cascade import solve_partitioned
 from libsmo.cascade_nodes import problem_rows
 from libsmo.classification import PairTask, one_vs_one_result, run_pair_task
+from libsmo.pair_results import PairResults, check_one_vs_one_bounds
 from libsmo.model import Model
 from libsmo.problem import BinaryFit, take_rows
 
@@ -400,6 +401,7 @@ def fit_classifier(client, data, params, factors, cascade_rows):
     k = len(data.classes)
     if k < 2:
         raise ValueError(f"y has a single class ({data.classes[0]!r}); SVC needs two")
+    check_one_vs_one_bounds(k, data.n_rows)
     kernel = params.kernel.for_data(data.n_features)
     members = [np.sort(np.concatenate(client.gather(data.each(client, parts.class_ids, c))))
                for c in range(k)]
@@ -421,9 +423,10 @@ def fit_classifier(client, data, params, factors, cascade_rows):
                                                factors, members)
             cascades[a, b] = dataclasses.replace(result, support=None)
     fits.update(zip(whole_pairs, run_costliest_first(client, tasks)))
-    result = one_vs_one_result(np.arange(k), members, [
-        (np.concatenate([members[a], members[b]]), fits[a, b]) for a, b in pairs],
-        data.n_rows)
+    results = PairResults([len(members[a]) + len(members[b]) for a, b in pairs])
+    for p, pair in enumerate(pairs):
+        results.store(p, fits.pop(pair))
+    result = one_vs_one_result(np.arange(k), members, results)
     order = np.sort(result.sv_rows)
     pieces = client.gather(data.each(client, parts.rows_by_id, order))
     SV = (sp.vstack(pieces, format="csr") if sp.issparse(pieces[0])
@@ -433,7 +436,7 @@ def fit_classifier(client, data, params, factors, cascade_rows):
                   degree=kernel.degree, coef0=kernel.coef0, classes=np.arange(k),
                   n_support=result.n_support, support_vectors=SV, support=result.sv_rows,
                   sv_coef=result.sv_coef, rho=result.rho, n_features=data.n_features,
-                  n_iter=[f.n_iter for f in result.fits],
-                  objective=[f.objective for f in result.fits],
-                  status=[f.status for f in result.fits])
+                  n_iter=result.statistics.n_iter,
+                  objective=result.statistics.objective,
+                  status=result.statistics.status)
     return DistributedFit(model=model, cascades=cascades)
