@@ -70,17 +70,24 @@ def gram_matrix(kernel, X, Y, name):
         The kernel's answer has another shape, or holds NaN or infinity.
     """
     K = kernel(X, Y)
+    expected = (n_samples(X), n_samples(Y))
     if sp.issparse(K):
+        # its shape first: a sparse answer of the wrong shape can be any size dense
+        # (an empty 10^6 x 10^6 matrix would ask for 7.3 TiB)
+        _check_gram_shape(tuple(K.shape), expected, name)
         K = K.toarray()
     K = np.asarray(K, dtype=np.float64, order="C")
-    expected = (n_samples(X), n_samples(Y))
-    if K.shape != expected:
-        raise ValueError(f"the kernel function of {name} returned a matrix of shape "
-                         f"{K.shape} for {expected[0]} x {expected[1]} samples; it must "
-                         f"return the Gram matrix k(X, Y) of shape {expected}")
+    _check_gram_shape(K.shape, expected, name)
     if not np.isfinite(K).all():
         raise ValueError(f"the kernel function of {name} returned NaN or infinity")
     return K
+
+
+def _check_gram_shape(shape, expected, name):
+    if shape != expected:
+        raise ValueError(f"the kernel function of {name} returned a matrix of shape "
+                         f"{shape} for {expected[0]} x {expected[1]} samples; it must "
+                         f"return the Gram matrix k(X, Y) of shape {expected}")
 
 
 def check_targets(estimator, y):

@@ -371,13 +371,6 @@ def fit_training_set(data, params, init=None):
                  support=result.sv_rows, sv_coef=result.sv_coef, rho=result.rho,
                  n_features=data.n_features, probA=result.probA, probB=result.probB,
                  prob_density_marks=result.prob_density_marks,
-                 n_iter=[f.n_iter for f in result.fits],
-                 objective=[f.objective for f in result.fits],
-                 status=[f.status for f in result.fits],
-                 kernel_evaluations=_kernel_evaluations(result.fits))
-
-
-def _kernel_evaluations(fits):
-    """Each binary problem's kernel values computed, or () if any went uncounted."""
-    counts = [f.kernel_evaluations for f in fits]
-    return () if None in counts else counts
+                 n_iter=result.statistics.n_iter, objective=result.statistics.objective,
+                 status=result.statistics.status,
+                 kernel_evaluations=result.statistics.kernel_evaluations)
