@@ -35,8 +35,9 @@ class SVC(_BaseClassifier):
     Parameters are scikit-learn's: C (> 0, or inf for a hard margin), kernel (a name
     or a callable k(X, Y) returning the Gram matrix), degree, gamma ("scale", "auto" or
     float), coef0, shrinking, probability, tol, cache_size (MB), class_weight (dict or
-    "balanced"), verbose, max_iter (-1: LIBSVM's cap), decision_function_shape ("ovr"
-    or "ovo"), break_ties, random_state (for the probability folds). One more:
+    "balanced"), verbose, max_iter (-1: no limit, as in scikit-learn),
+    decision_function_shape ("ovr" or "ovo"), break_ties, random_state (for the
+    probability folds). One more:
     linear_solver ("auto", "primal" or "kernel", see `libsmo.train`): with
     kernel="linear", "primal" keeps the primal weights instead of kernel rows, the same
     optimum many times faster on large data ("auto" takes it where the kernel cache
