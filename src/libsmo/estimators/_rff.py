@@ -14,6 +14,7 @@ from libsmo._utils.constraints import check_choice, check_positive
 from libsmo.estimators._sklearn_compat import (
     HAVE_SKLEARN,
     BaseEstimator,
+    DocumentationLink,
     TransformerMixin,
     check_is_fitted,
     validate_data,
@@ -22,7 +23,7 @@ from libsmo.estimators._sklearn_compat import (
 RFF_KERNELS = ("rbf", "laplacian")
 
 
-class RandomFourierFeatures(TransformerMixin, BaseEstimator):
+class RandomFourierFeatures(TransformerMixin, DocumentationLink, BaseEstimator):
     """Random Fourier features approximating the RBF or Laplacian kernel.
 
     Parameters
