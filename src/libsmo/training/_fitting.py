@@ -101,10 +101,11 @@ def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0
     sample_weight : array-like of shape (n,) or None
         Per-example weights multiplying C (for nu_svc and one_class, the per-example
         bound); an example of weight 0 is left out.
-    max_iter : int > 0 or None
+    max_iter : int > 0, -1 or None
         Stop each binary problem after this many SMO steps; the model's status then
-        says "max_iter" and a ConvergenceWarning is issued. None is LIBSVM's cap,
-        max(10^7, 100 * number of variables).
+        says "max_iter" and a ConvergenceWarning, naming the cap, is issued. None is
+        LIBSVM's cap, max(10^7, 100 * number of variables); -1 is no limit (the
+        estimators' max_iter=-1, as in scikit-learn).
     time_limit : float > 0 or None
         Seconds of training after which the solver stops where it is, as with max_iter
         (status "time_limit", ConvergenceWarning). The whole fit shares the budget: the
