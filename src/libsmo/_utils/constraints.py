@@ -239,11 +239,7 @@ class StepCap(_Constraint):
         if (isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
                 and value == -1):
             return -1
-        try:
-            return check_positive(value, name, integer=True)
-        except (TypeError, ValueError) as exc:
-            raise type(exc)(
-                f"{name} must be an int > 0 or -1 (no limit), got {value!r}") from None
+        return check_positive(value, name, integer=True)
 
 
 class OrNone(_Constraint):
