@@ -196,8 +196,8 @@ def test_imports_without_scikit_learn():
     code = (
         "import sys; sys.modules['sklearn'] = None\n"
         "import numpy as np, libsmo\n"
-        "from libsmo import estimators\n"
-        "assert not estimators.HAVE_SKLEARN\n"
+        "from libsmo.estimators import _sklearn_compat\n"
+        "assert not _sklearn_compat.HAVE_SKLEARN\n"
         "X = np.random.default_rng(0).normal(size=(40, 3)); y = (X[:, 0] > 0).astype(int)\n"
         "est = libsmo.SVC(C=2.0).fit(X, y)\n"
         "assert est.score(X, y) > 0.8 and est.get_params()['C'] == 2.0\n"

@@ -474,7 +474,8 @@ def main():
     signal.signal(signal.SIGALRM, alarm)
     warnings.simplefilter("ignore")
 
-    import libsmo  # after the limit: its imports count against it too
+    # (the modules imported above count against the limit: it caps the address space
+    # of the whole process, mappings made before it included)
     kind, seed = job["kind"], job["seed"]
     work = job["work"]
     seeds = [open(p, "rb").read() for p in job["seed_files"]]

@@ -4,8 +4,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from helpers.data import DATA_DIR, data_file
 
 REPO = Path(__file__).resolve().parents[2]

@@ -23,6 +23,7 @@ from libsmo.training._params import (
     LINEAR_SOLVERS,
     SOLVER_CONSTRAINTS,
     KernelParams,
+    RowPaths,
     SolverParams,
     TrainParams,
 )
@@ -83,6 +84,7 @@ BAD = [
     ("random_state", -1, ValueError), ("random_state", "a", TypeError),
     ("random_state", 1.5, TypeError),
     ("random_state", np.random.RandomState(0), TypeError),
+    ("row_paths", {"bit_rows": False}, TypeError),
 ]
 ACCEPTS_ANYTHING = {"verbose"}   # read as a bool
 
@@ -111,6 +113,16 @@ def test_each_constraint_refuses_with_name_and_value(name, value, exc):
         shown = (repr(value) if not isinstance(value, dict)
                  else repr(next(iter(value.values()))))
         assert shown in message, message
+
+
+@pytest.mark.parametrize("name, value, exc", [
+    ("bit_rows", 1, TypeError), ("int_rows", "yes", TypeError),
+    ("sparse_columns", None, TypeError), ("rows_together", 0, ValueError),
+    ("rows_together", 2.0, TypeError), ("rows_together_min_bytes", -1, ValueError),
+])
+def test_row_paths_refuse_with_name_and_value(name, value, exc):
+    with pytest.raises(exc, match=f"^{name}.*{value!r}"):
+        RowPaths(**{name: value})
 
 
 def test_class_weight_must_be_a_dict():

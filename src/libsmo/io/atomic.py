@@ -33,9 +33,12 @@ def _umask():
 
 
 def write_atomically(f, data, compress=False):
-    """Write bytes to a binary file object, or to a path through a temporary file in
-    the same folder renamed into place, so that a failure leaves any previous file
-    intact; a path ending in .gz, .bz2 or .xz is compressed (with compress=True).
+    r"""Write bytes to a file whole or not at all.
+
+    A binary file object is written to directly. A path is written through a
+    temporary file in the same folder, renamed into place, so that a failure leaves
+    any previous file intact; with ``compress=True`` a path ending in .gz, .bz2 or
+    .xz is compressed accordingly. Every file libsmo writes goes through here.
 
     Parameters
     ----------
@@ -45,7 +48,8 @@ def write_atomically(f, data, compress=False):
         target is replaced (the link stays); a device, FIFO or socket is written in
         place.
     data : bytes
-    compress : bool
+        What to write.
+    compress : bool, default=False
         Compress `data` by the path's suffix (.gz, .bz2, .xz) before writing.
 
     Raises
@@ -56,6 +60,29 @@ def write_atomically(f, data, compress=False):
         The temporary file cannot be written or renamed; it is removed, and any
         previous file at the path is left as it was. (A device written in place, such
         as /dev/full, raises what its write raises.)
+
+    See Also
+    --------
+    os.replace : The rename that puts the file in place.
+
+    Examples
+    --------
+    >>> import gzip
+    >>> import os
+    >>> import tempfile
+    >>> from libsmo.io import write_atomically
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "data.txt")
+    ...     write_atomically(path, b"first\n")
+    ...     write_atomically(path, b"second\n")
+    ...     with open(path, "rb") as f:
+    ...         print(f.read(), os.listdir(folder))
+    ...     zipped = os.path.join(folder, "data.txt.gz")
+    ...     write_atomically(zipped, b"third\n", compress=True)
+    ...     with gzip.open(zipped) as f:
+    ...         print(f.read())
+    b'second\n' ['data.txt']
+    b'third\n'
     """
     if not isinstance(f, (str, bytes, os.PathLike)):
         if not hasattr(f, "write"):

@@ -98,8 +98,31 @@ def job_order(c_values, g_values):
 
 @dataclass(frozen=True)
 class Cell:
-    """One point of the grid and its cross-validation rate: accuracy in percent as
-    svm-train prints it (%g), or for regression the mean squared error."""
+    """One point of the grid and its cross-validation rate.
+
+    What svm-grid prints for each cell (``log2c log2g rate``) and writes to its
+    ``.out`` file.
+
+    Parameters
+    ----------
+    log2c : float or None
+        The base-2 logarithm of C, or None when C is not searched.
+    log2g : float or None
+        The base-2 logarithm of gamma, or None when gamma is not searched.
+    rate : float
+        Accuracy in percent as svm-train prints it (``%g``), or for regression the
+        mean squared error.
+
+    See Also
+    --------
+    GridResult : The cells of a search.
+
+    Examples
+    --------
+    >>> from libsmo.training._grid import Cell
+    >>> Cell(log2c=1, log2g=-3, rate=97.3333)
+    Cell(log2c=1, log2g=-3, rate=97.3333)
+    """
     log2c: Optional[float]
     log2g: Optional[float]
     rate: float
@@ -305,7 +328,33 @@ def iter_grid(validator, cells, map_tasks=None):
 
 @dataclass(frozen=True)
 class GridResult:
-    """A grid search's cells (job order) and its best cell (grid.py's rule)."""
+    """A grid search's cells (in job order) and its best cell (grid.py's rule).
+
+    `grid_search` returns it; the command ``libsmo-grid`` prints it in svm-grid's
+    lines and ``.out`` file.
+
+    Parameters
+    ----------
+    cells : tuple of Cell
+        Every cell, in the order svm-grid runs and reports them.
+    best : Cell
+        The best cell by grid.py's rule: the first cell, in job order, of the
+        highest accuracy (lowest mean squared error for regression), or a later one
+        of the same rate and gamma with a smaller C.
+
+    See Also
+    --------
+    grid_search : What returns it.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from libsmo.training import grid_search
+    >>> X, y = load_iris(return_X_y=True)
+    >>> result = grid_search(X, y, log2c=(-1, 3, 2), log2g=None, gamma=0.5)
+    >>> [cell.log2c for cell in result.cells], result.best.rate
+    ([1, -1, 3], 97.3333)
+    """
     cells: Tuple[Cell, ...]
     best: Cell
 
@@ -314,26 +363,35 @@ def grid_search(X, y=None, *, log2c=DEFAULT_LOG2C, log2g=DEFAULT_LOG2G, n_folds=
                 n_jobs=None, warm_start=False, map_tasks=None, **params):
     """Cross-validate every (C, gamma) of a grid as svm-grid does, in one process.
 
+    LIBSVM's grid.py (Debian's svm-grid) runs one ``svm-train -v`` per cell; this
+    runs the same cells in the same order with the same folds (LIBSVM's own, drawn
+    as each svm-train draws them), so that it reports the same rates and picks the
+    same best cell, but shares the folds and each gamma's kernel matrix among the
+    cells.
+
     Parameters
     ----------
-    X, y
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
         The data, as for `libsmo.train`.
-    log2c, log2g : (begin, end, step) or None
-        The ranges of log2(C) and log2(gamma) (svm-grid's -log2c / -log2g; None: not
-        searched, the parameter keeps its value in `params`).
-    n_folds : int
-        svm-grid's -v.
-    seed : int
-        srand() seed of the folds: 1 gives svm-train's folds.
-    n_jobs : int or None
+    y : array-like of shape (n_samples,), default=None
+        Labels or targets, as for `libsmo.train`.
+    log2c : tuple of 3 float or None, default=(-5, 15, 2)
+        The range of log2(C), (begin, end, step) (svm-grid's ``-log2c``); None: C is
+        not searched and keeps its value in `params`.
+    log2g : tuple of 3 float or None, default=(3, -15, -2)
+        The range of log2(gamma) (svm-grid's ``-log2g``); None: not searched.
+    n_folds : int, default=5
+        Folds of each cell's cross-validation (svm-grid's ``-v``).
+    seed : int, default=1
+        The srand() seed of the folds: 1 gives svm-train's folds.
+    n_jobs : int, default=None
         Tasks (one per gamma) run at once as joblib tasks: None or 1 one after
         another, -1 every core, or what a ``joblib.parallel_config`` context says. The
         same cells and best cell for every n_jobs.
-    warm_start : bool
-        Each C of a column starts from the previous C's solutions (see
-        `CrossValidator`): fewer steps, the same rates but where a prediction sits on
-        the margin.
-    map_tasks : callable, optional
+    warm_start : bool, default=False
+        Each C of a column starts from the previous C's solutions: fewer steps, the
+        same rates but where a prediction sits on the margin.
+    map_tasks : callable, default=None
         Another way to run the tasks: ``map_tasks(function, tasks)`` returning the
         results in order (overrides n_jobs).
     **params
@@ -342,11 +400,26 @@ def grid_search(X, y=None, *, log2c=DEFAULT_LOG2C, log2g=DEFAULT_LOG2G, n_folds=
     Returns
     -------
     GridResult
+        The cells in svm-grid's job order, and the best cell by grid.py's rule.
 
     Raises
     ------
     ValueError
         Both ranges None, a bad range, or what training refuses.
+
+    See Also
+    --------
+    libsmo.cross_validation : One cell's cross-validation.
+    sklearn.model_selection.GridSearchCV : The scikit-learn search over an estimator.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from libsmo.training import grid_search
+    >>> X, y = load_iris(return_X_y=True)
+    >>> result = grid_search(X, y, log2c=(-1, 3, 2), log2g=(-3, 1, 2))
+    >>> len(result.cells), result.best
+    (9, Cell(log2c=-1, log2g=-3, rate=97.3333))
     """
     if log2c is None and log2g is None:
         raise ValueError("-log2c and -log2g should not be null simultaneously")

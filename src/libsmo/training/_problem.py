@@ -17,7 +17,6 @@
 All are frozen dataclasses: nothing is changed after it is made.
 """
 import functools
-import math
 from dataclasses import dataclass
 from typing import Optional
 
@@ -30,7 +29,6 @@ from libsmo._utils.names import REGRESSION_TYPES
 from libsmo._utils.row_layout import (
     COMPACT_WIDTH_FACTOR,
     DENSE_COPY_BYTES,
-    dense_copy_budget,
     reads_dense,
 )
 from libsmo.model._one_vs_one import group_classes
