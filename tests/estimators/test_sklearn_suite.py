@@ -22,10 +22,9 @@ import types
 from pathlib import Path
 
 import pytest
+import sklearn
 
 import libsmo
-
-import sklearn
 from helpers import sklearn_svm_shim as _sklearn_svm_shim  # noqa: F401
 
 SUITE_DIR = Path(sklearn.__file__).parent / "svm" / "tests"

@@ -10,12 +10,11 @@ import re
 import numpy as np
 import pytest
 import scipy.sparse as sp
+import sklearn.datasets as sklearn_datasets
 
 import libsmo
 from helpers.data import data_file, load_dataset
 from libsmo.io import model_file, sources
-
-sklearn_datasets = pytest.importorskip("sklearn.datasets")
 
 SVM_TYPES = ["c_svc", "nu_svc", "one_class", "epsilon_svr", "nu_svr"]
 KERNELS = ["linear", "poly", "rbf", "sigmoid", "precomputed"]

@@ -19,8 +19,13 @@ from hypothesis import strategies as st
 import libsmo
 from helpers.data import data_file, load_dataset
 from helpers.fuzz_campaign_worker import apply_edits
-from helpers.reference_readers import (Rejected, assert_model_as, assert_reads_as,
-                                       ref_load_data, ref_load_model)
+from helpers.reference_readers import (
+    Rejected,
+    assert_model_as,
+    assert_reads_as,
+    ref_load_data,
+    ref_load_model,
+)
 
 # no deadline: a case's time is the machine's, not the reader's (a reader that hangs
 # is the fuzz campaign's to catch, under its own per-case limit)
