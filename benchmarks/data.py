@@ -119,8 +119,10 @@ def load_fashion(rows=60000, paths=None):
     (X, y, Xt, yt)
     """
     paths = paths or fashion_paths()
-    X = read_idx(paths["train_images"]).reshape(60000, -1)[:rows] / 255.0
+    # the idx headers' counts: 60,000 and 10,000, or the tests' first images
+    images = read_idx(paths["train_images"])
+    X = images.reshape(len(images), -1)[:rows] / 255.0
     y = read_idx(paths["train_labels"])[:rows].astype(np.float64)
-    Xt = read_idx(paths["test_images"]).reshape(10000, -1) / 255.0
+    Xt = read_idx(paths["test_images"]).reshape(-1, 28 * 28) / 255.0
     yt = read_idx(paths["test_labels"]).astype(np.float64)
     return np.ascontiguousarray(X), y, np.ascontiguousarray(Xt), yt

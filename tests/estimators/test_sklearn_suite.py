@@ -46,7 +46,8 @@ IMPORT_REWRITES = {
     ],
 }
 
-# Deliberate deviations, each documented in the README ("scikit-learn's own tests").
+# Deliberate deviations, each documented in docs/user_guide/estimators.md ("scikit-learn's
+# own tests").
 SPARSE_ROWS_ON_DENSE_FIT = (
     "predicting sparse rows with a model fitted on dense rows gives the right answer "
     "(libsmo's kernels take any mix of dense and CSR rows); scikit-learn raises ValueError")

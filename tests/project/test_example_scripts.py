@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.data import DATA_DIR, data_file
+from helpers.data import REPO_DATA_DIR, data_file
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 PERCENT = re.compile(r"(-?\d+(?:\.\d+)?)%")
@@ -76,9 +76,9 @@ def test_text_reviews(tmp_path):
 
 def test_large_scale(tmp_path):
     for name in ("a9a", "a9a.t", "ijcnn1.val"):
-        data_file(name)  # fails under CI / skips elsewhere when the data are missing
+        data_file(name)  # the repository's
     out_dir = tmp_path / "out"
-    stdout = run("large_scale.py", "--data-dir", DATA_DIR, "--rows", 1000,
+    stdout = run("large_scale.py", "--data-dir", REPO_DATA_DIR, "--rows", 1000,
                  "--components", "100,300", "--out-dir", out_dir, cwd=tmp_path)
     assert (out_dir / "large_scale_accuracy_vs_time.png").stat().st_size > 0
     # majority rates: a9a.t 76.4%, ijcnn1.val 90.4%
@@ -93,7 +93,7 @@ def test_large_scale(tmp_path):
 def test_grid_search(tmp_path):
     data_file("heart_scale")
     out_dir = tmp_path / "out"
-    stdout = run("grid_search.py", "--data-dir", DATA_DIR, "--log2c", "-1,3,2",
+    stdout = run("grid_search.py", "--data-dir", REPO_DATA_DIR, "--log2c", "-1,3,2",
                  "--log2g", "-5,-1,2", "--out-dir", out_dir, cwd=tmp_path)
     assert (out_dir / "grid_search_heart_scale.png").stat().st_size > 0
     best = re.search(r"best: C = 2\^(\S+) = \S+, gamma = 2\^(\S+) = \S+, "
@@ -114,7 +114,7 @@ def test_grid_search_finds_what_its_docstring_states(tmp_path):
     C = 2^-1, gamma = 2^-3, and the same figure at six more points along the ridge, up
     to C = 2^11, gamma = 2^-15"."""
     data_file("heart_scale")
-    stdout = run("grid_search.py", "--data-dir", DATA_DIR, "--out-dir", tmp_path,
+    stdout = run("grid_search.py", "--data-dir", REPO_DATA_DIR, "--out-dir", tmp_path,
                  cwd=tmp_path, timeout=600)
     assert ("best: C = 2^-1 = 0.5, gamma = 2^-3 = 0.125, cross-validation accuracy "
             "84.07%") in stdout
@@ -142,7 +142,7 @@ def test_large_scale_full_run_gives_its_docstrings_accuracies(tmp_path):
     99.22% (the random features are drawn with a fixed seed: the same every run)."""
     for name in ("a9a", "a9a.t", "ijcnn1.val"):
         data_file(name)
-    stdout = run("large_scale.py", "--data-dir", DATA_DIR, "--out-dir", tmp_path,
+    stdout = run("large_scale.py", "--data-dir", REPO_DATA_DIR, "--out-dir", tmp_path,
                  cwd=tmp_path, timeout=3600)
     a9a = {D: percentages(row(stdout, "a9a", "32561", "RFF", "+", "linear", D))[0]
            for D in ("100", "300", "1000", "3000")}

@@ -179,6 +179,18 @@ def solve_block(block, kernel, solver, primal_policy="never"):
         return NodeResult(block=block, v=np.zeros(0), objective=0.0, n_iter=0,
                           status="optimal", rho=0.0, has_free=False)
     start = make_feasible(block.alpha, block.signs, block.upper_bound)
+    if np.all(block.signs > 0) or np.all(block.signs < 0):
+        # Rows of one class only (a leaf of data sorted or grouped by label, a
+        # partition that holds one class of the pair): y'a = 0 leaves a = 0 the only
+        # feasible point (make_feasible has made the start so), hence the optimum, with G = -1 (v = y) and no rho (no free
+        # variable, and one side of LIBSVM's interval empty: rho is +-inf, which the
+        # solver's result check would take for a kernel overflow). The driver reads a
+        # node's rho only when it has free variables.
+        return NodeResult(block=Block(X=block.X, signs=block.signs,
+                                      upper_bound=block.upper_bound, ids=block.ids,
+                                      alpha=np.zeros(n)),
+                          v=block.signs.copy(), objective=0.0, n_iter=0,
+                          status="optimal", rho=float("nan"), has_free=False)
     # the gradient matches the block's own alpha only: one made feasible is another
     known = block.gradient is not None and np.array_equal(start, block.alpha)
     solution = executor.solve(BinaryProblem(

@@ -3,9 +3,9 @@ libsmo-scale and libsmo-grid (also `python -m libsmo train|predict|scale|grid`).
 
 They read and write LIBSVM's files and print LIBSVM's lines, so that a script written
 for svm-train / svm-predict / svm-scale / svm-grid runs unchanged (`libsmo.cli._common`
-states the conventions; README lists the lines that still differ). Each tool lives in
-its own module, imported when it runs: this one imports nothing heavy, so `-h`, usage
-errors and `python -m libsmo` start without numpy or scipy.
+states the conventions; docs/user_guide/libsvm.md lists the lines that still differ).
+Each tool lives in its own module, imported when it runs: this one imports nothing
+heavy, so `-h`, usage errors and `python -m libsmo` start without numpy or scipy.
 """
 import sys
 

@@ -14,6 +14,7 @@ import libsmo.dask._training as training
 from libsmo._utils import constraints as pv
 from libsmo._utils.constraints import check_positive
 from libsmo.estimators._classes import SVC as _SVC
+from libsmo.estimators._input import ALL_LEFT_OUT
 from libsmo.estimators._params import validate_parameters
 from libsmo.exceptions import ConvergenceWarning
 from libsmo.training._params import TrainParams
@@ -188,6 +189,8 @@ class SVC(_SVC):
     >>> client.close()
     """
 
+    _public_module = "libsmo.dask"      # its page of the API documentation
+
     _parameter_constraints = {**_SVC._parameter_constraints,
                               "cascade_rows": pv.Positive(integer=True, allow_zero=True)}
 
@@ -212,10 +215,11 @@ class SVC(_SVC):
 
         Parameters
         ----------
-        X : dask array of shape (n_samples, n_features), or list of arrays
+        X : dask array or dask DataFrame of shape (n_samples, n_features), or list
             The rows, chunked by rows only; or a sequence of partitions (ndarrays or
-            scipy sparse matrices of the same width).
-        y : dask array, array-like of shape (n_samples,), or list of arrays
+            scipy sparse matrices of the same width). Partitions without rows are
+            left out.
+        y : dask array or Series, array-like of shape (n_samples,), or list of arrays
             Class labels, chunked as X's rows, or one array per partition.
         sample_weight : dask array, array-like or list of arrays, default=None
             Per-sample weights multiplying C, given as y is; a sample of weight 0 or
@@ -229,8 +233,9 @@ class SVC(_SVC):
         Raises
         ------
         ValueError
-            No Dask client, probability=True, warm_start=True, a precomputed
-            kernel, fewer than two classes, or bad data or parameters.
+            No Dask client, probability=True, warm_start=True, a precomputed or
+            callable kernel, fewer than two classes, no class with a sample of
+            positive weight, or bad data or parameters.
 
         Examples
         --------
@@ -248,7 +253,8 @@ class SVC(_SVC):
         validate_parameters(self)
         for name, unsupported in (("probability", self.probability),
                                   ("warm_start", self.warm_start),
-                                  ("kernel='precomputed'", self.kernel == "precomputed")):
+                                  ("kernel='precomputed'", self.kernel == "precomputed"),
+                                  ("a callable kernel", callable(self.kernel))):
             if unsupported:
                 raise ValueError(f"libsmo.dask.SVC does not support {name}; use libsmo.SVC")
         cascade_rows = check_positive(self.cascade_rows, "cascade_rows", integer=True,
@@ -259,6 +265,12 @@ class SVC(_SVC):
         if len(self.classes_) < 2:
             raise ValueError("The number of classes has to be greater than one; got "
                              f"{len(self.classes_)} class")
+        if not data.taking_part.any():
+            raise ValueError(ALL_LEFT_OUT)
+        # libsmo.SVC's check of the classes left with a row of weight > 0 (one entry
+        # per such class: the check counts the classes present)
+        present = np.flatnonzero(data.taking_part)
+        self._check_classes_taking_part(present, np.ones(len(present), dtype=bool))
         self.class_weight_ = self._class_weights(
             np.repeat(np.arange(len(data.classes)), data.class_counts))
         gamma = self._scaled_gamma(client, data)

@@ -9,6 +9,7 @@ target is replaced and the link stays; a device, a FIFO or a socket (/dev/null,
 write them: replacing it would put a regular file where the device node was.
 """
 import bz2
+import errno
 import gzip
 import io
 import lzma
@@ -57,7 +58,8 @@ def write_atomically(f, data, compress=False):
     TypeError
         `f` is neither a path nor a binary file object.
     OSError
-        The temporary file cannot be written or renamed; it is removed, and any
+        The path is a symbolic link in a loop (ELOOP; the links are left as they are),
+        or the temporary file cannot be written or renamed; it is removed, and any
         previous file at the path is left as it was. (A device written in place, such
         as /dev/full, raises what its write raises.)
 
@@ -104,7 +106,12 @@ def write_atomically(f, data, compress=False):
     path = os.path.realpath(path)
     try:
         mode = os.stat(path).st_mode
-    except OSError:
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            # links in a loop name no file (realpath leaves the loop as it is): refused,
+            # as fopen refuses it, instead of replacing the link with a regular file
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), os.fsdecode(
+                os.fspath(f))) from None
         mode = None
     if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
         _write_in_place(path, data)

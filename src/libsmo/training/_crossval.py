@@ -29,6 +29,7 @@ import numpy as np
 
 from libsmo._utils import parallel as _parallel
 from libsmo._utils import validation as v
+from libsmo._utils.constraints import Jobs, OrNone
 from libsmo._utils.libsvm_figures import regression_figures
 from libsmo._utils.names import CLASSIFICATION_TYPES, REGRESSION_TYPES
 from libsmo._utils.random_sources import LibsvmRandom
@@ -180,6 +181,8 @@ def cross_validation(X, y, n_folds, random_state=None, n_jobs=None, **params):
     """
     sample_weight = params.pop("sample_weight", None)
     train_params = TrainParams.from_kwargs(**params)
+    # libsmo's message (train's), before joblib's own for n_jobs=0
+    n_jobs = OrNone(Jobs()).check(n_jobs, "n_jobs")
     X, y, sample_weight = check_problem(X, y, sample_weight, train_params)
     n = X.shape[0]
     if (not isinstance(n_folds, numbers.Integral) or isinstance(n_folds, (bool, np.bool_))

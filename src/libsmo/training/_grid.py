@@ -11,13 +11,15 @@ What the cells share is computed once:
   kernel, with the values the kernel itself computes, so each cell's trainings are the
   ones svm-train -v runs.
 
-The cells of one gamma form one task (`GammaColumn`, C ascending); the tasks go through
+The cells of one gamma form one task (`GammaColumn`, in the job order, or C ascending
+for alpha seeding); the tasks go through
 one mapping function: in order here by default, or with n_jobs > 1 as joblib tasks
 (`libsmo._utils.parallel.imap_tasks`: local threads, or a joblib context's backend such as
 Dask's), each training with one thread and a share of the cache; the cells' rates are
 the same for every n_jobs.
 """
 import dataclasses
+import functools
 import math
 from dataclasses import dataclass
 from typing import Optional, Tuple
@@ -37,19 +39,77 @@ from libsmo.training._crossval import (
     libsvm_folds,
 )
 from libsmo.training._params import TrainParams
+from libsmo.training._problem import solver_layout
 
 #: svm-grid's default ranges of log2(C) and log2(gamma): (begin, end, step)
 DEFAULT_LOG2C = (-5, 15, 2)
 DEFAULT_LOG2G = (3, -15, -2)
 
 
-def log2_range(begin, end, step):
+#: The most cells a grid may have, and so the most values of one range: svm-grid's
+#: default grid has 110; each cell is a whole cross-validation, and the job order is a
+#: list of cells, which a range such as 1,2,1e-300 would make larger than any memory.
+MAX_GRID_CELLS = 100_000
+
+# the largest log2 value whose power of 2 is a finite double (2.0 ** 1024 overflows)
+_MAX_LOG2 = 1023.0
+
+
+def log2_range(begin, end, step, name="range"):
     """grid.py's range_f: begin, begin + step, ... up to end (inclusive), for any sign
-    of step and non-integer values."""
+    of step and non-integer values.
+
+    Parameters
+    ----------
+    begin, end, step : float
+        Finite, step not 0, and 2**value finite for every value (below 1024).
+    name : str
+        What the error messages call the range (svm-grid's option, "-log2c").
+
+    Returns
+    -------
+    list of float
+        At least one value and at most `MAX_GRID_CELLS`.
+
+    Raises
+    ------
+    ValueError
+        A bound or step that is NaN or infinite, a step of 0, a range that holds no
+        value (begin past end in the step's direction), more than `MAX_GRID_CELLS`
+        values, a step too small to move begin (lost to rounding), or a value whose
+        power of 2 overflows.
+
+    Examples
+    --------
+    >>> log2_range(-1, 3, 2)
+    [-1, 1, 3]
+    >>> log2_range(3.0, -1.0, -1.5)
+    [3.0, 1.5, 0.0]
+    """
+    shown = f"{name} {begin!r},{end!r},{step!r}"
+    try:
+        bounds = [float(begin), float(end), float(step)]
+    except (TypeError, ValueError):
+        raise TypeError(f"{shown}: begin, end and step must be numbers") from None
+    if not all(math.isfinite(v) for v in bounds):
+        raise ValueError(f"{shown}: begin, end and step must be finite")
     if step == 0:
-        raise ValueError("the step of a range must not be 0")
+        raise ValueError(f"{shown}: the step of a range must not be 0")
+    if (step > 0 and begin > end) or (step < 0 and begin < end):
+        raise ValueError(f"{shown}: the range holds no value (begin is past end in the "
+                         "step's direction)")
+    if max(bounds[0], bounds[1]) > _MAX_LOG2:
+        raise ValueError(f"{shown}: 2**{max(bounds[0], bounds[1])!r} overflows (the "
+                         f"values must be at most {_MAX_LOG2:g})")
+    if (bounds[1] - bounds[0]) / bounds[2] >= MAX_GRID_CELLS:
+        raise ValueError(f"{shown}: the range holds more than {MAX_GRID_CELLS} values "
+                         "(a grid's cells are bounded by libsmo.training._grid.MAX_GRID_CELLS)")
     values = []
     while not ((step > 0 and begin > end) or (step < 0 and begin < end)):
+        if len(values) > MAX_GRID_CELLS or (values and begin == values[-1]):
+            # rounding: the step is lost against begin's magnitude (1e20,1e20+5,1)
+            raise ValueError(f"{shown}: the step does not move the values (it is "
+                             "lost to rounding against begin's magnitude)")
         values.append(begin)
         begin = begin + step
     return values
@@ -80,7 +140,18 @@ def job_order(c_values, g_values):
     Returns
     -------
     list of (log2c, log2g)
+
+    Raises
+    ------
+    ValueError
+        More than `MAX_GRID_CELLS` cells.
     """
+    n_cells = (1 if c_values is None else len(c_values)) * (
+        1 if g_values is None else len(g_values))
+    if n_cells > MAX_GRID_CELLS:
+        raise ValueError(f"the grid has {n_cells} cells, more than libsmo.training._grid."
+                         f"MAX_GRID_CELLS = {MAX_GRID_CELLS}: narrow a range or take a "
+                         "larger step")
     c_seq = [None] if c_values is None else permute_sequence(list(c_values))
     g_seq = [None] if g_values is None else permute_sequence(list(g_values))
     nr_c, nr_g = float(len(c_seq)), float(len(g_seq))
@@ -130,7 +201,8 @@ class Cell:
 
 @dataclass(frozen=True)
 class GammaColumn:
-    """One task: the cells of one gamma, C ascending (the order alpha seeding needs)."""
+    """One task: the cells of one gamma, in the job order (`CrossValidator.column`
+    runs them C ascending when it seeds alphas along C)."""
     log2g: Optional[float]
     log2cs: Tuple[Optional[float], ...]
 
@@ -225,8 +297,15 @@ class CrossValidator:
         self.after_folds = rng
         self.minimize = self.params.svm_type in REGRESSION_TYPES
 
-    def column(self, task):
-        """The cells of one gamma, C ascending.
+    def column(self, task, on_cell=None):
+        """The cells of one gamma: in the task's order (the job order, so that the
+        first cells are reported first), or C ascending with alpha seeding.
+
+        Parameters
+        ----------
+        task : GammaColumn
+        on_cell : callable or None
+            Called with each Cell as soon as it is done (the column goes on after).
 
         Returns
         -------
@@ -247,7 +326,9 @@ class CrossValidator:
         seeding = (self.warm_start and not self.params.probability
                    and self.params.svm_type in ("c_svc", "epsilon_svr"))
         starts, previous_C = None, None
-        for log2c in sorted(task.log2cs, key=lambda c: -math.inf if c is None else c):
+        order = (sorted(task.log2cs, key=lambda c: -math.inf if c is None else c)
+                 if seeding else task.log2cs)
+        for log2c in order:
             changes = {} if log2c is None else {"C": 2.0 ** log2c}
             if gram is not None:
                 changes["kernel"] = "precomputed"
@@ -269,6 +350,8 @@ class CrossValidator:
                 predictions = fold_predictions(data, self.y, self.folds, params,
                                                blocks=blocks)
             cells.append(Cell(log2c, task.log2g, self._rate(predictions)))
+            if on_cell is not None:
+                on_cell(cells[-1])
         return cells
 
     def _gram(self, kernel):
@@ -277,8 +360,11 @@ class CrossValidator:
         n = self.X.shape[0]
         if 8.0 * n * n > self.params.solver.cache_size * 2**20:
             return None
-        return Kernel(self.X, kernel.kernel, kernel.gamma, kernel.degree,
-                      kernel.coef0).kernel_matrix()
+        # CSR rows on the columns they use, as training reads them (`solver_layout`;
+        # never made dense here: dense_copy_bytes=0): the kernel's buffers are as wide
+        # as the rows, and one feature index of 2**31 - 1 asked for 16 GiB
+        return Kernel(solver_layout(self.X, dense_copy_bytes=0), kernel.kernel,
+                      kernel.gamma, kernel.degree, kernel.coef0).kernel_matrix()
 
     def _rate(self, predictions):
         result = figures(self.y, predictions, self.params.svm_type)
@@ -288,15 +374,15 @@ class CrossValidator:
 
 def columns(cells):
     """The tasks for some cells: one per gamma, in the order the gammas first appear
-    (so that results come back roughly in job order), C ascending within each."""
+    (so that results come back roughly in job order), the cells of each in the job
+    order too."""
     by_gamma = {}
     for log2c, log2g in cells:
         by_gamma.setdefault(log2g, []).append(log2c)
-    return [GammaColumn(g, tuple(sorted(cs, key=lambda c: -math.inf if c is None else c)))
-            for g, cs in by_gamma.items()]
+    return [GammaColumn(g, tuple(cs)) for g, cs in by_gamma.items()]
 
 
-def iter_grid(validator, cells, map_tasks=None):
+def iter_grid(validator, cells, map_tasks=None, on_cell=None):
     """The cells' results in the order of `cells`, each as soon as it and all before
     it are known.
 
@@ -308,19 +394,34 @@ def iter_grid(validator, cells, map_tasks=None):
     map_tasks : callable, optional
         ``map_tasks(function, tasks)`` -> an iterable of the results in task order;
         by default the validator's n_jobs decides (`libsmo._utils.parallel.imap_tasks`).
+    on_cell : callable, optional
+        Called once with each Cell as soon as it is done, in the order they finish
+        (svm-grid writes its result file so, and -resume reads it): from within its
+        task where the tasks run in this process (one after another, or on threads:
+        then from those threads), else when its task's result arrives.
 
     Yields
     ------
     Cell
     """
+    column = validator.column
+    reported = set()
     if map_tasks is None:
         def map_tasks(function, tasks):
             return _parallel.imap_tasks(function, tasks, validator.n_jobs)
+        if on_cell is not None and _parallel.runs_in_this_process(validator.n_jobs):
+            def report(cell):
+                reported.add((cell.log2c, cell.log2g))
+                on_cell(cell)
+
+            column = functools.partial(validator.column, on_cell=report)
     done = {}
     position = 0
-    for result in map_tasks(validator.column, columns(cells)):
+    for result in map_tasks(column, columns(cells)):
         for cell in result:
             done[(cell.log2c, cell.log2g)] = cell
+            if on_cell is not None and (cell.log2c, cell.log2g) not in reported:
+                on_cell(cell)
         while position < len(cells) and cells[position] in done:
             yield done[cells[position]]
             position += 1
@@ -405,7 +506,8 @@ def grid_search(X, y=None, *, log2c=DEFAULT_LOG2C, log2g=DEFAULT_LOG2G, n_folds=
     Raises
     ------
     ValueError
-        Both ranges None, a bad range, or what training refuses.
+        Both ranges None, a bad range (`log2_range`), more than `MAX_GRID_CELLS` cells,
+        or what training refuses.
 
     See Also
     --------
@@ -423,13 +525,24 @@ def grid_search(X, y=None, *, log2c=DEFAULT_LOG2C, log2g=DEFAULT_LOG2G, n_folds=
     """
     if log2c is None and log2g is None:
         raise ValueError("-log2c and -log2g should not be null simultaneously")
-    c_values = None if log2c is None else log2_range(*log2c)
-    g_values = None if log2g is None else log2_range(*log2g)
+    c_values = None if log2c is None else log2_range(*_triple(log2c, "log2c"), "log2c")
+    g_values = None if log2g is None else log2_range(*_triple(log2g, "log2g"), "log2g")
+    cells = job_order(c_values, g_values)
     validator = CrossValidator(X, y, n_folds, params, seed, n_jobs=n_jobs,
                                warm_start=warm_start)
-    cells = tuple(iter_grid(validator, job_order(c_values, g_values), map_tasks))
+    cells = tuple(iter_grid(validator, cells, map_tasks))
     best = None
     for cell in cells:
         if is_better(cell, best, validator.minimize):
             best = cell
     return GridResult(cells=cells, best=best)
+
+
+def _triple(grid_range, name):
+    """(begin, end, step) of a range given as a sequence."""
+    try:
+        begin, end, step = grid_range
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be (begin, end, step) or None; got "
+                         f"{grid_range!r}") from None
+    return begin, end, step
