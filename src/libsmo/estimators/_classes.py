@@ -15,7 +15,10 @@ Two parameters beyond scikit-learn's SVMs: ``warm_start=True`` starts each fit f
 previous fit's solution (same rows; see `libsmo.train`'s ``init``): a fit stopped by
 max_iter goes on where it stopped, a fit with a new C starts from the old optimum. And
 ``n_jobs`` trains a classifier's one-vs-one pairs as joblib tasks (see `libsmo.train`),
-the same model for every n_jobs.
+the same model for every n_jobs. SVC also takes ``solver``, ``partitions`` and
+``partitioning``: large binary problems by the partitioned exact solver, on n_jobs
+threads (see `SVC`). Data given as uint8 (8-bit pixels) is trained as bytes, an eighth
+of its float64 copy, with the same kernel values.
 """
 import numpy as np
 
@@ -42,16 +45,44 @@ class SVC(_BaseClassifier):
     optimum many times faster on large data ("auto" takes it where the kernel cache
     cannot hold Q); "kernel" follows LIBSVM's own path step for step (the same
     dual_coef_ where the optimum's alphas are not unique).
+
+    And the partitioned solver (see `libsmo.train`): ``solver`` ("smo", the default:
+    LIBSVM's solver; "partitioned": every binary problem of at least 2,000 rows, the
+    two classes or a one-vs-one pair, split into ``partitions`` (a number, or "auto":
+    about 20,000 rows each) by ``partitioning`` ("kmeans", "stratified" or "random"),
+    solved partition by partition on ``n_jobs`` threads and checked by LIBSVM's
+    stopping rule over every row, so that the model is the single solver's optimum;
+    "auto": the partitioned solver for problems of at least 100,000 dense rows with a
+    non-linear kernel, where it was measured to win, else SMO). With ``verbose=True``
+    a partitioned fit draws a progress bar on stderr (tqdm's when installed).
+
+    Examples
+    --------
+    >>> import numpy as np, libsmo
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(4000, 5))
+    >>> y = (X[:, 0] + X[:, 1] ** 2 > 1).astype(int)
+    >>> smo = libsmo.SVC(C=10.0).fit(X, y)
+    >>> partitioned = libsmo.SVC(C=10.0, solver="partitioned", partitions=4,
+    ...                          n_jobs=2).fit(X, y)
+    >>> bool(abs(partitioned.to_model().objective[0] / smo.to_model().objective[0] - 1)
+    ...      < 1e-6)
+    True
     """
 
     _svm_type = "c_svc"
-    _parameter_constraints = {**p.C, **p.COMMON, **p.CLASSIFIER, **p.LINEAR_SOLVER}
+    _parameter_constraints = {**p.C, **p.COMMON, **p.CLASSIFIER, **p.LINEAR_SOLVER,
+                              **p.PARTITIONED}
 
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
                  shrinking=True, probability=False, tol=1e-3, cache_size=200,
                  class_weight=None, verbose=False, max_iter=-1,
                  decision_function_shape="ovr", break_ties=False, random_state=None,
-                 linear_solver="auto", warm_start=False, n_jobs=None):
+                 linear_solver="auto", warm_start=False, n_jobs=None, solver="smo",
+                 partitions="auto", partitioning="kmeans"):
+        self.solver = solver
+        self.partitions = partitions
+        self.partitioning = partitioning
         self.linear_solver = linear_solver
         self.C = C
         self.kernel = kernel
@@ -72,14 +103,26 @@ class SVC(_BaseClassifier):
         self.random_state = random_state
 
     def _formulation_params(self):
-        params = dict(C=self.C, linear_solver=self.linear_solver)
+        params = dict(C=self.C, linear_solver=self.linear_solver, solver=self.solver,
+                      partitions=self.partitions, partitioning=self.partitioning)
         params.update(probability_params(self))
         return params
 
 
+# Why the other estimators take no ``solver``: the partitioned solver's nodes solve
+# C-SVC's dual (p = -1, one equality constraint, a row outside the working set at
+# a = 0), which its global check reads as LIBSVM's stopping rule; nu-SVC's second
+# equality constraint and 1/r scaling, one-class's start at sum(a) = nu l (rows outside
+# a working set are not at 0) and the regressions' 2l variables are not theirs.
+
+
 class NuSVC(_BaseClassifier):
     """nu-support vector classification (LIBSVM's nu-SVC), scikit-learn's NuSVC
-    interface; nu in (0, 1] bounds the fraction of margin errors and support vectors."""
+    interface; nu in (0, 1] bounds the fraction of margin errors and support vectors.
+
+    Always LIBSVM's solver: the partitioned solver (`SVC`'s ``solver``) solves C-SVC's
+    dual only; nu-SVC's two equality constraints and its 1/r scaling are not its
+    nodes' problem, so its check over every row would not be nu-SVC's stopping rule."""
 
     _svm_type = "nu_svc"
     _parameter_constraints = {**p.NU, **p.COMMON, **p.CLASSIFIER}
@@ -116,7 +159,11 @@ class NuSVC(_BaseClassifier):
 class SVR(_BaseRegressor):
     """epsilon-support vector regression (LIBSVM's epsilon-SVR), scikit-learn's SVR
     interface: kernel, degree, gamma, coef0, tol, C, epsilon, shrinking, cache_size,
-    verbose, max_iter."""
+    verbose, max_iter.
+
+    Always LIBSVM's solver: the partitioned solver (`SVC`'s ``solver``) solves C-SVC's
+    dual only, whose nodes have one variable a row; the regression's 2l variables
+    (a and a* of each row, p = epsilon -+ z) are not theirs."""
 
     _svm_type = "epsilon_svr"
     _parameter_constraints = {**p.COMMON, **p.C, **p.EPSILON}
@@ -143,7 +190,9 @@ class SVR(_BaseRegressor):
 
 
 class NuSVR(_BaseRegressor):
-    """nu-support vector regression (LIBSVM's nu-SVR), scikit-learn's NuSVR interface."""
+    """nu-support vector regression (LIBSVM's nu-SVR), scikit-learn's NuSVR interface.
+
+    Always LIBSVM's solver, as `SVR` (and nu's second constraint, as `NuSVC`)."""
 
     _svm_type = "nu_svr"
     _parameter_constraints = {**p.NU, **p.C, **p.COMMON}
@@ -172,7 +221,11 @@ class NuSVR(_BaseRegressor):
 class OneClassSVM(OutlierMixin, _BaseOther):
     """One-class SVM for novelty detection (LIBSVM's one-class), scikit-learn's
     OneClassSVM interface: predict gives +1 (inlier) or -1 (outlier); linear_solver
-    as for `SVC`."""
+    as for `SVC`.
+
+    Always LIBSVM's solver: the partitioned solver (`SVC`'s ``solver``) solves C-SVC's
+    dual only; one-class starts at sum(a) = nu l spread over the rows, so a row outside
+    a working set is not at a = 0, which its check over every row relies on."""
 
     _svm_type = "one_class"
     _parameter_constraints = {**p.COMMON, **p.NU, **p.LINEAR_SOLVER}

@@ -24,6 +24,7 @@ from typing import Optional
 import numpy as np
 
 from libsmo._utils import parallel as _parallel
+from libsmo.cascade._local import solve_c_svc_partitioned, uses_partitioned
 from libsmo.model import _one_vs_one as ovo
 from libsmo.model import _probability as prob
 from libsmo.training._execution import Executor
@@ -34,7 +35,8 @@ from libsmo.training._problem import FormulationResult, take_rows
 logger = logging.getLogger("libsmo")
 
 
-def train_pair(executor, params, rows_a, rows_b, factors, weights, seed=None):
+def train_pair(executor, params, rows_a, rows_b, factors, weights, seed=None,
+               partitioned=False):
     """One binary problem: the examples rows_a (+1) against rows_b (-1).
 
     Parameters
@@ -49,6 +51,10 @@ def train_pair(executor, params, rows_a, rows_b, factors, weights, seed=None):
         Sample weights of every training row.
     seed : ndarray or None
         A warm start's alpha for rows_a then rows_b (see `libsmo.training._warm_start`).
+    partitioned : bool
+        Whether the problem may go to the partitioned solver (`libsmo.cascade._local`,
+        when `params` and its size say so): the pairs of a fit solved one at a time
+        with all its threads, not those solved side by side.
 
     Returns
     -------
@@ -61,15 +67,20 @@ def train_pair(executor, params, rows_a, rows_b, factors, weights, seed=None):
     signs = np.where(np.arange(len(rows)) < n_a, 1.0, -1.0)
     factor = np.where(signs > 0, factors[0], factors[1])
     if params.svm_type == "c_svc":
-        return rows, solve_c_svc(executor, rows, signs, params.C * factor * weights[rows],
-                                 seed)
+        bounds = params.C * factor * weights[rows]
+        if partitioned and uses_partitioned(params, len(rows), executor.X):
+            return rows, solve_c_svc_partitioned(executor, rows, signs, bounds, params,
+                                                 seed)
+        return rows, solve_c_svc(executor, rows, signs, bounds, seed)
     return rows, solve_nu_svc(executor, rows, signs, factor * weights[rows], params.nu, n_a,
                               seed, flavor=params.flavor)
 
 
-def pair_probability(executor, params, rows_a, rows_b, factors, weights, rng):
+def pair_probability(executor, params, rows_a, rows_b, factors, weights, rng,
+                     partitioned=False):
     """probA, probB of one pair (LIBSVM's svm_binary_svc_probability): Platt's sigmoid
-    on the decision values of a 5-fold cross-validation of the pair."""
+    on the decision values of a 5-fold cross-validation of the pair (each fold by the
+    partitioned solver where `train_pair` sends it, with `partitioned`)."""
     rows = np.concatenate([rows_a, rows_b])
     positive = np.arange(len(rows)) < len(rows_a)
     # a fold's training is a whole svm_train over labels +1 and -1: LIBSVM 3.37 puts +1
@@ -82,9 +93,10 @@ def pair_probability(executor, params, rows_a, rows_b, factors, weights, rng):
         first, second = train_rows[positive[train]], train_rows[~positive[train]]
         if second_first:
             sub_rows, fit = train_pair(executor, params, second, first, factors[::-1],
-                                       weights)
+                                       weights, partitioned=partitioned)
         else:
-            sub_rows, fit = train_pair(executor, params, first, second, factors, weights)
+            sub_rows, fit = train_pair(executor, params, first, second, factors, weights,
+                                       partitioned=partitioned)
         sv = fit.coef != 0
         if executor.solver.verbose:   # each fold is a whole svm_train in LIBSVM
             logger.info("Total nSV = %d", int(np.count_nonzero(sv)))
@@ -157,23 +169,32 @@ def fit_classification(executor, data, params, rng=None, start=None):
     seeds = [None if start is None else
              start.pair_seed(classes, a, b, members[a], members[b]) for a, b in pairs]
 
-    def fit(p, pair_executor):
+    def fit(p, pair_executor, partitioned=False):
         a, b = pairs[p]
         pair_factors = (factors[a], factors[b])
         sigmoid = None
         if rng is not None:
             sigmoid = pair_probability(pair_executor, params, members[a], members[b],
-                                       pair_factors, data.weights, pair_rngs[p])
+                                       pair_factors, data.weights, pair_rngs[p],
+                                       partitioned)
         return sigmoid, train_pair(pair_executor, params, members[a], members[b],
-                                   pair_factors, data.weights, seeds[p])
+                                   pair_factors, data.weights, seeds[p], partitioned)
 
+    sizes = [len(members[a]) + len(members[b]) for a, b in pairs]
+    # the pairs the partitioned solver takes: one at a time, each on all the threads
+    outcomes = [fit(p, executor, True) if uses_partitioned(params, sizes[p], executor.X)
+                else None for p in range(len(pairs))]
+    rest = [p for p in range(len(pairs)) if outcomes[p] is None]
     n_jobs = _parallel.effective_n_jobs(executor.solver.n_jobs)
-    if n_jobs > 1 and len(pairs) > 1:
-        outcomes = _pairs_as_tasks(executor, params, members, pairs, factors,
-                                   data.weights, seeds, pair_rngs, n_jobs)
+    if n_jobs > 1 and len(rest) > 1:
+        others = _pairs_as_tasks(executor, params, members, [pairs[p] for p in rest],
+                                 factors, data.weights, [seeds[p] for p in rest],
+                                 [pair_rngs[p] for p in rest], n_jobs)
     else:
-        outcomes = executor.map_pairs(fit, len(pairs), sizes=[
-            len(members[a]) + len(members[b]) for a, b in pairs])
+        others = executor.map_pairs(lambda q, pair_executor: fit(rest[q], pair_executor),
+                                    len(rest), sizes=[sizes[p] for p in rest])
+    for p, outcome in zip(rest, others):
+        outcomes[p] = outcome
     result = one_vs_one_result(classes, members, [o[1] for o in outcomes],
                                 len(data.weights))
     if executor.solver.verbose:
