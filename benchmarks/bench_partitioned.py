@@ -252,7 +252,7 @@ def _objective(SV, coef, gamma):
     return float(0.5 * quad - np.abs(coef).sum())
 
 
-def run_fresh(case, rows, run, budget, partitioning="kmeans", partitions="auto"):
+def run_fresh(case, rows, run, budget, partitioning="stratified", partitions="auto"):
     """One run in a fresh process: its result, or what it had reached at the budget
     (scikit-learn-intelex is killed there)."""
     context = multiprocessing.get_context("spawn")
@@ -299,7 +299,7 @@ def main(argv=None):
     parser.add_argument("--rows", type=int, default=None)
     parser.add_argument("--runs", default="smo,partitioned1,partitioned2,sklearnex")
     parser.add_argument("--budget", type=float, default=3600.0)
-    parser.add_argument("--partitionings", default="kmeans")
+    parser.add_argument("--partitionings", default="stratified")
     parser.add_argument("--partitions", default="auto")
     parser.add_argument("--out", default=str(HERE / "results"))
     args = parser.parse_args(argv)
@@ -319,7 +319,7 @@ def main(argv=None):
                          for k in args.partitions.split(",")])
             for partitioning, partitions in variants:
                 result = run_fresh(case, args.rows, run, args.budget,
-                                   partitioning or "kmeans", partitions or "auto")
+                                   partitioning or "stratified", partitions or "auto")
                 result["case"] = case
                 records.append(result)
                 if base is None and result.get("status") == "optimal":

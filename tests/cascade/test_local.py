@@ -197,7 +197,7 @@ def test_reports_on_the_logger_and_the_callback(fashion, caplog):
     # the partitions' solvers report too, with their stage
     assert any("done" not in info and info["stage"] in ("tree", "round") for info in seen)
     text = caplog.text
-    assert "partitioned: 3000 rows in 3 kmeans partitions" in text
+    assert "partitioned: 3000 rows in 3 stratified partitions" in text
     assert "leaf 3/3" in text and "round 1" in text and "m(a) - M(a)" in text
 
 

@@ -54,6 +54,12 @@ AUTO_PARTITION_ROWS = 20_000
 AUTO_MAX_PARTITIONS = 64
 # each leaf's cache is at least this many MB
 MIN_SHARE_MB = 1.0
+# the rounds' working sets grow by at most this fraction of the rows at a time
+# (`solve_partitioned`'s grow_fraction): on 120,000 rows of the shifted Fashion-MNIST
+# (8 random partitions, one thread) the second round's working set of 22,656, 12,000
+# or 4,800 rows (0.25, 0.1, 0.04) held every support vector each time, and the fit
+# took 17.6, 15.0 and 14.1 CPU seconds
+GROW_FRACTION = 0.05
 
 
 def uses_partitioned(params, n_rows, X):
@@ -161,7 +167,8 @@ def solve_c_svc_partitioned(executor, rows, signs, upper_bound, params, seed=Non
             result = solve_partitioned(
                 runner, blocks, executor.kernel, round_solver,
                 primal_policy=executor.primal_policy, tree_solver=tree_solver,
-                stop_flag=runner.stop_flag, progress=report, deadline=executor.deadline)
+                stop_flag=runner.stop_flag, progress=report, deadline=executor.deadline,
+                grow_fraction=GROW_FRACTION)
     finally:
         report.close()
     support = result.support

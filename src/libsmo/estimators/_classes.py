@@ -49,7 +49,7 @@ class SVC(_BaseClassifier):
     And the partitioned solver (see `libsmo.train`): ``solver`` ("smo", the default:
     LIBSVM's solver; "partitioned": every binary problem of at least 2,000 rows, the
     two classes or a one-vs-one pair, split into ``partitions`` (a number, or "auto":
-    about 20,000 rows each) by ``partitioning`` ("kmeans", "stratified" or "random"),
+    about 20,000 rows each) by ``partitioning`` ("stratified", "random" or "kmeans"),
     solved partition by partition on ``n_jobs`` threads and checked by LIBSVM's
     stopping rule over every row, so that the model is the single solver's optimum;
     "auto": the partitioned solver for problems of at least 100,000 dense rows with a
@@ -79,7 +79,7 @@ class SVC(_BaseClassifier):
                  class_weight=None, verbose=False, max_iter=-1,
                  decision_function_shape="ovr", break_ties=False, random_state=None,
                  linear_solver="auto", warm_start=False, n_jobs=None, solver="smo",
-                 partitions="auto", partitioning="kmeans"):
+                 partitions="auto", partitioning="stratified"):
         self.solver = solver
         self.partitions = partitions
         self.partitioning = partitioning

@@ -63,7 +63,7 @@ def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0
           max_iter=None, time_limit=None, verbose=False, callback=None,
           callback_every=1000, n_threads=1, probability=False, random_state=None,
           linear_solver="auto", n_jobs=None, init=None, solver="smo", partitions="auto",
-          partitioning="kmeans"):
+          partitioning="stratified"):
     """Train a support vector machine with SMO: any of LIBSVM's five formulations.
 
     Parameters
@@ -191,11 +191,13 @@ def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0
     partitions : int >= 1 or "auto"
         Partitions of each problem the partitioned method solves. "auto": about
         20,000 rows each, at least two a thread, at most 64.
-    partitioning : {"kmeans", "stratified", "random"}
-        How the partitioned method splits a problem's rows: "kmeans" (default), the
-        regions of k-means centres of a sample (as DC-SVM clusters); "stratified",
-        each class dealt out evenly; "random". The model is the same optimum with
-        each; they differ in time (see `libsmo.cascade._partitioning`).
+    partitioning : {"stratified", "random", "kmeans"}
+        How the partitioned method splits a problem's rows: "stratified" (default),
+        each class dealt out evenly over the partitions; "random"; "kmeans", the
+        regions of k-means centres of a sample (as DC-SVM clusters). The model is the
+        same optimum with each; they differ in time: on 300,000 rows of shifted
+        Fashion-MNIST, 49.3, 51.7 and 55.7 CPU seconds (see
+        `libsmo.cascade._partitioning`).
 
     Returns
     -------

@@ -25,7 +25,7 @@ LINEAR_SOLVERS = ("auto", "primal", "kernel")
 # method (`libsmo.cascade`), or the partitioned method where it was measured to win
 SOLVERS = ("smo", "partitioned", "auto")
 # how the partitioned method splits a problem's rows (`libsmo.cascade._partitioning`)
-PARTITIONINGS = ("kmeans", "stratified", "random")
+PARTITIONINGS = ("stratified", "random", "kmeans")
 
 
 @dataclass(frozen=True)
@@ -211,7 +211,7 @@ class SolverParams:
         above its size, or the latter only where it was measured to win.
     partitions : int >= 1 or "auto"
         Partitions of a problem the partitioned method solves.
-    partitioning : {"kmeans", "stratified", "random"}
+    partitioning : {"stratified", "random", "kmeans"}
         How the partitioned method splits a problem's rows.
     progress_bar : bool
         A progress bar on stderr for the partitioned method (the estimators'
@@ -232,7 +232,7 @@ class SolverParams:
     row_paths: RowPaths = RowPaths()
     solver: str = "smo"
     partitions: object = "auto"
-    partitioning: str = "kmeans"
+    partitioning: str = "stratified"
     progress_bar: bool = False
 
     def __post_init__(self):
