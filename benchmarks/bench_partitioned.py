@@ -24,16 +24,19 @@ The data (seeded, built once and kept in LIBSMO_DATA_CACHE as .npy files):
 Runs (--runs, comma-separated), each in a fresh process (spawned; its own peak memory):
 
   smo            libsmo.train(solver="smo"): LIBSVM's solver over all rows, one thread
+  smo64          the same on the pixels / 255 as float64 (how the data was given before
+                 libsmo kept bytes: the 933 s of issue 45's note), fmnist300k only
   partitioned1   libsmo.train(solver="partitioned", n_threads=1)
   partitioned2   libsmo.train(solver="partitioned", n_threads=2)
-  sklearnex      sklearnex.svm.SVC (oneDAL), n_jobs=1
+  sklearnex      sklearnex.svm.SVC (oneDAL) on float32 pixels (its default threads)
 
-Every run gets --budget seconds (default 3600): libsmo's runs are given it as
-time_limit (a run that reaches it reports status "time_limit" and the time it took);
+smo, smo64 and sklearnex get --budget seconds (default 3600): libsmo's as its
+time_limit (a run that reaches it reports status "time_limit" and the time it took),
 scikit-learn-intelex, which has no time limit, is killed at the budget and reported as
-not finished with the time it had reached. Printed per run: fit seconds, CPU seconds,
+not finished with the time it had reached. The partitioned runs have no limit. Printed
+per run: fit seconds, CPU seconds,
 the dual objective and its relative difference to the smo run's (or the best found),
-nSV, test accuracy, peak RSS of the process (ru_maxrss: the data, as loaded, included)
+nSV, test accuracy, peak RSS of the process (VmHWM: the data, as loaded, included)
 and the data's own MB, the status, and for the partitioned runs the rounds.
 
     python benchmarks/bench_partitioned.py --cases fmnist300k --runs partitioned1,partitioned2
@@ -182,7 +185,16 @@ def gamma_of(X):
 # ------------------------------------------------------------------ one run
 
 def peak_mb():
-    """This process's peak RSS (ru_maxrss), in MB."""
+    """This process's peak RSS since it started, in MB: VmHWM, the high-water mark of
+    its own memory (ru_maxrss would also count the parent's memory at the fork that
+    started it)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
@@ -208,12 +220,20 @@ def _measure(case, rows, run, budget, partitioning, partitions):
         result["n_sv"] = int(clf.support_.shape[0])
         result["accuracy"] = float(np.mean(clf.predict(X_test.astype(np.float32))
                                            == y_test))
+        result["n_iter"] = None
         result["objective"] = _objective(clf.support_vectors_, clf.dual_coef_[0], gamma)
         result["peak_mb"] = peak_mb()
         return result
     import libsmo
-    options = dict(C=C, gamma=gamma, tol=TOL, cache_size=CACHE_MB, time_limit=budget)
-    if run != "smo":
+    options = dict(C=C, gamma=gamma, tol=TOL, cache_size=CACHE_MB)
+    if run == "smo64":
+        X = X / 255.0
+        X_test = X_test / 255.0
+        options["gamma"] = gamma * 255.0 ** 2
+        result["data_mb"] = X.nbytes / 2**20
+    if run.startswith("smo"):
+        options["time_limit"] = budget
+    else:
         options.update(solver="partitioned", n_threads=int(run[-1]),
                        partitioning=partitioning, partitions=partitions)
     rounds = []
@@ -226,13 +246,13 @@ def _measure(case, rows, run, budget, partitioning, partitions):
     start, cpu = time.perf_counter(), time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = libsmo.train(X, y, callback=callback if run != "smo" else None,
+        model = libsmo.train(X, y, callback=None if run.startswith("smo") else callback,
                              callback_every=10**9, **options)
     result.update(seconds=time.perf_counter() - start, cpu=time.process_time() - cpu,
                   status=model.status[0], objective=float(model.objective[0]),
                   n_sv=int(model.n_sv), n_iter=int(model.n_iter[0]), rounds=rounds,
-                  partitioning=partitioning if run != "smo" else None,
-                  partitions=partitions if run != "smo" else None)
+                  partitioning=None if run.startswith("smo") else partitioning,
+                  partitions=None if run.startswith("smo") else partitions)
     result["peak_mb"] = peak_mb()
     result["accuracy"] = float(np.mean(model.predict(X_test) == y_test))
     return result
@@ -261,9 +281,10 @@ def run_fresh(case, rows, run, budget, partitioning="stratified", partitions="au
                                                  partitions, queue))
     start = time.perf_counter()
     process.start()
-    # libsmo stops itself at the budget; the data's loading and prediction come on top
-    limit = budget + 600
-    process.join(limit)
+    # libsmo's SMO stops itself at the budget (the data's loading and prediction come on
+    # top); scikit-learn-intelex is stopped here; the partitioned runs have no limit
+    limit = budget if run == "sklearnex" else budget + 600
+    process.join(None if run.startswith("partitioned") else limit)
     if process.is_alive():
         process.kill()
         process.join()
@@ -313,7 +334,9 @@ def main(argv=None):
         print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|", flush=True)
         base = None
         for run in args.runs.split(","):
-            variants = ([(None, None)] if run in ("smo", "sklearnex") else
+            if run == "smo64" and case != "fmnist300k":
+                continue
+            variants = ([(None, None)] if run in ("smo", "smo64", "sklearnex") else
                         [(p, int(k) if k != "auto" else k)
                          for p in args.partitionings.split(",")
                          for k in args.partitions.split(",")])

@@ -309,3 +309,38 @@ def test_fewer_rows_than_partitions():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert partition_rows(X, np.arange(3), np.ones(3), 1, "kmeans")[0].tolist() == [0, 1, 2]
+
+
+# ---- the full sets (pytest -m slow) ---------------------------------------------------
+
+@pytest.mark.slow
+def test_full_a9a():
+    X, y = load_dataset("a9a")
+    Xt, _ = load_dataset("a9a.t", n_features=X.shape[1])
+    single = libsmo.train(X, y, C=1.0, gamma=0.05)
+    partitioned = libsmo.train(X, y, C=1.0, gamma=0.05, solver="partitioned",
+                               n_threads=2)
+    _same_optimum(partitioned, single, Xt)
+
+
+@pytest.mark.slow
+def test_full_fashion_mnist_footwear_and_ten_classes():
+    """The 60,000 images as bytes: footwear against the rest (one problem of 60,000
+    rows, "auto" partitions), and the ten classes (45 pairs of 12,000 rows, each by the
+    partitioned solver)."""
+    X, labels = load_fashion_mnist()
+    X = np.rint(X * 255).astype(np.uint8)
+    Xt, labels_t = load_fashion_mnist("t10k")
+    Xt = np.rint(Xt * 255).astype(np.uint8)
+    gamma = 1.0 / (784 * X.astype(np.float64).var())
+    y = np.isin(labels, (5, 7, 9)).astype(int)
+    single = libsmo.train(X, y, C=10.0, gamma=gamma)
+    partitioned = libsmo.train(X, y, C=10.0, gamma=gamma, solver="partitioned",
+                               n_threads=2)
+    _same_optimum(partitioned, single, Xt)
+    single = libsmo.train(X, labels, C=10.0, gamma=gamma, n_threads=2)
+    partitioned = libsmo.train(X, labels, C=10.0, gamma=gamma, solver="partitioned",
+                               n_threads=2)
+    assert partitioned.status == ["optimal"] * 45
+    np.testing.assert_allclose(partitioned.objective, single.objective, rtol=1e-6)
+    assert np.mean(partitioned.predict(Xt) == single.predict(Xt)) >= 0.999
