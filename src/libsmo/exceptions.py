@@ -8,13 +8,38 @@ class _PlaceholderBase(UserWarning):
 
 
 class ConvergenceWarning(_PlaceholderBase):
-    """Training stopped before the optimum (max_iter, time_limit or the callback).
+    """Warning that training stopped before the optimum (max_iter, time_limit or callback).
+
+    `libsmo.train` and the estimators issue it when a solver stops early; the model
+    is usable, and its ``status`` (the estimators' ``fit_status_``) says why.
 
     Once scikit-learn has been imported (before or after libsmo), this is a subclass of
     ``sklearn.exceptions.ConvergenceWarning``, so that a filter for scikit-learn's
     warning also catches libsmo's. libsmo does not import scikit-learn for it (that
     costs a second of start-up): the base is adopted when libsmo is imported, when its
     estimators are, and before each warning is issued.
+
+    See Also
+    --------
+    sklearn.exceptions.ConvergenceWarning : The scikit-learn warning it subclasses.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from sklearn.datasets import load_iris
+    >>> import libsmo
+    >>> X, y = load_iris(return_X_y=True)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     model = libsmo.train(X, y, max_iter=2)
+    >>> model.status
+    ['max_iter', 'max_iter', 'max_iter']
+    >>> {w.category.__name__ for w in caught if issubclass(w.category,
+    ...                                                   libsmo.ConvergenceWarning)}
+    {'ConvergenceWarning'}
+    >>> from sklearn.exceptions import ConvergenceWarning as SklearnConvergenceWarning
+    >>> issubclass(libsmo.ConvergenceWarning, SklearnConvergenceWarning)
+    True
     """
 
 

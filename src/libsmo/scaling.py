@@ -29,14 +29,45 @@ __all__ = ["Scaler", "ScalingWarning", "UnscaledFeaturesWarning"]
 
 
 class ScalingWarning(UserWarning):
-    """What svm-scale prints as WARNING: more non-zeros after scaling, or features with
-    no range in the scaling factors."""
+    """Warning of what svm-scale prints as WARNING while it scales.
+
+    Issued by `Scaler.transform` when the scaled data hold more non-zeros than
+    the input (a feature whose zero maps to a non-zero value, as with the default
+    lower=-1 on non-negative sparse features: use lower=0), and, as its subclass
+    `UnscaledFeaturesWarning`, for features that have no range in the scaling
+    factors.
+
+    See Also
+    --------
+    UnscaledFeaturesWarning : Features scaled to 0 for want of a range.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> from libsmo import Scaler
+    >>> from libsmo.scaling import ScalingWarning
+    >>> X = sp.csr_matrix(np.array([[0.0, 1.0], [0.0, 2.0], [4.0, 3.0]]))
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     X_scaled = Scaler().fit_transform(X)
+    >>> caught[0].category is ScalingWarning, X.nnz, X_scaled.nnz
+    (True, 4, 5)
+    >>> print(caught[0].message)
+    original #nonzeros 4
+           > new      #nonzeros 5
+    If feature values are non-negative and sparse, use -l 0 rather than the default -l -1
+    """
 
 
 class UnscaledFeaturesWarning(ScalingWarning):
-    """Features that vary in the data but have no range in the scaling factors (svm-scale
-    -r: "appeared in file ... was not seen in the scaling factor file"); they are scaled
-    to 0.
+    """Warning of features that vary in the data but have no range to be scaled by.
+
+    svm-scale -r says so of a feature that "appeared in file ... was not seen in
+    the scaling factor file"; `Scaler.transform` issues this warning for the
+    features that were constant (or absent) when the scaler was fitted, or that its
+    range file does not list, and vary in the data it scales. They are scaled to 0.
 
     Parameters
     ----------
@@ -46,6 +77,23 @@ class UnscaledFeaturesWarning(ScalingWarning):
     Attributes
     ----------
     features : list of int
+        The same indices, as ints.
+
+    See Also
+    --------
+    ScalingWarning : Its base class, svm-scale's other warning.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> from libsmo import Scaler
+    >>> scaler = Scaler().fit(np.array([[1.0, 0.0], [2.0, 0.0]]))   # column 2 constant
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     X_scaled = scaler.transform(np.array([[1.0, 3.0], [1.0, 4.0]]))
+    >>> caught[0].message.features, X_scaled[:, 1]
+    ([2], array([0., 0.]))
     """
 
     def __init__(self, features):
@@ -137,14 +185,28 @@ def column_ranges(X):
 
 
 class Scaler:
-    """Scale features (and optionally the target) to a range, as svm-scale.
+    """Scale features (and optionally the target) to a range, as svm-scale does.
+
+    `fit` records each feature's minimum and maximum over all rows, a missing
+    (zero) entry counting as 0, as svm-scale's first passes do; `transform` maps
+    each feature linearly onto [lower, upper] with svm-scale's own arithmetic (the
+    minimum goes exactly to `lower`, the maximum exactly to `upper`, other values to
+    ``lower + (upper - lower) * (v - min) / (max - min)``), so that the values are
+    the doubles svm-scale computes before printing them. Features that were
+    constant when fitted, or that the scaler never saw, become 0, as svm-scale
+    drops them. Sparse input stays sparse. `save_range` and `load_range` write and
+    read svm-scale's range files (``-s`` / ``-r``), so that ranges move between
+    libsmo and svm-scale either way.
 
     Parameters
     ----------
-    lower, upper : float
-        The range of the scaled features (svm-scale's -l, -u; default -1, 1).
-    y_range : (float, float) or None
-        Also scale y to this range (svm-scale's -y lower upper).
+    lower : float, default=-1.0
+        The lower end of the scaled features' range (svm-scale's ``-l``).
+    upper : float, default=1.0
+        The upper end of the scaled features' range (svm-scale's ``-u``).
+    y_range : tuple of 2 float, default=None
+        Also scale y to this range (svm-scale's ``-y lower upper``); None leaves y
+        as it is.
 
     Attributes
     ----------
@@ -161,6 +223,33 @@ class Scaler:
         Columns of the fitted data (the largest index of a range file).
     y_min_, y_max_ : float or None
         The range of y when fitted with y_range.
+
+    See Also
+    --------
+    sklearn.preprocessing.MinMaxScaler : The scikit-learn scaler to a range.
+    libsmo.io.read_range_file : Read svm-scale's range file.
+
+    Notes
+    -----
+    Where a zero maps to a non-zero value (with the default lower=-1: every feature
+    whose minimum is 0), each row that does not store the feature gains an entry,
+    exactly as in svm-scale's output, and a `libsmo.scaling.ScalingWarning` says so
+    when the result holds more non-zeros than the input: use lower=0 for
+    non-negative sparse features. The command ``libsmo-scale`` is svm-scale over
+    this class.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from libsmo import Scaler
+    >>> X = np.array([[0.0, 10.0], [5.0, 20.0], [10.0, 30.0]])
+    >>> scaler = Scaler().fit(X)
+    >>> scaler.transform(X)
+    array([[-1., -1.],
+           [ 0.,  0.],
+           [ 1.,  1.]])
+    >>> scaler.transform([[2.5, 40.0]])
+    array([[-0.5,  2. ]])
     """
 
     # A dense result may be this many times the bytes of the dense input (plus 64 MB)
@@ -175,8 +264,37 @@ class Scaler:
 
     # ---------------------------------------------------------------- fitting
     def fit(self, X, y=None):
-        """Record each feature's min and max over the rows of X (zeros included), and
-        y's when y_range is set. Returns self."""
+        """Record each feature's minimum and maximum over the rows of X.
+
+        Zeros count: a sparse column that does not store every row has 0 among its
+        values. With ``y_range`` set, y's minimum and maximum are recorded too.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The data whose ranges are recorded (at least one row).
+        y : array-like of shape (n_samples,), default=None
+            Targets; needed when ``y_range`` is set, else ignored.
+
+        Returns
+        -------
+        Scaler
+            The fitted scaler itself.
+
+        Raises
+        ------
+        ValueError
+            X has no rows, lower >= upper, or y_range is set and y is missing or
+            not one number a row.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from libsmo import Scaler
+        >>> scaler = Scaler().fit(np.array([[0.0, 10.0], [5.0, 20.0], [10.0, 30.0]]))
+        >>> scaler.feature_min_, scaler.feature_max_
+        (array([ 0., 10.]), array([10., 30.]))
+        """
         lower, upper = _limits(self.lower, self.upper, "x")
         X = _check_X(X)
         if X.shape[0] == 0:
@@ -221,8 +339,28 @@ class Scaler:
 
     # ------------------------------------------------------------- transforming
     def output_width(self, n_columns):
-        """The columns of a transformed matrix of n_columns columns: as many as it has,
-        or as the fitted ranges reach, whichever is more."""
+        """Return the columns of the transform of a matrix of n_columns columns.
+
+        As many as it has, or as the fitted ranges reach, whichever is more.
+
+        Parameters
+        ----------
+        n_columns : int
+            Columns of the matrix to transform.
+
+        Returns
+        -------
+        int
+            Columns of its transform.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from libsmo import Scaler
+        >>> scaler = Scaler().fit(np.array([[0.0, 10.0], [5.0, 20.0]]))
+        >>> scaler.output_width(1), scaler.output_width(5)
+        (2, 5)
+        """
         self._check_fitted()
         return max(n_columns, int(self.n_features_in_),
                    int(self.feature_index_[-1]) + 1 if len(self.feature_index_) else 0)
@@ -230,17 +368,39 @@ class Scaler:
     def transform(self, X, y=None):
         """Scale X (and y, when given) with the fitted ranges.
 
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The data to scale; any number of columns (features beyond the ranges,
+            or without one, become 0 with an `UnscaledFeaturesWarning` if they vary).
+        y : array-like of shape (n_samples,), default=None
+            Targets to scale with ``y_range`` (returned as float64 without it).
+
         Returns
         -------
-        X_scaled, or (X_scaled, y_scaled) when y is given
+        X_scaled : ndarray or csr_matrix of shape (n_samples, n_columns)
             CSR for sparse X, else a dense array; as many columns as X or as the
-            fitted ranges, whichever is more. y is scaled only with y_range.
+            fitted ranges, whichever is more (`output_width`).
+        y_scaled : ndarray of shape (n_samples,)
+            Returned only when y is given: scaled only with ``y_range``.
 
         Raises
         ------
         ValueError
-            X is dense and the ranges reach so far beyond its columns that the dense
-            result would be many times its size (pass X as a sparse matrix).
+            The scaler is not fitted, or X is dense and the ranges reach so far
+            beyond its columns that the dense result would be many times its size
+            (pass X as a sparse matrix).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from libsmo import Scaler
+        >>> X = np.array([[0.0, 10.0], [5.0, 20.0], [10.0, 30.0]])
+        >>> scaler = Scaler(lower=0.0, upper=1.0, y_range=(-1.0, 1.0))
+        >>> y = np.array([1.0, 2.0, 3.0])
+        >>> X_scaled, y_scaled = scaler.fit(X, y).transform(X, y)
+        >>> X_scaled[1], y_scaled
+        (array([0.5, 0.5]), array([-1.,  0.,  1.]))
         """
         self._check_fitted()
         X = _check_X(X)
@@ -277,7 +437,31 @@ class Scaler:
         return out, self._transform_y(y, n)
 
     def fit_transform(self, X, y=None):
-        """fit(X, y) then transform(X, y)."""
+        """Fit to X (and y), then scale them: ``fit(X, y).transform(X, y)``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The data to fit and scale.
+        y : array-like of shape (n_samples,), default=None
+            Targets; with ``y_range``, fitted and scaled too.
+
+        Returns
+        -------
+        X_scaled : ndarray or csr_matrix of shape (n_samples, n_columns)
+            The scaled X.
+        y_scaled : ndarray of shape (n_samples,)
+            Returned only when y is given.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from libsmo import Scaler
+        >>> Scaler(lower=0.0).fit_transform(np.array([[2.0], [4.0], [3.0]]))
+        array([[0. ],
+               [1. ],
+               [0.5]])
+        """
         return self.fit(X, y).transform(X, y)
 
     def _transform_y(self, y, n):
@@ -336,7 +520,37 @@ class Scaler:
 
     # ---------------------------------------------------------------- range files
     def save_range(self, path):
-        """Write the ranges as svm-scale's range file (what ``svm-scale -s`` writes)."""
+        """Write the ranges as svm-scale's range file (what ``svm-scale -s`` writes).
+
+        Parameters
+        ----------
+        path : str, path-like or binary file object
+            Where to write; a path is written through a temporary file renamed into
+            place.
+
+        Raises
+        ------
+        ValueError
+            The scaler is not fitted.
+
+        See Also
+        --------
+        load_range : Read a range file into a fitted Scaler.
+
+        Examples
+        --------
+        >>> import io
+        >>> import numpy as np
+        >>> from libsmo import Scaler
+        >>> f = io.BytesIO()
+        >>> Scaler(lower=0.0).fit(np.array([[0.0, 10.0], [5.0, 30.0]])).save_range(f)
+        >>> print(f.getvalue().decode())
+        x
+        0 1
+        1 0 5
+        2 10 30
+        <BLANKLINE>
+        """
         self._check_fitted()
         y_scaling = None
         if self.y_range is not None and self.y_min_ is not None:
@@ -346,8 +560,44 @@ class Scaler:
 
     @classmethod
     def load_range(cls, path):
-        """A fitted Scaler from svm-scale's range file (what ``svm-scale -r`` reads):
-        lower, upper and y_range come from the file."""
+        """Make a fitted Scaler from svm-scale's range file (``svm-scale -r``'s).
+
+        lower, upper and y_range come from the file.
+
+        Parameters
+        ----------
+        path : str, path-like, int or binary file object
+            The range file (svm-scale's or `save_range`'s).
+
+        Returns
+        -------
+        Scaler
+            Fitted: it scales as svm-scale -r scales with this file.
+
+        Raises
+        ------
+        ValueError
+            The file is not a range file (the message names the line), or its
+            limits are not lower < upper.
+
+        See Also
+        --------
+        save_range : Write a fitted Scaler's range file.
+
+        Examples
+        --------
+        >>> import os
+        >>> import tempfile
+        >>> import numpy as np
+        >>> from libsmo import Scaler
+        >>> X = np.array([[0.0, 10.0], [5.0, 30.0]])
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     path = os.path.join(folder, "range")
+        ...     Scaler(lower=0.0).fit(X).save_range(path)
+        ...     scaler = Scaler.load_range(path)
+        >>> scaler.lower, scaler.transform([[2.5, 20.0]])
+        (0.0, array([[0.5, 0.5]]))
+        """
         ranges = read_range_file(path)
         y = ranges.y_scaling
         scaler = cls(lower=ranges.lower, upper=ranges.upper,

@@ -1,6 +1,5 @@
 """The command-line tools against LIBSVM's own (Debian's svm-train, svm-predict,
 svm-scale): same options, same printed lines, interchangeable files."""
-import os
 import re
 import shutil
 import subprocess

@@ -20,7 +20,7 @@ import pytest
 import libsmo
 
 sklearn = pytest.importorskip("sklearn")
-from helpers import sklearn_svm_shim as _sklearn_svm_shim  # noqa: E402
+from helpers import sklearn_svm_shim as _sklearn_svm_shim  # noqa: E402,F401
 
 SUITE_DIR = Path(sklearn.__file__).parent / "svm" / "tests"
 PACKAGE = "libsmo_sklearn_suite"
@@ -41,7 +41,8 @@ IMPORT_REWRITES = {
     ],
 }
 
-# Deliberate deviations, each documented in the README ("scikit-learn's own tests").
+# Deliberate deviations, each documented in docs/user_guide/estimators.md ("scikit-learn's
+# own tests").
 SPARSE_ROWS_ON_DENSE_FIT = (
     "predicting sparse rows with a model fitted on dense rows gives the right answer "
     "(libsmo's kernels take any mix of dense and CSR rows); scikit-learn raises ValueError")

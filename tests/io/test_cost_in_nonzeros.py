@@ -25,7 +25,7 @@ import libsmo
 from helpers.data import UNDER_CI, data_file, load_dataset
 from libsmo.scaling import ScalingWarning
 
-TESTS = Path(__file__).parent
+TESTS = Path(__file__).resolve().parents[1]   # tests/, where the helpers package is
 WIDE = 2**31 - 1
 
 

@@ -419,7 +419,7 @@ def test_estimator_round_trip_through_a_file(datasets, tmp_path):
     data = datasets["pendigits"]
     fitted = libsmo.SVC(C=3.0, probability=True, random_state=0).fit(data.X, data.y)
     path = tmp_path / "svc.model"
-    libsmo.save_model(fitted, path)
+    fitted.save(path)
     loaded = libsmo.SVC.from_model(path, n_features=data.X.shape[1])
     np.testing.assert_array_equal(loaded.predict(data.X), fitted.predict(data.X))
     np.testing.assert_allclose(loaded.decision_function(data.X),

@@ -12,7 +12,7 @@ import libsmo
 from libsmo.io import write_atomically
 
 WRITERS = {
-    "Model.save": lambda model, X, y, path: libsmo.save_model(model, path),
+    "save_model": lambda model, X, y, path: libsmo.save_model(model, path),
     "dump_svmlight_file": lambda model, X, y, path: libsmo.dump_svmlight_file(X, y, path),
     "Scaler.save_range": lambda model, X, y, path: libsmo.Scaler().fit(X).save_range(path),
     "write_atomically": lambda model, X, y, path: write_atomically(path, b"bytes\n"),

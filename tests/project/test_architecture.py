@@ -30,7 +30,7 @@ LEVELS = [
     # the rest of training sends large C-SVC problems to the cascade (solver=)
     ("training", ["training"]),
     ("estimators", ["estimators"]),
-    ("interfaces", ["cli", "dask", "__init__", "__main__"]),
+    ("interfaces", ["cli", "dask", "onnx", "__init__", "__main__"]),
 ]
 LEVEL_OF = {name: rank for rank, (_, names) in enumerate(LEVELS) for name in names}
 

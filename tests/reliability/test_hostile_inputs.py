@@ -20,7 +20,7 @@ import scipy.sparse as sp
 import libsmo
 from helpers.peers import libsvm_decision, libsvm_train
 
-TESTS = Path(__file__).parent
+TESTS = Path(__file__).resolve().parents[1]   # tests/, where the helpers package is
 
 
 def run_child(code):

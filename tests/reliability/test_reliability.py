@@ -174,7 +174,7 @@ def peak_rss_delta(code):
     # run from a neutral folder: `python -c` puts the working directory first on
     # sys.path, and the source tree holds no compiled extensions
     out = subprocess.run([sys.executable, "-c", script.format(
-        tests=str(Path(__file__).parent), setup=setup, body=body)],
+        tests=str(Path(__file__).resolve().parents[1]), setup=setup, body=body)],
         capture_output=True, text=True, timeout=600, cwd=tempfile.gettempdir())
     assert out.returncode == 0, out.stderr
     return float(out.stdout.strip().splitlines()[-1])
@@ -229,7 +229,7 @@ def test_sigint_during_estimator_fit_leaves_the_previous_model(tmp_path):
     script = textwrap.dedent(f"""
         import signal, sys, time
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r})
         import libsmo
         from helpers.data import load_dataset
         X, y = load_dataset("a9a", n_rows=12000)
@@ -295,7 +295,7 @@ def test_sigint_stops_libsmo_train_without_a_model_file(tmp_path):
 
 
 WRITERS = {
-    "Model.save": lambda model, X, y, path: libsmo.save_model(model, path),
+    "save_model": lambda model, X, y, path: libsmo.save_model(model, path),
     "dump_svmlight_file": lambda model, X, y, path: libsmo.dump_svmlight_file(X, y, path),
     "Scaler.save_range": lambda model, X, y, path: libsmo.Scaler().fit(X).save_range(path),
 }
@@ -310,7 +310,8 @@ def test_a_write_that_runs_out_of_space_leaves_the_previous_file(writer, tmp_pat
     target.write_bytes(b"previous contents\n")
     script = textwrap.dedent(f"""
         import resource, signal, sys
-        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        sys.path[:0] = [{str(Path(__file__).resolve().parents[1])!r},
+                        {str(Path(__file__).resolve().parent)!r}]
         import libsmo
         from helpers.data import load_dataset
         from test_reliability import WRITERS

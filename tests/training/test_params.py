@@ -23,6 +23,7 @@ from libsmo.training._params import (
     LINEAR_SOLVERS,
     SOLVER_CONSTRAINTS,
     KernelParams,
+    RowPaths,
     SolverParams,
     TrainParams,
 )
@@ -65,7 +66,7 @@ BAD = [
     ("cache_size", "100", TypeError),
     ("shrinking", 1, TypeError), ("shrinking", "yes", TypeError),
     ("selection", "wss3", ValueError),
-    ("max_iter", 0, ValueError), ("max_iter", 2**31, ValueError),
+    ("max_iter", 0, ValueError), ("max_iter", -2, ValueError), ("max_iter", 2**31, ValueError),
     ("max_iter", 10.0, TypeError),
     ("time_limit", 0, ValueError), ("time_limit", -1.0, ValueError),
     ("time_limit", "1", TypeError),
@@ -83,6 +84,7 @@ BAD = [
     ("random_state", -1, ValueError), ("random_state", "a", TypeError),
     ("random_state", 1.5, TypeError),
     ("random_state", np.random.RandomState(0), TypeError),
+    ("row_paths", {"bit_rows": False}, TypeError),
 ]
 ACCEPTS_ANYTHING = {"verbose"}   # read as a bool
 
@@ -111,6 +113,16 @@ def test_each_constraint_refuses_with_name_and_value(name, value, exc):
         shown = (repr(value) if not isinstance(value, dict)
                  else repr(next(iter(value.values()))))
         assert shown in message, message
+
+
+@pytest.mark.parametrize("name, value, exc", [
+    ("bit_rows", 1, TypeError), ("int_rows", "yes", TypeError),
+    ("sparse_columns", None, TypeError), ("rows_together", 0, ValueError),
+    ("rows_together", 2.0, TypeError), ("rows_together_min_bytes", -1, ValueError),
+])
+def test_row_paths_refuse_with_name_and_value(name, value, exc):
+    with pytest.raises(exc, match=f"^{name}.*{value!r}"):
+        RowPaths(**{name: value})
 
 
 def test_class_weight_must_be_a_dict():
@@ -236,4 +248,5 @@ def test_class_weight_only_for_classification(svm_type):
 
 def test_step_cap():
     assert SolverParams(max_iter=7).step_cap(10**6) == 7
+    assert SolverParams(max_iter=-1).step_cap(10**6) == -1      # no limit
     assert SolverParams().step_cap(100_001) == 10_000_100

@@ -18,7 +18,7 @@ Rows and support vectors of zeros and ones (a9a, w8a) are matched on bitmaps ins
 (`bit_block`): every kernel value is then a function of one count (common features, or
 features only one of the two has), which is exact, and the block is a bit count and a
 table load per value. a9a's test set, 16,281 rows against 11,618 support vectors:
-see the README's benchmark.
+see docs/performance.md.
 """
 import contextlib
 import sys

@@ -24,6 +24,12 @@ the notation of `libsmo._core.smo`: v_t = -y_t G_t,
   m - M <= tol on every example, LIBSVM's criterion, and resumes otherwise. So the
   answer is the kernel solver's optimum to the same tolerance.
 
+A warm start from outside (`seeded`) far from the optimum (|a| ~ 1e20) would leave w the sum of
+terms whose rounding outweighs the answer: as `libsmo._core.smo` does, a start worse
+than a = 0 is moved to the best point of its ray (`_pull_in_far_start`), and an optimum
+is declared only on a w whose estimated rounding is a small share of tol, else w is
+summed again from scratch first (`_verify_optimum`).
+
 This solves the problems without the nu variant's second constraint (C-SVC, one-class
 and, with a start alpha, any y'a = Delta); the others go through `libsmo._core.smo`.
 
@@ -33,7 +39,8 @@ caller's dense array in place, or CSR extents), as the kernel reads them.
 import numpy as np
 cimport cython
 cimport numpy as cnp
-from libc.math cimport fabs, INFINITY
+from libc.float cimport DBL_EPSILON
+from libc.math cimport fabs, isfinite, INFINITY
 from libsmo._core.pair_step cimport FREE, bound_status, in_low, in_up, solve_pair
 from libsmo._core.rows cimport Rows, row_add_to_vector, row_dot, row_dot_vector
 from libsmo._core.stopping cimport StopConditions, RUNNING, OPTIMAL, EXCEPTION
@@ -41,6 +48,11 @@ from libsmo._core.solution import make_solution
 from libsmo._core.checks import check_lengths
 
 cnp.import_array()
+
+# `libsmo._core.smo`'s VERIFY_SHARE: an optimum is declared on w only while its
+# estimated rounding, DBL_EPSILON * max |x_t|^2 * (sum |a| when it was summed + sum |da|
+# since), is at most this share of tol
+cdef double VERIFY_SHARE = 0.01
 
 
 @cython.final
@@ -72,9 +84,15 @@ cdef class LinearSolver:
     cdef StopConditions poller
     cdef int stop
     cdef long long row_work     # about the entries one examination reads: its clock share
+    # w's rounding: sum |a| when w was last summed from scratch, sum |da| of the steps
+    # since, and the largest x_t'x_t (`_verify_optimum`)
+    cdef double start_mass
+    cdef double drift
+    cdef double q_scale
+    cdef bint seeded            # a warm start from outside (see `_verify_optimum`)
 
     def __init__(self, X, rows, p, y, C, alpha, double tol, max_iter, callback,
-                 long long callback_every, time_limit, stop_flag):
+                 long long callback_every, time_limit, stop_flag, bint seeded=False):
         cdef int t
         rows = np.asarray(rows, dtype=np.int64)
         self.l = len(rows)
@@ -103,13 +121,69 @@ cdef class LinearSolver:
         self.poller = StopConditions(max_iter, callback, callback_every, time_limit, stop_flag,
                              self._progress)
         self.stop = RUNNING
+        self.q_scale = 0.0
+        self.seeded = seeded
         with nogil:
             for t in range(self.l):
                 self.QD[t] = self._row_dot(t, t)
-                if self.alpha[t] != 0:
-                    self._add_row(t, self.alpha[t] * self.y[t])
+                self.q_scale = max(self.q_scale, self.QD[t])
+            self._sum_w()
+            if seeded:
+                self._pull_in_far_start()
+            for t in range(self.l):
                 self._update_status(t)
             self._refresh_free()
+
+    cdef void _sum_w(self) noexcept nogil:
+        """w = sum alpha_t y_t x_t from scratch, and the base of its rounding's
+        estimate."""
+        cdef Py_ssize_t f
+        cdef int t
+        for f in range(self.d):
+            self.w[f] = 0.0
+        self.start_mass = self.drift = 0.0
+        for t in range(self.l):
+            if self.alpha[t] != 0:
+                self._add_row(t, self.alpha[t] * self.y[t])
+                self.start_mass += fabs(self.alpha[t])
+
+    cdef void _pull_in_far_start(self) noexcept nogil:
+        """A start worse than a = 0 (f(a) = |w|^2 / 2 + p'a > 0) replaced by the best
+        point of its ray, t a with t = -p'a / |w|^2 < 1/2, when y'a = 0 keeps it
+        feasible (as `libsmo._core.smo.Solver._pull_in_far_start`); w is scaled with
+        it. The sums are taken over a / max|a| and w / max|a|."""
+        cdef Py_ssize_t f
+        cdef int t
+        cdef double scale = 0.0, ya = 0.0, size = 0.0, quad = 0.0, lin = 0.0, a, factor
+        for t in range(self.l):
+            scale = max(scale, fabs(self.alpha[t]))
+        if scale == 0.0:
+            return
+        for t in range(self.l):
+            a = self.alpha[t] / scale
+            ya += self.y[t] * a
+            size += fabs(a)
+            lin += a * self.p[t]                     # p'a / scale
+        for f in range(self.d):
+            quad += (self.w[f] / scale) * (self.w[f] / scale)   # |w|^2 / scale^2
+        if fabs(ya) > 1e-9 * size or not (quad > 0.0 and isfinite(quad)):
+            return
+        if scale * quad / 2 + lin <= 0.0:
+            return   # f(a) <= f(0): the start is kept as it is
+        factor = max(0.0, -lin / (scale * quad))
+        for t in range(self.l):
+            self.alpha[t] *= factor
+        self._sum_w()
+
+    cdef int _verify_optimum(self) noexcept nogil:
+        """Before an optimum is declared: 0 when w's estimated rounding is a small share
+        of tol, else 1 after w is summed again from scratch (the caller checks again)."""
+        if not self.seeded or DBL_EPSILON * self.q_scale * (
+                self.start_mass + self.drift) <= VERIFY_SHARE * self.eps:
+            return 0
+        self._sum_w()
+        self._refresh_free()
+        return 1
 
     # ---- rows ----------------------------------------------------------------------
 
@@ -220,6 +294,7 @@ cdef class LinearSolver:
             return 0
         self._add_row(i, (ai - old_ai) * self.y[i])
         self._add_row(j, (aj - old_aj) * self.y[j])
+        self.drift += fabs(ai - old_ai) + fabs(aj - old_aj)
         self.alpha[i] = ai
         self.alpha[j] = aj
         self._update_status(i)
@@ -287,8 +362,11 @@ cdef class LinearSolver:
             if examine_all:
                 examine_all = False
                 if changed == 0:
-                    # LIBSVM's criterion on every example, from w
-                    if self._exact_thresholds() <= self.eps:
+                    # LIBSVM's criterion on every example, from w (summed again when
+                    # its rounding may matter)
+                    if self._exact_thresholds() <= self.eps and (
+                            self._verify_optimum() == 0
+                            or self._exact_thresholds() <= self.eps):
                         self.stop = OPTIMAL
                         return
                     # a violating pair whose step the progress test refused: take it
@@ -335,7 +413,7 @@ cdef class LinearSolver:
 
 def solve_linear(X, rows, p, y, C, alpha=None, *, double tol=1e-3, max_iter=None,
                  callback=None, long long callback_every=1000, time_limit=None,
-                 stop_flag=None):
+                 stop_flag=None, bint seeded=False):
     """Minimise 1/2 a'Qa + p'a, Q_st = y_s y_t x_s'x_t, subject to y'a = y'alpha0 and
     0 <= a <= C, keeping w = sum alpha_t y_t x_t instead of kernel rows.
 
@@ -345,7 +423,7 @@ def solve_linear(X, rows, p, y, C, alpha=None, *, double tol=1e-3, max_iter=None
         Validated rows (float64 data, int32 sorted indices); not copied.
     rows : array of int of shape (l,)
         The rows of X of the l variables.
-    p, y, C, alpha, tol, max_iter, callback, callback_every, time_limit, stop_flag
+    p, y, C, alpha, tol, max_iter, callback, callback_every, time_limit, stop_flag, seeded
         As for `libsmo._core.smo.solve`.
 
     Returns
@@ -364,5 +442,5 @@ def solve_linear(X, rows, p, y, C, alpha=None, *, double tol=1e-3, max_iter=None
     if alpha is None:
         alpha = np.zeros(len(rows))
     solver = LinearSolver(X, rows, p, y, C, alpha, tol, max_iter, callback, callback_every,
-                          time_limit, stop_flag)
+                          time_limit, stop_flag, seeded)
     return solver.run()

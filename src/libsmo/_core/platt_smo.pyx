@@ -107,14 +107,19 @@ cdef class PlattSolver(Solver):
             if examine_all:
                 examine_all = False
                 if changed == 0:
-                    if self._thresholds() <= self.eps and self.active_size == self.l:
-                        self.stop = OPTIMAL
-                        return
-                    if self._unshrink_all() < 0:
+                    if self._unshrink_all() < 0:   # (nothing to do when none is shrunk)
                         return
                     if self._thresholds() <= self.eps:
-                        self.stop = OPTIMAL
-                        return
+                        # optimal on a gradient whose rounding is small, or on G
+                        # computed again (`Solver._verify_optimum`); else passes go on
+                        r = self._verify_optimum()
+                        if r < 0:
+                            return
+                        if r == 0 or self._thresholds() <= self.eps:
+                            self.stop = OPTIMAL
+                            return
+                        examine_all = True
+                        continue
                     # a pass that took no step, yet not optimal: a variable within an
                     # ulp of its bound, whose every step the progress test refuses.
                     # The worst pair's step without the test (LIBSVM has none) puts it

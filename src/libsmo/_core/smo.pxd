@@ -52,10 +52,23 @@ cdef class Solver:
     cdef bint gradient_given
     # a missed Q row and the rows computed with it (QMatrix.get_rows)
     cdef int[::1] next_rows
+    # the gradient's rounding: sum |a| when G was last computed from scratch and sum
+    # |da| of the steps since, against the largest |Q_ii| (`_verify_optimum`)
+    cdef double start_mass
+    cdef double drift
+    cdef double q_scale
+    # the gradient recomputed from scratch to confirm an optimum (Solution's
+    # `gradient_checks`)
+    cdef long long gradient_checks
+    # the start is a warm start from outside (`_pull_in_far_start`, `_verify_optimum`)
+    cdef bint seeded
 
     cdef void _swap(self, int i, int j) noexcept nogil
     cdef int _init_gradient(self) noexcept nogil
     cdef int _reconstruct_gradient(self) noexcept nogil
+    cdef void _pull_in_far_start(self) noexcept nogil
+    cdef void _fresh_gradient_base(self) noexcept nogil
+    cdef int _verify_optimum(self) noexcept nogil
     cdef int take_step(self, int i, int j, bint require_progress) noexcept nogil
     cdef float* _q_row(self, int i, int length) noexcept nogil
     cdef int _rows_to_come(self, int i) noexcept nogil

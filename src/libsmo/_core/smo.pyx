@@ -25,6 +25,15 @@ Shrinking follows LIBSVM: every min(l, 1000) steps, bound variables that cannot 
 violating pair leave the active set (a prefix of the permuted variables); before stopping, the
 gradient of the shrunk ones is rebuilt from G_bar and optimality checked on them all.
 
+A warm start from outside (`seeded`: train's init, a grid's alpha seeding; not LIBSVM's
+own starts, whose steps stay LIBSVM's) can be far from the optimum, and the
+incremental gradient then loses what it needs: with |a| ~ 1e20, G = Qa + p is a
+difference of terms of 1e20 whose rounding is ~1e4. So a start worse than a = 0 is first
+moved to the best point of its own ray (`_pull_in_far_start`), and an optimum is
+declared only on a gradient whose rounding, estimated from the alphas it was summed over
+(`start_mass`, `drift`), is a small share of tol: else G is computed again from scratch
+and the steps go on from it (`_verify_optimum`).
+
 The loop runs without the GIL; `libsmo._core.stopping.StopConditions` decides when it must stop
 (step cap, time limit, stop flag, Ctrl-C, callback) after every step and every row of the
 gradient's (re)construction. What can fail returns -1 and records why in `stop`. The result is
@@ -33,7 +42,8 @@ a `Solution`. On the kernel's threads the passes over long active sets are share
 """
 import numpy as np
 cimport numpy as cnp
-from libc.math cimport fabs, INFINITY
+from libc.float cimport DBL_EPSILON
+from libc.math cimport fabs, isfinite, INFINITY
 from libsmo._core.pair_step cimport (FREE, LOWER_BOUND, UPPER_BOUND, bound_status, in_low,
                                      in_up, solve_pair)
 from libsmo._core.qmatrix cimport QMatrix
@@ -62,6 +72,12 @@ cdef extern from "step_loops.h" nogil:
 cdef enum:
     ADDED_ROWS = 256
 
+# An optimum is declared on an incremental gradient only while its estimated rounding,
+# DBL_EPSILON * max|Q_ii| * (sum |a| at its last computation + sum |da| since), is at
+# most this share of tol (m - M moves by twice the rounding at most): else G is computed
+# again first. From a = 0 the estimate stays many orders below it (a9a, C = 1: 1e-12).
+cdef double VERIFY_SHARE = 0.01
+
 cnp.import_array()
 
 
@@ -73,7 +89,7 @@ cdef class Solver:
 
     def __init__(self, QMatrix Q, p, y, C, alpha, double tol, bint shrinking, max_iter,
                  callback, long long callback_every, bint nu, time_limit, stop_flag,
-                 gradient=None, gradient_bar=None):
+                 gradient=None, gradient_bar=None, bint seeded=False):
         cdef int i
         if (gradient is None) != (gradient_bar is None):
             raise ValueError("give both gradient and gradient_bar, or neither")
@@ -112,6 +128,10 @@ cdef class Solver:
         self.poller = StopConditions(max_iter, callback, callback_every, time_limit,
                                      stop_flag, self._progress)
         self.stop = RUNNING
+        self.q_scale = float(np.max(np.abs(self.QD.base), initial=0.0))
+        self.start_mass = self.drift = 0.0
+        self.gradient_checks = 0
+        self.seeded = seeded
         for i in range(self.l):
             update_status(self, i)
 
@@ -205,6 +225,64 @@ cdef class Solver:
         self.gradient_whole = True
         return 0
 
+    cdef void _pull_in_far_start(self) noexcept nogil:
+        """A start worse than a = 0 (f(a) > 0: a seed far above the optimum's scale)
+        replaced by the best point of its ray, t a with t = -p'a / a'Qa < 1/2, where
+        scaling keeps it feasible: 0 <= t a <= C, and y'(t a) = t y'a = 0 when y'a is
+        0 (C-SVC, epsilon-SVR; not one-class's or the nu variants' fixed sums). G =
+        t (G - p) + p follows without a kernel row; no variable is at its upper bound
+        after it, so G_bar is 0. The sums are taken over a / max|a| so that they do not
+        overflow."""
+        cdef int i, l = self.l
+        cdef double scale = 0.0, ya = 0.0, size = 0.0, quad = 0.0, lin = 0.0, t, a
+        if self.nu:
+            return
+        for i in range(l):
+            scale = max(scale, fabs(self.alpha[i]))
+        if scale == 0.0:
+            return
+        for i in range(l):
+            a = self.alpha[i] / scale
+            if not isfinite(self.G[i]):
+                return
+            ya += self.y[i] * a
+            size += fabs(a)
+            quad += a * ((self.G[i] - self.p[i]) / scale)   # a'Qa / scale^2
+            lin += a * self.p[i]                            # p'a / scale
+        if fabs(ya) > 1e-9 * size or not (quad > 0.0 and isfinite(quad)):
+            return
+        if scale * quad / 2 + lin <= 0.0:
+            return   # f(a) <= f(0): the start is kept as it is
+        t = max(0.0, -lin / (scale * quad))
+        for i in range(l):
+            self.alpha[i] *= t
+            self.G[i] = t * (self.G[i] - self.p[i]) + self.p[i]
+            self.G_bar[i] = 0.0
+            update_status(self, i)
+
+    cdef void _fresh_gradient_base(self) noexcept nogil:
+        """G was just computed from scratch (or given): the base of its rounding's
+        estimate is the alphas it was summed over."""
+        cdef int i
+        self.start_mass = 0.0
+        for i in range(self.l):
+            self.start_mass += fabs(self.alpha[i])
+        self.drift = 0.0
+
+    cdef int _verify_optimum(self) noexcept nogil:
+        """Before an optimum is declared (every variable active): 0 when the gradient's
+        estimated rounding is a small share of tol (VERIFY_SHARE), else 1 after G and
+        G_bar are computed again from scratch at the current alpha (the caller checks
+        optimality again on them); -1 when that failed."""
+        if not self.seeded or DBL_EPSILON * self.q_scale * (
+                self.start_mass + self.drift) <= VERIFY_SHARE * self.eps:
+            return 0
+        if self._init_gradient() < 0:
+            return -1
+        self._fresh_gradient_base()
+        self.gradient_checks += 1
+        return 1
+
     # ---- Q rows ---------------------------------------------------------------------
 
     cdef float* _q_row(self, int i, int length) noexcept nogil:
@@ -281,6 +359,7 @@ cdef class Solver:
         # stores the rows it computes with Qj before Qj, within a quarter of the cache)
         self.alpha[i] = ai
         self.alpha[j] = aj
+        self.drift += fabs(dai) + fabs(daj)
         smo_update_gradient_threads(active, &self.G[0], Qi, dai, Qj, daj, self.n_threads)
         i_was_upper = self.status[i] == UPPER_BOUND
         j_was_upper = self.status[j] == UPPER_BOUND
@@ -454,8 +533,19 @@ cdef class Solver:
                 if r < 0:
                     return
                 if r == 1:
-                    self.stop = OPTIMAL
-                    return
+                    r = self._verify_optimum()
+                    if r < 0:
+                        return
+                    if r == 0:
+                        self.stop = OPTIMAL
+                        return
+                    # G computed again: optimal on it, or the steps go on from it
+                    r = self.select_second_order(&i, &j)
+                    if r < 0:
+                        return
+                    if r == 1:
+                        self.stop = OPTIMAL
+                        return
                 counter = 1  # shrink at the next step
             if self.take_step(i, j, False) < 0:
                 return
@@ -476,6 +566,9 @@ cdef class Solver:
         try:
             with nogil:
                 if self.gradient_given or self._init_gradient() == 0:
+                    if self.seeded and not self.gradient_given:
+                        self._pull_in_far_start()
+                    self._fresh_gradient_base()
                     self.optimize()
                 if (self.stop != EXCEPTION and self.stop != NO_MEMORY
                         and self.active_size < self.l):

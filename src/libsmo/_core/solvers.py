@@ -18,7 +18,7 @@ SELECTIONS = ("second_order", "platt")
 
 def solve(Q, p, y, C, alpha=None, *, tol=1e-3, shrinking=True, selection="second_order",
           max_iter=None, callback=None, callback_every=1000, nu=False, time_limit=None,
-          stop_flag=None, gradient=None, gradient_bar=None):
+          stop_flag=None, gradient=None, gradient_bar=None, seeded=False):
     """Minimise 1/2 a'Qa + p'a subject to y'a = y'alpha0 and 0 <= a <= C.
 
     Parameters
@@ -52,6 +52,11 @@ def solve(Q, p, y, C, alpha=None, *, tol=1e-3, shrinking=True, selection="second
         G = Q alpha + p and G_bar = sum of C_i Q_i over the variables at their upper
         bound, at the start `alpha` (both or neither): the solver then skips computing
         them, one kernel row per non-zero alpha. The caller vouches for them.
+    seeded : bool
+        `alpha` is a warm start from outside (not LIBSVM's own start): a start worse
+        than zero is moved to the best point of its ray, and an optimum is declared on
+        a gradient computed afresh when the incremental one's rounding may matter (see
+        `libsmo._core.smo`).
 
     Returns
     -------
@@ -78,6 +83,6 @@ def solve(Q, p, y, C, alpha=None, *, tol=1e-3, shrinking=True, selection="second
     # (the solver checks the arrays' lengths against Q's variables)
     solver = solver_class(Q, p, y, C, alpha, tol, shrinking, max_iter, callback,
                           callback_every, nu, time_limit, stop_flag, gradient,
-                          gradient_bar)
+                          gradient_bar, seeded)
     return solver.run()
 

@@ -22,7 +22,8 @@ import sys
 
 from libsmo._utils.constraints import usable_cores
 
-__all__ = ["effective_n_jobs", "imap_tasks", "map_tasks", "one_thread_per_task"]
+__all__ = ["effective_n_jobs", "imap_tasks", "map_tasks", "one_thread_per_task",
+           "runs_in_this_process"]
 
 def effective_n_jobs(n_jobs):
     """The number of tasks joblib would run at once for `n_jobs`.
@@ -46,6 +47,27 @@ def effective_n_jobs(n_jobs):
     import joblib
     jobs = max(1, int(joblib.effective_n_jobs(n_jobs)))
     return min(jobs, usable_cores()) if _local_backend() else jobs
+
+
+def runs_in_this_process(n_jobs):
+    """Whether `map_tasks(..., n_jobs)` runs its tasks in this process (one after
+    another, or on joblib's threads), so that a task may call back into the caller's
+    objects (an open file, a lock) instead of only returning its result.
+
+    Parameters
+    ----------
+    n_jobs : int or None
+        As for `effective_n_jobs`.
+
+    Returns
+    -------
+    bool
+    """
+    if effective_n_jobs(n_jobs) <= 1:
+        return True
+    from joblib.parallel import get_active_backend
+    # the backend `_joblib_run`'s Parallel(prefer="threads") picks
+    return type(get_active_backend(prefer="threads")[0]).__name__ == "ThreadingBackend"
 
 
 def _local_backend():

@@ -19,20 +19,47 @@ _MASK = 0xFFFFFFFF
 
 
 class LibsvmRandom:
-    """C's rand() after srand(seed), as glibc computes it: the random numbers of
-    LIBSVM's svm-train on Linux, for LIBSVM's own cross-validation and probability
-    folds.
+    """C's rand() after srand(seed), as glibc computes it: svm-train's random numbers.
 
-    Pass it as ``random_state`` to `libsmo.train`, `libsmo.cross_validation` (or use
-    `libsmo-train --seed`): folds are then drawn as svm-train draws them, shuffles by
-    ``j = i + rand() % (n - i)``. It is stateful, like a numpy Generator: each use
-    continues the sequence, as one svm-train run does.
+    svm-train draws its cross-validation folds (``-v``) and its probability
+    model's internal folds (``-b 1``) from rand(), and on Linux, where it never
+    calls srand(), from seed 1. Pass a LibsvmRandom as ``random_state`` to
+    `libsmo.train` or `libsmo.cross_validation` (or use ``libsmo-train --seed``): the
+    folds are then drawn as svm-train draws them, shuffles by
+    ``j = i + rand() % (n - i)``, so that with the same solver steps libsmo prints
+    svm-train's figures digit for digit. It is stateful, like a numpy Generator:
+    each use continues the sequence, as one svm-train run does.
 
     Parameters
     ----------
-    seed : int, default 1
-        srand()'s seed (0 is taken as 1, as glibc does). svm-train's sequence is
-        seed 1.
+    seed : int, default=1
+        The seed of srand(), in [0, 2**32 - 1] (0 is taken as 1, as glibc does).
+        svm-train's sequence is seed 1.
+
+    Attributes
+    ----------
+    seed : int
+        The seed the sequence started from.
+
+    See Also
+    --------
+    libsmo.cross_validation : Cross-validation with LIBSVM's folds.
+    numpy.random.Generator : The other random source libsmo's functions take.
+
+    Notes
+    -----
+    glibc's rand() (its TYPE_3 additive feedback generator) keeps 34 words: r[0] =
+    seed, r[i] = 16807 r[i-1] mod (2^31 - 1) for i < 31, r[31..33] = r[0..2], then
+    r[k] = r[k-31] + r[k-3] (mod 2^32); the k-th output (k >= 344) is r[k] >> 1.
+
+    Examples
+    --------
+    >>> import libsmo
+    >>> random = libsmo.LibsvmRandom()
+    >>> [random.rand() for _ in range(3)]
+    [1804289383, 846930886, 1681692777]
+    >>> libsmo.LibsvmRandom(1).permutation(6)
+    array([1, 2, 3, 4, 5, 0])
     """
 
     __slots__ = ("_words", "seed")
@@ -59,7 +86,19 @@ class LibsvmRandom:
         self.skip(310)                           # glibc discards the first 310 outputs
 
     def rand(self):
-        """The next value of C's rand(): an int in [0, 2**31 - 1]."""
+        """Draw the next value of C's rand().
+
+        Returns
+        -------
+        int
+            A value in [0, 2**31 - 1].
+
+        Examples
+        --------
+        >>> import libsmo
+        >>> libsmo.LibsvmRandom(1).rand()
+        1804289383
+        """
         words = self._words
         value = (words[-31] + words[-3]) & _MASK
         words.append(value)
@@ -67,23 +106,47 @@ class LibsvmRandom:
         return value >> 1
 
     def skip(self, count):
-        """Advance the sequence by `count` draws."""
+        """Advance the sequence by `count` draws.
+
+        Parameters
+        ----------
+        count : int
+            Number of draws to pass over.
+
+        Examples
+        --------
+        >>> import libsmo
+        >>> random = libsmo.LibsvmRandom(1)
+        >>> random.skip(2)
+        >>> random.rand()
+        1681692777
+        """
         words = self._words
         for _ in range(int(count)):
             words.append((words[-31] + words[-3]) & _MASK)
             del words[0]
 
     def permutation(self, n):
-        """0..n-1 shuffled as LIBSVM shuffles its folds: for i = 0..n-1,
-        j = i + rand() % (n - i) and swap(perm[i], perm[j]) (n draws).
+        """Shuffle 0..n-1 as LIBSVM shuffles its folds.
+
+        For i = 0..n-1: j = i + rand() % (n - i), then perm[i] and perm[j] change
+        places (n draws).
 
         Parameters
         ----------
         n : int
+            Number of items.
 
         Returns
         -------
-        ndarray of int64
+        ndarray of int64 of shape (n,)
+            The shuffled indices.
+
+        Examples
+        --------
+        >>> import libsmo
+        >>> libsmo.LibsvmRandom(1).permutation(6)
+        array([1, 2, 3, 4, 5, 0])
         """
         perm = list(range(int(n)))
         rand = self.rand
@@ -93,23 +156,51 @@ class LibsvmRandom:
         return np.array(perm, dtype=np.int64)
 
     def copy(self):
-        """An independent sequence at the same point (this one does not move)."""
+        """Return an independent sequence at the same point (this one does not move).
+
+        Returns
+        -------
+        LibsvmRandom
+            The copy.
+
+        Examples
+        --------
+        >>> import libsmo
+        >>> random = libsmo.LibsvmRandom(1)
+        >>> twin = random.copy()
+        >>> random.rand() == twin.rand()
+        True
+        """
         twin = LibsvmRandom.__new__(LibsvmRandom)
         twin.seed = self.seed
         twin._words = list(self._words)
         return twin
 
     def split(self, counts):
-        """One sequence per consecutive part of this one: part k starts where parts
-        0..k-1, of counts[0..k-1] draws, end; this sequence moves past them all.
+        """Split off one sequence for each of the next consecutive parts of this one.
 
-        LIBSVM draws the probability folds of its one-vs-one pairs one pair after the
-        other from one sequence; split lets the pairs run in any order (or at once)
-        and still draw what LIBSVM draws.
+        Part k starts where parts 0..k-1, of counts[0..k-1] draws, end; this sequence
+        moves past them all. LIBSVM draws the probability folds of its one-vs-one
+        pairs one pair after the other from one sequence; split lets the pairs run in
+        any order (or at once) and still draw what LIBSVM draws.
+
+        Parameters
+        ----------
+        counts : sequence of int
+            The draws of each part.
 
         Returns
         -------
         list of LibsvmRandom
+            One sequence for each part.
+
+        Examples
+        --------
+        >>> import libsmo
+        >>> random = libsmo.LibsvmRandom(1)
+        >>> first, second = random.split([2, 3])
+        >>> first.rand(), second.rand(), random.rand()
+        (1804289383, 1681692777, 424238335)
         """
         parts = []
         for count in counts:
@@ -146,12 +237,20 @@ class SklearnRandom:
         if not 0 <= seed <= _MASK:
             raise ValueError(f"seed must be in [0, 2**32 - 1], got {seed}")
         self.seed = int(seed)
+        # the generator is built at the first draw: every estimator's fit makes one of
+        # these (scikit-learn's fit draws its seed whatever it trains), and only the
+        # probability folds draw from it
+        self._bits = None
+        self._buffer = None
+        self._pos = 0
+
+    def _start(self):
+        """The Mersenne Twister in the state std::mt19937(seed) starts from."""
         # numpy's legacy seeding of an int is std::mt19937's (init_genrand)
         key, pos = np.random.RandomState(self.seed).get_state()[1:3]
         self._bits = np.random.MT19937(0)
         self._bits.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": pos}}
         self._buffer = np.zeros(0, dtype=np.uint64)
-        self._pos = 0
 
     @classmethod
     def from_random_state(cls, random_state):
@@ -175,6 +274,8 @@ class SklearnRandom:
     def _draws(self, count):
         """The next `count` 32-bit outputs (uint64), kept in a buffer so that draws
         looked at and not used stay next in the sequence."""
+        if self._bits is None:
+            self._start()
         if len(self._buffer) - self._pos < count:
             more = max(count - (len(self._buffer) - self._pos), 64)
             self._buffer = np.concatenate([self._buffer[self._pos:],

@@ -397,13 +397,16 @@ def _check_shape_precomputed(shape, name, n_train):
             f"(at least {n_train}); got shape {tuple(shape)}")
 
 
-def check_sample_weight(sample_weight, n_samples):
+def check_sample_weight(sample_weight, n_samples, *, allow_all_zero=False):
     """Per-example weights: None, or finite numbers >= 0, not all zero.
 
     Parameters
     ----------
     sample_weight : array-like of shape (n_samples,) or (n_samples, 1), or None
     n_samples : int
+    allow_all_zero : bool
+        Accept weights that are all zero: a part of the data (a partition on a Dask
+        worker) whose rows all take no part, checked whole elsewhere.
 
     Returns
     -------
@@ -430,7 +433,7 @@ def check_sample_weight(sample_weight, n_samples):
         bad = int(np.flatnonzero(~np.isfinite(w) | (w < 0))[0])
         raise ValueError(f"sample_weight must be finite and >= 0; sample_weight[{bad}] = "
                          f"{float(w[bad])!r}")
-    if not (w > 0).any():
+    if not allow_all_zero and not (w > 0).any():
         raise ValueError("sample_weight is zero for every example: nothing to train on")
     return w
 

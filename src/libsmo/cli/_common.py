@@ -9,14 +9,18 @@ output, and the guarantees a script needs from them.
   warning), not Python's UserWarning lines with a source path.
 - Output that cannot be written (stdout closed, a full device) ends the command with one
   line and status 1, not a "Logging error" or a traceback at exit.
-- Ctrl-C ends it with one line and the shell's status for SIGINT (130).
+- Ctrl-C ends it with one line and the shell's status for SIGINT (130); SIGTERM and
+  SIGHUP end it as Ctrl-C does (the file being written removed, one line), then by the
+  signal itself, as they would have without libsmo's handler (`Interrupted`).
 
 This module imports no numpy: `libsmo-train -h` and usage errors start in milliseconds.
 """
 import functools
 import logging
 import os
+import signal
 import sys
+import threading
 import warnings
 
 
@@ -31,6 +35,56 @@ class CommandError(Exception):
 
 class OutputError(Exception):
     """Standard output cannot be written (closed, full device, broken pipe)."""
+
+
+class Interrupted(BaseException):
+    """Ctrl-C, SIGTERM or SIGHUP ended the command.
+
+    The handler `command` installs for SIGTERM and SIGHUP raises it, so that what was
+    being written is removed as after Ctrl-C (`io.atomic` removes its temporary file
+    on any exception). A tool whose output was written as it went raises it again with
+    `written` saying so (libsmo-grid's finished cells).
+
+    Parameters
+    ----------
+    signum : int
+        The signal.
+    written : str
+        What the command leaves, for its last line.
+    """
+
+    def __init__(self, signum, written="no file written"):
+        super().__init__(signum, written)
+        self.signum = signum
+        self.written = written
+
+
+# signals that end a command through `Interrupted` (Ctrl-C comes as KeyboardInterrupt)
+TERMINATING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+def _raise_interrupted(signum, frame):
+    raise Interrupted(signum)
+
+
+def _install_terminating_handlers():
+    """`_raise_interrupted` for the signals still at their default action (one ignored,
+    as under nohup, or handled by the caller stays so); returns the handlers to put
+    back."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+    replaced = {}
+    for signum in TERMINATING_SIGNALS:
+        if signal.getsignal(signum) == signal.SIG_DFL:
+            replaced[signum] = signal.signal(signum, _raise_interrupted)
+    return replaced
+
+
+def _end_by_signal(signum):
+    """Die by `signum` with its default action, as the process would have without
+    libsmo's handler (the parent sees the signal, not an exit status)."""
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
 
 
 def error_line(text):
@@ -69,11 +123,17 @@ def usage(text, reason=""):
 
 
 class StdoutLines(logging.Handler):
-    """LIBSVM's info() lines, from the `libsmo` logger, on stdout: each line written and
-    flushed as it comes, as svm-train prints them. A line that cannot be written raises
+    """LIBSVM's info() lines, from the `libsmo` logger, on stdout (libsmo's progress
+    records on stderr): each line written and flushed as it comes, as svm-train prints
+    them. A line that cannot be written raises
     OutputError, which stops the command: its output is what it was asked for."""
 
     def emit(self, record):
+        if getattr(record, "libsmo_progress", False):
+            # libsmo's own progress (`pair_results.PairProgress`): not among LIBSVM's
+            # lines, which scripts read from stdout
+            error_line(record.getMessage())
+            return
         write_stdout(record.getMessage() + "\n")
 
 
@@ -132,6 +192,7 @@ def command(name):
         @functools.wraps(tool)
         def run(argv=None):
             argv = sys.argv[1:] if argv is None else list(argv)
+            replaced = _install_terminating_handlers()
             try:
                 with warnings.catch_warnings():
                     # libsmo's own warnings (UserWarning and its subclasses) as LIBSVM's
@@ -147,6 +208,13 @@ def command(name):
             except KeyboardInterrupt:
                 error_line(f"{name}: interrupted, no file written")
                 return 130
+            except Interrupted as exc:
+                if exc.signum == signal.SIGINT:
+                    error_line(f"{name}: interrupted, {exc.written}")
+                    return 130
+                error_line(f"{name}: {signal.Signals(exc.signum).name}, {exc.written}")
+                _end_by_signal(exc.signum)
+                return 128 + exc.signum   # (not reached: the signal ends the process)
             except CommandError as exc:
                 error_line(str(exc))
                 return 1
@@ -154,6 +222,9 @@ def command(name):
                 error_line(f"{name}: can't write to standard output: {exc}")
                 _silence_stdout()
                 return 1
+            finally:
+                for signum, handler in replaced.items():
+                    signal.signal(signum, handler)
         return run
     return wrap
 

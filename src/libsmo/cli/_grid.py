@@ -9,10 +9,18 @@ svm-train to run.
 """
 import os
 import re
+import signal
 import subprocess
 import sys
 
-from libsmo.cli._common import CommandError, command, error_line, usage, write_stdout
+from libsmo.cli._common import (
+    CommandError,
+    Interrupted,
+    command,
+    error_line,
+    usage,
+    write_stdout,
+)
 
 GRID_USAGE = """\
 Usage: libsmo-grid [grid_options] [svm_options] dataset
@@ -127,16 +135,35 @@ def _range(text, option):
 
 
 def resumed_cells(path):
-    """grid.py's reading of a result file: {(log2c, log2g): rate}."""
+    """grid.py's reading of a result file: {(log2c, log2g): rate}.
+
+    Raises
+    ------
+    OSError
+        The file cannot be read (a directory, no permission).
+    ValueError
+        A line that is not UTF-8 text, or whose log2c, log2g or rate is not a number
+        (grid.py's patterns take "--" or "5.." too): the message names the file and
+        the line.
+    """
     cells = {}
-    with open(path) as f:
-        for line in f:
+    with open(path, "rb") as f:
+        for number, raw in enumerate(f, 1):
+            try:
+                line = raw.decode()
+            except UnicodeDecodeError:
+                raise ValueError(f"{path} line {number}: not UTF-8 text") from None
             rate = re.findall(r"rate=([0-9.]+)", line.strip())
             if not rate:
                 continue
             c = re.findall(r"log2c=([0-9.-]+)", line)
             g = re.findall(r"log2g=([0-9.-]+)", line)
-            cells[(float(c[0]) if c else None, float(g[0]) if g else None)] = float(rate[0])
+            try:
+                cell = (float(c[0]) if c else None, float(g[0]) if g else None)
+                cells[cell] = float(rate[0])
+            except ValueError:
+                raise ValueError(f"{path} line {number}: a malformed number in "
+                                 f"{line.strip()!r}") from None
     return cells
 
 
@@ -165,14 +192,47 @@ def _training_keywords(options):
 
 
 class _Report:
-    """grid.py's update_param: the best cell so far, its stdout line, the result file."""
+    """grid.py's update_param: the best cell so far and its stdout line (in the job
+    order), and the result file, where each cell is written as soon as it finishes
+    (`record`), so that an interrupted grid leaves every finished cell to -resume."""
 
     def __init__(self, out_path, append, minimize):
+        import threading
+
         from libsmo.training._grid import is_better
         self.is_better = is_better
         self.best = None
         self.minimize = minimize
-        self.file = open(out_path, "a" if append else "w") if out_path else None
+        self.out_path = out_path
+        self.written = 0
+        self.lock = threading.Lock()   # cells finish on the tasks' threads
+        try:
+            self.file = open(out_path, "a" if append else "w") if out_path else None
+        except OSError as exc:
+            raise CommandError(f"can't open output file {out_path}: "
+                               f"{exc.strerror or exc}") from None
+
+    def record(self, cell):
+        """Write a finished cell's line to the result file (grid.py's line)."""
+        if self.file is None:
+            return
+        line = "".join(f"{name}={value} " for name, value in
+                       (("log2c", cell.log2c), ("log2g", cell.log2g)) if value is not None)
+        with self.lock:
+            try:
+                self.file.write(line + f"rate={cell.rate}\n")
+                self.file.flush()
+            except OSError as exc:
+                raise CommandError(f"can't write to output file {self.out_path}: "
+                                   f"{exc.strerror or exc}") from None
+            self.written += 1
+
+    def interrupted_note(self):
+        """What an interrupted grid leaves, for the command's last line."""
+        if self.file is None:
+            return "no file written"
+        return (f"{self.out_path} holds the cells finished so far ({self.written} in "
+                f"this run): -resume {self.out_path} goes on from them")
 
     def add(self, cell, worker):
         if self.is_better(cell, self.best, self.minimize):
@@ -180,22 +240,19 @@ class _Report:
         c, g, best = cell.log2c, cell.log2g, self.best
         line = "[{0}] {1} {2} (best ".format(
             worker, " ".join(str(x) for x in (c, g) if x is not None), cell.rate)
-        record = ""
         if c is not None:
             line += f"c={2.0 ** best.log2c}, "
-            record += f"log2c={c} "
         if g is not None:
             line += f"g={2.0 ** best.log2g}, "
-            record += f"log2g={g} "
         line += f"rate={best.rate})"
         write_stdout(line + "\n")
-        if self.file is not None and worker != "resumed":
-            self.file.write(record + f"rate={cell.rate}\n")
-            self.file.flush()
 
     def close(self):
         if self.file is not None:
-            self.file.close()
+            try:
+                self.file.close()
+            except OSError:
+                pass   # a line that could not be written was reported by `add`
 
 
 def _gnuplot_commands(db, best, options):
@@ -259,10 +316,17 @@ def grid_main(argv):
         options = GridOptions(argv[-1], argv[:-1])
     except (OSError, ValueError) as exc:
         raise CommandError(f'{exc}\nTry "libsmo-grid" for more information.') from None
-    problem, keywords, seed = _training_keywords(options)
     from libsmo.training import _grid as grid
-    c_values = None if options.c_range is None else grid.log2_range(*options.c_range)
-    g_values = None if options.g_range is None else grid.log2_range(*options.g_range)
+    try:
+        # before the data is read: a bad range is refused at once
+        c_values = (None if options.c_range is None
+                    else grid.log2_range(*options.c_range, name="-log2c"))
+        g_values = (None if options.g_range is None
+                    else grid.log2_range(*options.g_range, name="-log2g"))
+        grid.job_order(c_values, g_values)
+    except ValueError as exc:
+        raise CommandError(f"ERROR: {exc}") from None
+    problem, keywords, seed = _training_keywords(options)
     plotter = (_Plotter.start(options.gnuplot)
                if options.gnuplot and c_values and g_values else None)
     try:
@@ -293,7 +357,13 @@ def _run_grid(grid, options, problem, keywords, seed, c_values, g_values):
                                         warm_start=options.warm_start)
     except (TypeError, ValueError) as exc:
         raise CommandError(f"ERROR: {exc}") from None
-    done = resumed_cells(options.resume) if options.resume else {}
+    try:
+        done = resumed_cells(options.resume) if options.resume else {}
+    except OSError as exc:
+        raise CommandError(f"can't read the -resume file {options.resume}: "
+                           f"{exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise CommandError(f"ERROR: -resume {exc}") from None
     cells = [cell for cell in grid.job_order(c_values, g_values) if cell not in done]
     report = _Report(options.out, bool(options.resume), validator.minimize)
     db = []
@@ -301,9 +371,13 @@ def _run_grid(grid, options, problem, keywords, seed, c_values, g_values):
         for (c, g), rate in done.items():
             report.add(grid.Cell(c, g, rate), "resumed")
             db.append((c, g, rate))
-        for cell in grid.iter_grid(validator, cells):
+        for cell in grid.iter_grid(validator, cells, on_cell=report.record):
             report.add(cell, "local")
             db.append((cell.log2c, cell.log2g, cell.rate))
+    except KeyboardInterrupt:
+        raise Interrupted(signal.SIGINT, report.interrupted_note()) from None
+    except Interrupted as exc:
+        raise Interrupted(exc.signum, report.interrupted_note()) from None
     except (TypeError, ValueError) as exc:
         raise CommandError(f"ERROR: {exc}") from None
     except ArithmeticError as exc:

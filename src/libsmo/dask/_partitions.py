@@ -54,13 +54,15 @@ class PartitionData:
 
 @dataclass(frozen=True)
 class PartitionInfo:
-    """What the client learns of a partition."""
+    """What the client learns of a partition: its size, and its classes with their
+    rows (`counts`) and their rows of weight > 0 (`taking_part`)."""
     n_rows: int
     n_features: int
     nnz: int
     sparse: bool
     classes: np.ndarray
     counts: np.ndarray
+    taking_part: np.ndarray
 
 
 def validate(X, y, weights, index):
@@ -72,21 +74,30 @@ def validate(X, y, weights, index):
         With the raw labels and no row numbers yet.
     """
     name = f"X (partition {index})"
-    X = v.check_data(X, name)
+    # a partition without rows (a filtered dask dataframe) is valid: `load_partitions`
+    # leaves it out
+    X = v.check_data(X, name, allow_empty=True)
     v.check_norms(X, name)
     y = v.check_labels(np.asarray(y).ravel(), X.shape[0])
     if weights is not None:
-        weights = v.check_sample_weight(np.asarray(weights).ravel(), X.shape[0])
+        # a partition may hold only rows of weight 0 (one class's rows, all left
+        # out): the whole data's classes are checked on the client (`SVC.fit`)
+        weights = v.check_sample_weight(np.asarray(weights).ravel(), X.shape[0],
+                                        allow_all_zero=True)
     return PartitionData(X=X, labels=y, ids=np.zeros(0, dtype=np.int64), weights=weights)
 
 
 def info(part):
     """The `PartitionInfo` of a validated partition."""
     X = part.X
-    classes, counts = np.unique(part.labels, return_counts=True)
+    classes, encoded, counts = np.unique(part.labels, return_inverse=True,
+                                         return_counts=True)
+    taking_part = (counts if part.weights is None else
+                   np.bincount(encoded.ravel()[part.weights > 0], minlength=len(classes)))
     return PartitionInfo(n_rows=X.shape[0], n_features=X.shape[1],
                          nnz=int(X.nnz) if sp.issparse(X) else X.size,
-                         sparse=sp.issparse(X), classes=classes, counts=counts)
+                         sparse=sp.issparse(X), classes=classes, counts=counts,
+                         taking_part=taking_part)
 
 
 def encode(part, classes, offset, n_features, densify):

@@ -4,15 +4,19 @@ estimator sent to each worker once (one graph key, fetched once per worker)."""
 import numpy as np
 
 
-def _predict_block(block, estimator, method):
+def _predict_block(block, estimator, method, dtype, columns=None):
+    if block.shape[0] == 0:
+        # a block without rows (a filtered dask dataframe, a chunk of 0 rows): nothing
+        # to predict, and the estimator's validation refuses 0 rows
+        return np.empty((0,) if columns is None else (0, columns), dtype=dtype)
     values = getattr(estimator, method)(block)
     return np.asarray(values)
 
 
-def _predict_frame(frame, estimator, method):
+def _predict_frame(frame, estimator, method, dtype):
     import pandas as pd
-    return pd.Series(_predict_block(frame.to_numpy(dtype=np.float64), estimator, method),
-                     index=frame.index)
+    return pd.Series(_predict_block(frame.to_numpy(dtype=np.float64), estimator, method,
+                                    dtype), index=frame.index)
 
 
 def map_prediction(estimator, X, method, dtype, columns=None):
@@ -43,15 +47,15 @@ def map_prediction(estimator, X, method, dtype, columns=None):
         if columns is not None:
             X = X.to_dask_array(lengths=True)
         else:
-            return X.map_partitions(_predict_frame, shared, method,
+            return X.map_partitions(_predict_frame, shared, method, np.dtype(dtype),
                                     meta=(None, np.dtype(dtype)))
     if not isinstance(X, da.Array) or X.ndim != 2:
         raise TypeError("X must be a 2-D dask array or a dask dataframe, got "
                         f"{type(X).__name__}")
     X = X.rechunk({1: -1})
     if columns is not None:
-        return X.map_blocks(_predict_block, shared, method, dtype=dtype,
-                            chunks=(X.chunks[0], (columns,)),
+        return X.map_blocks(_predict_block, shared, method, np.dtype(dtype), columns,
+                            dtype=dtype, chunks=(X.chunks[0], (columns,)),
                             meta=np.empty((0, 0), dtype=dtype))
-    return X.map_blocks(_predict_block, shared, method, drop_axis=1, dtype=dtype,
-                        meta=np.empty((0,), dtype=dtype))
+    return X.map_blocks(_predict_block, shared, method, np.dtype(dtype), drop_axis=1,
+                        dtype=dtype, meta=np.empty((0,), dtype=dtype))

@@ -20,10 +20,11 @@ import numpy as np
 import scipy.sparse as sp
 
 import libsmo.dask._partitions as parts
+from libsmo.cascade import solve_partitioned
 from libsmo.cascade._nodes import problem_rows
-from libsmo.cascade._partitioned import solve_partitioned
 from libsmo.model import _one_vs_one as ovo
 from libsmo.model._model import Model
+from libsmo.training._pair_results import PairResults, check_one_vs_one_bounds
 from libsmo.training._pairs import PairTask, one_vs_one_result, run_pair_task
 from libsmo.training._problem import BinaryFit, take_rows
 
@@ -56,6 +57,8 @@ class LoadedData:
         The sorted labels.
     class_counts : ndarray
         Rows of each class.
+    taking_part : ndarray
+        Rows of each class of weight > 0 (`class_counts` without sample weights).
     n_rows, n_features : int
     sparse : bool
         Every partition is a sparse matrix (the fitted attributes are then CSR, as
@@ -66,6 +69,7 @@ class LoadedData:
     partitions: list
     classes: np.ndarray
     class_counts: np.ndarray
+    taking_part: np.ndarray
     n_rows: int
     n_features: int
     sparse: bool
@@ -104,11 +108,24 @@ def _split(values, sizes):
     return np.split(values, np.cumsum(sizes)[:-1])
 
 
+def _is_dask_dataframe(values):
+    """A dask DataFrame or Series (dask.dataframe is imported only for one)."""
+    return type(values).__module__.startswith("dask.dataframe") and hasattr(
+        values, "to_dask_array")
+
+
 def _pieces(client, X, y, sample_weight):
     """One future of validated `PartitionData` per partition of X."""
     import dask.array as da
 
     import dask
+    if _is_dask_dataframe(X):
+        # a dask DataFrame's partitions as rows of a dask array (their lengths are
+        # computed, so that y and the weights are cut the same way)
+        X = X.to_dask_array(lengths=True)
+        y, sample_weight = (values.to_dask_array(lengths=True)
+                            if _is_dask_dataframe(values) else values
+                            for values in (y, sample_weight))
     if isinstance(X, da.Array):
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D, got a dask array with {X.ndim} dims")
@@ -148,8 +165,9 @@ def load_partitions(client, X, y, sample_weight=None):
     Parameters
     ----------
     client : distributed.Client
-    X : dask array, or sequence of ndarray / scipy sparse matrices
-    y : dask array, array-like, or a sequence of arrays (one per partition)
+    X : dask array or dask DataFrame, or sequence of ndarray / scipy sparse matrices
+        (partitions without rows are left out)
+    y : dask array or Series, array-like, or a sequence of arrays (one per partition)
     sample_weight : as y, or None
 
     Returns
@@ -165,14 +183,21 @@ def load_partitions(client, X, y, sample_weight=None):
         raise ValueError("y is required")
     raw = _pieces(client, X, y, sample_weight)
     infos = client.gather([client.submit(parts.info, r, pure=False) for r in raw])
+    # partitions without rows take no part (a filtered dask dataframe leaves some)
+    filled = [k for k, i in enumerate(infos) if i.n_rows > 0]
+    if not filled:
+        raise ValueError("X has no rows (every partition is empty)")
+    raw, infos = [raw[k] for k in filled], [infos[k] for k in filled]
     widths = {i.n_features for i in infos}
     if len(widths) > 1 and not all(i.sparse for i in infos):
         raise ValueError(f"the partitions of X have different widths: {sorted(widths)}")
     n_features = max(widths)
     classes = np.unique(np.concatenate([i.classes for i in infos]))
     counts = np.zeros(len(classes), dtype=np.int64)
+    taking_part = np.zeros(len(classes), dtype=np.int64)
     for i in infos:
         counts[np.searchsorted(classes, i.classes)] += i.counts
+        taking_part[np.searchsorted(classes, i.classes)] += i.taking_part
     offsets = np.concatenate([[0], np.cumsum([i.n_rows for i in infos])])
     densify = parts.densify_rule(infos, n_features)
     encoded = [client.submit(parts.encode, r, classes, int(o), n_features, densify,
@@ -182,6 +207,7 @@ def load_partitions(client, X, y, sample_weight=None):
     where = client.who_has(encoded)
     holders = [min(where.get(f.key, ()), default=None) for f in encoded]
     return LoadedData(partitions=encoded, classes=classes, class_counts=counts,
+                      taking_part=taking_part,
                       n_rows=int(offsets[-1]), n_features=n_features,
                       sparse=all(i.sparse for i in infos), holders=holders)
 
@@ -376,6 +402,7 @@ def fit_classifier(client, data, params, factors, cascade_rows):
     k = len(data.classes)
     if k < 2:
         raise ValueError(f"y has a single class ({data.classes[0]!r}); SVC needs two")
+    check_one_vs_one_bounds(k, data.n_rows)
     kernel = params.kernel.for_data(data.n_features)
     members = [np.sort(np.concatenate(client.gather(data.each(client, parts.class_ids, c))))
                for c in range(k)]
@@ -397,9 +424,10 @@ def fit_classifier(client, data, params, factors, cascade_rows):
                                                factors, members)
             cascades[a, b] = dataclasses.replace(result, support=None)
     fits.update(zip(whole_pairs, run_costliest_first(client, tasks)))
-    result = one_vs_one_result(np.arange(k), members, [
-        (np.concatenate([members[a], members[b]]), fits[a, b]) for a, b in pairs],
-        data.n_rows)
+    results = PairResults([len(members[a]) + len(members[b]) for a, b in pairs])
+    for p, pair in enumerate(pairs):
+        results.store(p, fits.pop(pair))
+    result = one_vs_one_result(np.arange(k), members, results)
     order = np.sort(result.sv_rows)
     pieces = client.gather(data.each(client, parts.rows_by_id, order))
     SV = (sp.vstack(pieces, format="csr") if sp.issparse(pieces[0])
@@ -409,7 +437,7 @@ def fit_classifier(client, data, params, factors, cascade_rows):
                   degree=kernel.degree, coef0=kernel.coef0, classes=np.arange(k),
                   n_support=result.n_support, support_vectors=SV, support=result.sv_rows,
                   sv_coef=result.sv_coef, rho=result.rho, n_features=data.n_features,
-                  n_iter=[f.n_iter for f in result.fits],
-                  objective=[f.objective for f in result.fits],
-                  status=[f.status for f in result.fits])
+                  n_iter=result.statistics.n_iter,
+                  objective=result.statistics.objective,
+                  status=result.statistics.status)
     return DistributedFit(model=model, cascades=cascades)

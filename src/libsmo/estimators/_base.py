@@ -26,6 +26,7 @@ from libsmo.estimators._input import (
 from libsmo.estimators._params import validate_parameters
 from libsmo.estimators._sklearn_compat import (
     BaseEstimator,
+    DocumentationLink,
     RegressorMixin,
     as_configured_sparse,
     check_is_fitted,
@@ -83,7 +84,7 @@ def sparse_linear_weights(dual_coef, n_support, support_vectors):
     return sp.vstack(rows).tocsr()
 
 
-class _BaseSVM(BaseEstimator):
+class _BaseSVM(DocumentationLink, BaseEstimator):
     """What the five estimators share: parameters, input, fitting, attributes."""
 
     _svm_type = None
@@ -138,7 +139,7 @@ class _BaseSVM(BaseEstimator):
     def _train_options(self):
         return dict(kernel=self._kernel_name(), degree=self.degree, coef0=self.coef0,
                     tol=self.tol, cache_size=self.cache_size, shrinking=self.shrinking,
-                    max_iter=None if self.max_iter == -1 else self.max_iter,
+                    max_iter=self.max_iter,     # -1: no limit, as in scikit-learn
                     verbose=bool(self.verbose), n_jobs=self.n_jobs,
                     # the partitioned solver's progress bar (SVC's solver=)
                     progress_bar=bool(self.verbose),
@@ -241,20 +242,21 @@ class _BaseSVM(BaseEstimator):
 
     @classmethod
     def from_model(cls, model, n_features=None):
-        """An estimator that predicts with a trained LIBSVM model, without fitting.
+        """Make an estimator that predicts with a trained LIBSVM model, without fitting.
 
         Parameters
         ----------
         model : Model, str, path-like or binary file object
-            A `Model`, or a LIBSVM model file (svm-train's, libsvm-official's or
-            libsmo's), whose svm_type must be this estimator's (SVC: c_svc, NuSVC:
+            A `libsmo.Model`, or a LIBSVM model file (svm-train's, libsvm-official's
+            or libsmo's), whose svm_type must be this estimator's (SVC: c_svc, NuSVC:
             nu_svc, SVR: epsilon_svr, NuSVR: nu_svr, OneClassSVM: one_class).
-        n_features : int, optional
+        n_features : int, default=None
             Columns of the data it will predict (``n_features_in_``). A model file
             only knows the largest feature index its support vectors use, which
             LIBSVM's sparse rows allow to be smaller than the data's; give the data's
             width here to predict dense or full-width arrays. For a precomputed
             kernel: the number of training rows, the columns of the kernel matrix.
+            None takes the model's own width.
 
         Returns
         -------
@@ -269,9 +271,39 @@ class _BaseSVM(BaseEstimator):
 
         Raises
         ------
+        TypeError
+            ``model`` is neither a Model nor a file.
         ValueError
             The model is of another svm_type, or n_features is smaller than the
             model's support vectors need.
+
+        See Also
+        --------
+        libsmo.load_model : Read a model file into a Model.
+        to_model : The other way: a fitted estimator's Model.
+
+        Notes
+        -----
+        Predictions are svm-predict's: the labels of LIBSVM's one-vs-one votes and,
+        for a model trained with ``-b 1``, svm-predict's probabilities (two classes
+        read from the sigmoid, where a fitted scikit-learn estimator couples them).
+
+        Examples
+        --------
+        >>> import os
+        >>> import tempfile
+        >>> import numpy as np
+        >>> import libsmo
+        >>> X = np.array([[0.0, 0.0], [1.0, 1.0], [2.0, 2.0], [3.0, 3.0]])
+        >>> model = libsmo.train(X, np.array([2, 2, 1, 1]), kernel="linear")
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     path = os.path.join(folder, "line.model")
+        ...     libsmo.save_model(model, path)
+        ...     clf = libsmo.SVC.from_model(path, n_features=2)
+        >>> model.classes, clf.classes_
+        (array([2, 1]), array([1., 2.]))
+        >>> clf.predict([[0.5, 0.5], [2.5, 2.5]])
+        array([2., 1.])
         """
         if not isinstance(model, Model):
             if not isinstance(model, (str, bytes, os.PathLike)) and not hasattr(model, "read"):
@@ -322,8 +354,21 @@ class _BaseSVM(BaseEstimator):
 
     @property
     def coef_(self):
-        """Primal weights w = sum_i dual_coef_i x_i; only for kernel="linear" (CSR after
-        a sparse fit, as scikit-learn)."""
+        """Primal weights w = sum_i dual_coef_i x_i of a linear kernel's model.
+
+        One row per pair of classes (one row for two classes, regression and
+        one-class), read-only; a sparse matrix after a fit on sparse X, as in
+        scikit-learn. Reading it for another kernel raises AttributeError.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from libsmo import SVC
+        >>> X = np.array([[-1.0, -1.0], [-2.0, -1.0], [1.0, 1.0], [2.0, 1.0]])
+        >>> clf = SVC(kernel="linear").fit(X, [1, 1, 2, 2])
+        >>> clf.coef_
+        array([[0.5, 0.5]])
+        """
         if self.kernel != "linear":
             raise AttributeError("coef_ is only available when using a linear kernel")
         check_is_fitted(self)
@@ -341,16 +386,41 @@ class _BaseSVM(BaseEstimator):
 
     @property
     def n_support_(self):
-        """Support vectors per class (one count for regression and one-class)."""
+        """Number of support vectors of each class (one count for regression and one-class).
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from libsmo import SVC
+        >>> X, y = load_iris(return_X_y=True)
+        >>> SVC().fit(X, y).n_support_
+        array([ 7, 29, 24], dtype=int32)
+        """
         check_is_fitted(self)
         return self._n_support
 
     def to_model(self):
-        """The fitted model as a LIBSVM-format `Model` (labels as in `classes_`).
+        """Return the fitted model as a LIBSVM-format `libsmo.Model`.
 
         Returns
         -------
         Model
+            The model this estimator predicts with, its labels those of
+            ``classes_`` (a callable kernel's model is a precomputed one).
+
+        See Also
+        --------
+        save : Write this model as a LIBSVM model file.
+        from_model : The other way: an estimator from a Model.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from libsmo import SVC
+        >>> X = np.array([[-1.0, -1.0], [-2.0, -1.0], [1.0, 1.0], [2.0, 1.0]])
+        >>> clf = SVC(kernel="linear").fit(X, ["a", "a", "b", "b"])
+        >>> clf.to_model()
+        Model(svm_type='c_svc', kernel='linear', classes=['a', 'b'], n_sv=2, n_features=2)
         """
         check_is_fitted(self)
         m = self._model
@@ -358,10 +428,45 @@ class _BaseSVM(BaseEstimator):
         return m.replace(classes=classes)
 
     def save(self, path, libsvm_precision=False):
-        """Write the fitted model as a LIBSVM model file (see `libsmo.save_model`).
+        """Write the fitted model as a LIBSVM model file.
 
-        A callable kernel's model is saved as a precomputed one: predicting with the
-        file needs the kernel's values against the training samples.
+        The file is LIBSVM's: svm-predict, libsvm-official and `libsmo.load_model`
+        read it. A callable kernel's model is saved as a precomputed one: predicting
+        with the file needs the kernel's values against the training samples.
+
+        Parameters
+        ----------
+        path : str, path-like or binary file object
+            Where to write; a path is written to a temporary file in its folder and
+            renamed into place, so that a failure leaves any previous file intact.
+        libsvm_precision : bool, default=False
+            Write support vector values with ``%.8g`` as svm-train does; False writes
+            every number in the shortest text that reads back to the same double.
+
+        Raises
+        ------
+        ValueError
+            The model cannot be written in LIBSVM's format (labels that are not
+            integers, NaN or infinite numbers).
+
+        See Also
+        --------
+        libsmo.save_model : The same for a Model.
+
+        Examples
+        --------
+        >>> import os
+        >>> import tempfile
+        >>> import numpy as np
+        >>> from libsmo import SVC
+        >>> X = np.array([[-1.0, -1.0], [-2.0, -1.0], [1.0, 1.0], [2.0, 1.0]])
+        >>> clf = SVC(kernel="linear").fit(X, [1, 1, 2, 2])
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     path = os.path.join(folder, "svc.model")
+        ...     clf.save(path)
+        ...     with open(path) as f:
+        ...         print(f.read().splitlines()[:3])
+        ['svm_type c_svc', 'kernel_type linear', 'nr_class 2']
         """
         save_model(self.to_model(), path, libsvm_precision=libsvm_precision)
 
@@ -404,20 +509,32 @@ class _BaseOther(_BaseSVM):
 class _BaseRegressor(RegressorMixin, _BaseOther):
 
     def fit(self, X, y, sample_weight=None):
-        """Fit the regression.
+        """Fit the regression on samples X and targets y.
 
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            For kernel="precomputed", the (n_samples, n_samples) Gram matrix; for a
-            callable kernel, anything the kernel reads.
+            Training samples; for kernel='precomputed', the (n_samples, n_samples)
+            Gram matrix; for a callable kernel, anything the kernel reads.
         y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional
-            Per-sample weights multiplying C; a sample of weight 0 or less is left out.
+            Real targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights multiplying C; a sample of weight 0 or less is left
+            out.
 
         Returns
         -------
         self
+            The fitted estimator itself.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from libsmo import SVR
+        >>> X = np.arange(10.0).reshape(-1, 1)
+        >>> regr = SVR(kernel="linear", C=10.0, epsilon=0.0).fit(X, 2 * X.ravel() + 1)
+        >>> regr.coef_.round(2), regr.intercept_.round(2)
+        (array([[2.]]), array([1.]))
         """
         y = check_targets(self, y)
         X, y = self._start_fit(X, y)
@@ -425,14 +542,26 @@ class _BaseRegressor(RegressorMixin, _BaseOther):
                                  **self._formulation_params())
 
     def predict(self, X):
-        """Predicted targets.
+        """Predict the targets of the samples in X.
 
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples; for kernel='precomputed', the (n_samples, n_train) kernel values
+            against the training samples.
 
         Returns
         -------
         ndarray of shape (n_samples,)
+            The regression function ``sum_i dual_coef_i K(x_i, x) + intercept_``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from libsmo import SVR
+        >>> X = np.arange(10.0).reshape(-1, 1)
+        >>> regr = SVR(kernel="linear", C=10.0, epsilon=0.0).fit(X, 2 * X.ravel() + 1)
+        >>> regr.predict([[20.0]]).round(1)
+        array([41.])
         """
         return self._decision(X)

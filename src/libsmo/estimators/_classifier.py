@@ -35,21 +35,43 @@ class _BaseClassifier(ClassifierMixin, _BaseSVM):
     """C-SVC and nu-SVC with scikit-learn's class layout."""
 
     def fit(self, X, y, sample_weight=None):
-        """Fit the classifier.
+        """Fit the classifier on samples X and labels y.
+
+        Each pair of classes is one binary problem, trained on its samples in the
+        order LIBSVM's one-vs-one training takes them from scikit-learn's sorted
+        classes, so that each problem is the one scikit-learn's LIBSVM solves.
 
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            For kernel="precomputed", the (n_samples, n_samples) Gram matrix; for a
-            callable kernel, anything the kernel reads.
+            Training samples; for kernel='precomputed', the (n_samples, n_samples)
+            Gram matrix; for a callable kernel, anything the kernel reads.
         y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), optional
-            Per-sample weights multiplying C; a sample of weight 0 or less is left out
-            (scikit-learn's rule).
+            Class labels (numbers or strings), two classes or more.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Per-sample weights multiplying C; a sample of weight 0 or less is left
+            out (scikit-learn's rule).
 
         Returns
         -------
         self
+            The fitted estimator itself.
+
+        Raises
+        ------
+        ValueError
+            Fewer than two classes, a class without a sample of positive weight, an
+            infeasible nu (NuSVC), or bad data or parameters; the message names the
+            problem.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from libsmo import SVC
+        >>> X = np.array([[-1.0, -1.0], [-2.0, -1.0], [1.0, 1.0], [2.0, 1.0]])
+        >>> clf = SVC(kernel="linear").fit(X, ["a", "a", "b", "b"])
+        >>> clf.classes_, clf.support_
+        (array(['a', 'b'], dtype='<U1'), array([0, 2], dtype=int32))
         """
         previous = previous_fit(self)
         y = check_targets(self, y)
@@ -153,17 +175,33 @@ class _BaseClassifier(ClassifierMixin, _BaseSVM):
         return weights
 
     def decision_function(self, X):
-        """Decision values: (n,) for two classes (positive means classes_[1]); else
-        (n, n_classes) one-vs-rest scores, or (n, n_pairs) for
-        decision_function_shape="ovo".
+        """Compute the decision values of the samples in X.
 
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples; for kernel='precomputed', the (n_samples, n_train) kernel values
+            against the training samples.
 
         Returns
         -------
-        ndarray
+        ndarray of shape (n_samples,), (n_samples, n_classes) or (n_samples, n_pairs)
+            For two classes, one value a sample, positive for ``classes_[1]``. For
+            more, scikit-learn's one-vs-rest scores (decision_function_shape='ovr'),
+            or LIBSVM's one-vs-one values in the pair order (0, 1), (0, 2), ...,
+            (1, 2), ..., positive for the pair's first class ('ovo').
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from libsmo import SVC
+        >>> X, y = load_iris(return_X_y=True)
+        >>> SVC().fit(X, y).decision_function(X[[0, 50, 100]]).round(2)
+        array([[ 2.24,  1.16, -0.26],
+               [-0.22,  2.22,  1.06],
+               [-0.23,  0.84,  2.25]])
+        >>> SVC(decision_function_shape="ovo").fit(X, y).decision_function(X[:1]).round(2)
+        array([[1.26, 1.14, 2.2 ]])
         """
         dec = self._decision(X)
         if len(self.classes_) == 2:
@@ -173,15 +211,31 @@ class _BaseClassifier(ClassifierMixin, _BaseSVM):
         return dec
 
     def predict(self, X):
-        """Class labels of the rows of X (one-vs-one votes, as LIBSVM).
+        """Predict the class labels of the samples in X.
+
+        Labels come from LIBSVM's one-vs-one votes, ties going to the first class
+        in ``classes_`` order; with ``break_ties=True`` (and
+        decision_function_shape='ovr', more than two classes), from the largest
+        one-vs-rest score.
 
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples; for kernel='precomputed', the (n_samples, n_train) kernel values
+            against the training samples.
 
         Returns
         -------
         ndarray of shape (n_samples,)
+            Labels of ``classes_``.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from libsmo import SVC
+        >>> X, y = load_iris(return_X_y=True)
+        >>> SVC().fit(X, y).predict(X[[0, 50, 100]])
+        array([0, 1, 2])
         """
         check_is_fitted(self)
         if self.break_ties and self.decision_function_shape == "ovo":
@@ -204,8 +258,43 @@ class _BaseClassifier(ClassifierMixin, _BaseSVM):
 
     @property
     def predict_proba(self):
-        """Class probabilities (Platt scaling and pairwise coupling, as LIBSVM's -b 1),
-        columns in classes_ order; needs probability=True."""
+        """Class probabilities of samples, as LIBSVM's probability model gives them.
+
+        Each pair's decision value goes through the pair's Platt sigmoid, and the
+        pairs' probabilities are coupled into class probabilities by Wu, Lin and
+        Weng's method (for two classes too, as scikit-learn does; a model read by
+        `from_model` gives svm-predict's ``-b 1`` values). The most probable class
+        can differ from `predict`'s, which comes from the votes.
+
+        This property returns a method (scikit-learn's available_if): reading it
+        raises AttributeError unless ``probability=True``, so that
+        ``hasattr(clf, "predict_proba")`` says whether it is available. The method
+        takes X and returns the probabilities:
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples; for kernel='precomputed', the (n_samples, n_train) kernel values
+            against the training samples.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            The probability of each class, columns in ``classes_`` order.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from libsmo import SVC
+        >>> X, y = load_iris(return_X_y=True)
+        >>> hasattr(SVC(), "predict_proba")
+        False
+        >>> clf = SVC(probability=True, random_state=0).fit(X, y)
+        >>> clf.predict_proba(X[[0, 50, 100]]).round(2)
+        array([[0.98, 0.01, 0.01],
+               [0.01, 0.9 , 0.09],
+               [0.01, 0.  , 0.99]])
+        """
         self._check_proba()
         return self._predict_proba
 
@@ -226,6 +315,32 @@ class _BaseClassifier(ClassifierMixin, _BaseSVM):
 
     @property
     def predict_log_proba(self):
-        """log of predict_proba; needs probability=True."""
+        """Logarithms of the class probabilities of `predict_proba`.
+
+        This property returns a method (scikit-learn's available_if): reading it
+        raises AttributeError unless ``probability=True``. The method takes X and
+        returns the logarithms:
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples, as for `predict_proba`.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            ``np.log(predict_proba(X))``, columns in ``classes_`` order.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.datasets import load_iris
+        >>> from libsmo import SVC
+        >>> X, y = load_iris(return_X_y=True)
+        >>> clf = SVC(probability=True, random_state=0).fit(X, y)
+        >>> log_proba = clf.predict_log_proba(X[:3])
+        >>> log_proba.shape, bool(np.allclose(np.exp(log_proba), clf.predict_proba(X[:3])))
+        ((3, 3), True)
+        """
         self._check_proba("predict_log_proba")
         return lambda X: np.log(self._predict_proba(X))

@@ -38,18 +38,49 @@ def validate_features(estimator, X, y=None, reset=True):
         options = dict(accept_sparse="csr", order="C", accept_large_sparse=False,
                        dtype=[np.float64, np.uint8] if reset else np.float64,
                        reset=reset)
-        if y is None:
-            return validate_data(estimator, X, **options), None
-        return validate_data(estimator, X, y, **options)
+        try:
+            if y is None:
+                return validate_data(estimator, X, **options), None
+            return validate_data(estimator, X, y, **options)
+        except ValueError as exc:
+            # scikit-learn checks the values first, then the width: its width error
+            # is raised again with the cause and the fix
+            if not reset and str(exc).startswith("X has "):
+                check_width(estimator, getattr(X, "shape", None))
+            raise
     X = v.check_data(X, "X", allow_empty=not reset, keep_bytes=reset)
     if reset:
         estimator.n_features_in_ = X.shape[1]
-    elif X.shape[1] != estimator.n_features_in_:
-        raise ValueError(f"X has {X.shape[1]} features, but {type(estimator).__name__} is "
-                         f"expecting {estimator.n_features_in_} features as input.")
+    else:
+        check_width(estimator, X.shape)
     if y is not None:
         y = v.check_labels(y, X.shape[0])
     return X, y
+
+
+def check_width(estimator, shape):
+    """Raise scikit-learn's error, with the usual cause and its fix, when X has another
+    number of features than the fit's data: LIBSVM files give each file the width of
+    its largest feature index, so a test file often comes out narrower (or wider) than
+    its training file.
+
+    Raises
+    ------
+    ValueError
+        Naming both widths, `load_svmlight_files` and `n_features=`.
+    """
+    expected = getattr(estimator, "n_features_in_", None)
+    if shape is None or len(shape) != 2 or expected is None or shape[1] == expected:
+        return
+    message = (f"X has {shape[1]} features, but {type(estimator).__name__} is expecting "
+               f"{expected} features as input.")
+    if getattr(estimator, "kernel", None) == "precomputed":
+        raise ValueError(message)
+    raise ValueError(
+        f"{message} Data read from LIBSVM files is as wide as each "
+        f"file's largest feature index: read the training and test files together with "
+        f"libsmo.load_svmlight_files([train, test]), or pass n_features={expected} to "
+        f"libsmo.load_svmlight_file.")
 
 
 def gram_matrix(kernel, X, Y, name):
@@ -73,17 +104,24 @@ def gram_matrix(kernel, X, Y, name):
         The kernel's answer has another shape, or holds NaN or infinity.
     """
     K = kernel(X, Y)
+    expected = (n_samples(X), n_samples(Y))
     if sp.issparse(K):
+        # its shape first: a sparse answer of the wrong shape can be any size dense
+        # (an empty 10^6 x 10^6 matrix would ask for 7.3 TiB)
+        _check_gram_shape(tuple(K.shape), expected, name)
         K = K.toarray()
     K = np.asarray(K, dtype=np.float64, order="C")
-    expected = (n_samples(X), n_samples(Y))
-    if K.shape != expected:
-        raise ValueError(f"the kernel function of {name} returned a matrix of shape "
-                         f"{K.shape} for {expected[0]} x {expected[1]} samples; it must "
-                         f"return the Gram matrix k(X, Y) of shape {expected}")
+    _check_gram_shape(K.shape, expected, name)
     if not np.isfinite(K).all():
         raise ValueError(f"the kernel function of {name} returned NaN or infinity")
     return K
+
+
+def _check_gram_shape(shape, expected, name):
+    if shape != expected:
+        raise ValueError(f"the kernel function of {name} returned a matrix of shape "
+                         f"{shape} for {expected[0]} x {expected[1]} samples; it must "
+                         f"return the Gram matrix k(X, Y) of shape {expected}")
 
 
 def check_targets(estimator, y):

@@ -9,6 +9,7 @@ target is replaced and the link stays; a device, a FIFO or a socket (/dev/null,
 write them: replacing it would put a regular file where the device node was.
 """
 import bz2
+import errno
 import gzip
 import io
 import lzma
@@ -33,9 +34,12 @@ def _umask():
 
 
 def write_atomically(f, data, compress=False):
-    """Write bytes to a binary file object, or to a path through a temporary file in
-    the same folder renamed into place, so that a failure leaves any previous file
-    intact; a path ending in .gz, .bz2 or .xz is compressed (with compress=True).
+    r"""Write bytes to a file whole or not at all.
+
+    A binary file object is written to directly. A path is written through a
+    temporary file in the same folder, renamed into place, so that a failure leaves
+    any previous file intact; with ``compress=True`` a path ending in .gz, .bz2 or
+    .xz is compressed accordingly. Every file libsmo writes goes through here.
 
     Parameters
     ----------
@@ -45,7 +49,8 @@ def write_atomically(f, data, compress=False):
         target is replaced (the link stays); a device, FIFO or socket is written in
         place.
     data : bytes
-    compress : bool
+        What to write.
+    compress : bool, default=False
         Compress `data` by the path's suffix (.gz, .bz2, .xz) before writing.
 
     Raises
@@ -53,9 +58,33 @@ def write_atomically(f, data, compress=False):
     TypeError
         `f` is neither a path nor a binary file object.
     OSError
-        The temporary file cannot be written or renamed; it is removed, and any
+        The path is a symbolic link in a loop (ELOOP; the links are left as they are),
+        or the temporary file cannot be written or renamed; it is removed, and any
         previous file at the path is left as it was. (A device written in place, such
         as /dev/full, raises what its write raises.)
+
+    See Also
+    --------
+    os.replace : The rename that puts the file in place.
+
+    Examples
+    --------
+    >>> import gzip
+    >>> import os
+    >>> import tempfile
+    >>> from libsmo.io import write_atomically
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "data.txt")
+    ...     write_atomically(path, b"first\n")
+    ...     write_atomically(path, b"second\n")
+    ...     with open(path, "rb") as f:
+    ...         print(f.read(), os.listdir(folder))
+    ...     zipped = os.path.join(folder, "data.txt.gz")
+    ...     write_atomically(zipped, b"third\n", compress=True)
+    ...     with gzip.open(zipped) as f:
+    ...         print(f.read())
+    b'second\n' ['data.txt']
+    b'third\n'
     """
     if not isinstance(f, (str, bytes, os.PathLike)):
         if not hasattr(f, "write"):
@@ -77,7 +106,12 @@ def write_atomically(f, data, compress=False):
     path = os.path.realpath(path)
     try:
         mode = os.stat(path).st_mode
-    except OSError:
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            # links in a loop name no file (realpath leaves the loop as it is): refused,
+            # as fopen refuses it, instead of replacing the link with a regular file
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), os.fsdecode(
+                os.fspath(f))) from None
         mode = None
     if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
         _write_in_place(path, data)

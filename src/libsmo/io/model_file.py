@@ -1,7 +1,7 @@
 """LIBSVM's model files.
 
 `load_model` reads a LIBSVM model file (svm-train 3.x, libsvm-official), `save_model`
-(also `Model.save`) writes one in LIBSVM's layout: the header in svm_save_model's order
+writes one in LIBSVM's layout: the header in svm_save_model's order
 and formats (``%.17g`` for gamma, coef0, rho, probA, probB, prob_density_marks and the
 coefficients), one line per support vector. Support vector values are written
 losslessly by default; ``libsvm_precision=True`` writes them with ``%.8g`` as svm-train
@@ -11,8 +11,7 @@ Every parse error is a ValueError naming the file and the line. A model saved to
 goes through a temporary file (`libsmo.io.atomic`): a failure leaves any previous file
 as it was.
 
-This module imports `libsmo.model._model.Model`; the model layer never imports io at module
-level (only `Model.save` calls `save_model`, from inside the method).
+This module imports `libsmo.model.Model`; the model layer never imports io.
 """
 import math
 
@@ -104,33 +103,55 @@ _HEADER_KEYS = (b"svm_type", b"kernel_type", b"degree", b"gamma", b"coef0", b"nr
 
 
 def load_model(f, dense_copy_bytes=0):
-    """Read a LIBSVM model file (as written by svm-train, svm_save_model or
-    `Model.save`).
+    r"""Read a LIBSVM model file (svm-train's, svm_save_model's or `save_model`'s).
+
+    The header (svm_type, kernel_type, degree, gamma, coef0, nr_class, total_sv,
+    rho, label, probA, probB, prob_density_marks, nr_sv) and the support vectors
+    are checked as they are read, so that a file LIBSVM would misread is refused
+    rather than predicted with.
 
     Parameters
     ----------
     f : str, path-like or binary file object
-    dense_copy_bytes : int
-        Support vectors that `libsmo._utils.row_layout.reads_dense` would read dense within this
-        many bytes are returned as a dense array (the commands predict so without
-        importing scipy); 0 (the default) keeps them CSR.
+        The model file; gzip, bzip2 and xz content is decompressed transparently.
+    dense_copy_bytes : int, default=0
+        Support vectors that would be read dense within this many bytes (by the
+        rule of `libsmo._utils.row_layout.reads_dense`) are returned as a dense
+        array (the commands predict so without importing scipy); 0 keeps them CSR.
 
     Returns
     -------
     Model
         Support vectors as CSR of shape (total_sv, largest index) (or dense, see
-        dense_copy_bytes), support None (the
-        file does not record training indices), except for a precomputed kernel:
-        support_vectors None, support the serial numbers of the ``0:n`` entries minus 1
-        and n_features the largest of them.
+        dense_copy_bytes) and support None (the file does not record training
+        indices), except for a precomputed kernel: support_vectors None, support
+        the serial numbers of the ``0:n`` entries minus 1 and n_features the
+        largest of them. n_iter, objective and status are empty.
 
     Raises
     ------
     ValueError
-        Anything LIBSVM's reader would misread: unknown or repeated header lines, counts
-        that disagree with nr_class or total_sv, numbers that do not parse, feature
-        indices below 1 or not increasing, blank lines among the support vectors, NaN
-        or infinite numbers. The message names the file and the line.
+        Anything LIBSVM's reader would misread: unknown or repeated header lines,
+        counts that disagree with nr_class or total_sv, numbers that do not parse,
+        feature indices below 1 or not increasing, blank lines among the support
+        vectors, NaN or infinite numbers. The message names the file and the line.
+
+    See Also
+    --------
+    save_model : Write a model file.
+    libsmo.SVC.from_model : A scikit-learn estimator predicting with a model file.
+
+    Examples
+    --------
+    >>> import io
+    >>> import libsmo
+    >>> text = b"svm_type c_svc\nkernel_type linear\nnr_class 2\ntotal_sv 2\nrho 0\n"
+    >>> text += b"label 1 -1\nnr_sv 1 1\nSV\n0.5 1:1\n-0.5 1:-1\n"
+    >>> model = libsmo.load_model(io.BytesIO(text))
+    >>> model
+    Model(svm_type='c_svc', kernel='linear', classes=[1.0, -1.0], n_sv=2, n_features=1)
+    >>> model.predict([[2.0], [-3.0]])
+    array([ 1., -1.])
     """
     raw, name = _read_all(f)
     header = _Header(name)
@@ -269,24 +290,52 @@ def _finite(values, what):
 
 
 def model_to_bytes(model, libsvm_precision=False):
-    """The text of `model` in LIBSVM's model format (see `save_model`).
+    """Return the text of `model` in LIBSVM's model format.
+
+    The bytes `save_model` writes: the header, then one line per support vector,
+    ``coefficients index:value ...``.
 
     Parameters
     ----------
     model : Model
-    libsvm_precision : bool
-        Support vector values with ``%.8g`` as svm-train writes them; default False
-        writes them losslessly.
+        The model to write.
+    libsvm_precision : bool, default=False
+        Support vector values with ``%.8g`` as svm-train writes them; False writes
+        them losslessly.
 
     Returns
     -------
     bytes
-        The whole file: the header, then one line per support vector.
+        The whole file.
 
     Raises
     ------
     ValueError
         The model cannot be written in LIBSVM's format (see `save_model`).
+
+    See Also
+    --------
+    save_model : Write these bytes to a file, atomically.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import libsmo
+    >>> from libsmo.io import model_to_bytes
+    >>> X = np.array([[-1.0], [1.0]])
+    >>> model = libsmo.train(X, np.array([-1, 1]), kernel="linear")
+    >>> print(model_to_bytes(model).decode())
+    svm_type c_svc
+    kernel_type linear
+    nr_class 2
+    total_sv 2
+    rho 0
+    label 1 -1
+    nr_sv 1 1
+    SV
+    0.5 1:1
+    -0.5 1:-1
+    <BLANKLINE>
     """
     model.check_fields()
     svm_type, kernel = model.svm_type, model.kernel
@@ -385,22 +434,46 @@ def model_to_bytes(model, libsvm_precision=False):
 def save_model(model, f, libsvm_precision=False):
     """Write `model` as a LIBSVM model file.
 
+    svm-predict, libsvm-official and `load_model` read the file; a model read from
+    a file svm-train wrote and saved with ``libsvm_precision=True`` comes back byte
+    for byte.
+
     Parameters
     ----------
     model : Model
+        The model to write.
     f : str, path-like or binary file object
         A path is written to a temporary file in its folder, then renamed into place:
         a failure leaves any previous file intact.
-    libsvm_precision : bool
-        Write support vector values with ``%.8g`` as svm-train does (a file svm-train
-        wrote, loaded and saved this way, comes back byte for byte). Default False:
-        the shortest text that reads back to the same double, so that the saved model
-        predicts exactly as the model in memory.
+    libsvm_precision : bool, default=False
+        Write support vector values with ``%.8g`` as svm-train does. False writes
+        the shortest text that reads back to the same double, so that the saved
+        model predicts exactly as the model in memory.
 
     Raises
     ------
     ValueError
         The model cannot be written in LIBSVM's format (labels that are not integers,
         NaN or infinite numbers, inconsistent fields).
+
+    See Also
+    --------
+    load_model : Read a model file.
+    model_to_bytes : The file's text as bytes.
+
+    Examples
+    --------
+    >>> import os
+    >>> import tempfile
+    >>> import numpy as np
+    >>> import libsmo
+    >>> X = np.array([[-1.0], [1.0]])
+    >>> model = libsmo.train(X, np.array([-1, 1]), kernel="linear")
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "line.model")
+    ...     libsmo.save_model(model, path)
+    ...     again = libsmo.load_model(path)
+    >>> again.predict(X), again.rho
+    (array([-1.,  1.]), array([0.]))
     """
     write_atomically(f, model_to_bytes(model, libsvm_precision))

@@ -17,18 +17,35 @@ __all__ = ["RangeFile", "read_range_file", "write_range_file"]
 
 @dataclass(frozen=True)
 class RangeFile:
-    """What a range file holds (`read_range_file`'s result).
+    r"""What an svm-scale range file holds (`read_range_file`'s result).
 
-    Attributes
+    svm-scale writes the limits of its scaling and the range of each feature
+    (``-s``) and reads them back (``-r``) to scale other data the same way.
+
+    Parameters
     ----------
     lower, upper : float
-        The x scaling limits.
-    y_scaling : (y_lower, y_upper, y_min, y_max) or None
-        The y scaling limits and the range of y, when the file has a 'y' section.
+        The x scaling limits (svm-scale's ``-l`` and ``-u``).
+    y_scaling : tuple of 4 float or None
+        (y_lower, y_upper, y_min, y_max): the y scaling limits and the range of y,
+        when the file has a 'y' section; else None.
     index : ndarray of int64
         The 1-based feature indices the file lists, increasing.
     feature_min, feature_max : ndarray of float64
         Each listed feature's minimum and maximum.
+
+    See Also
+    --------
+    read_range_file : Read a range file into a RangeFile.
+    libsmo.Scaler.load_range : A fitted Scaler from a range file.
+
+    Examples
+    --------
+    >>> import io
+    >>> from libsmo.io import read_range_file
+    >>> ranges = read_range_file(io.BytesIO(b"x\n-1 1\n1 0 1\n3 5 7.5\n"))
+    >>> ranges.lower, ranges.upper, ranges.index, ranges.feature_max
+    (-1.0, 1.0, array([1, 3]), array([1. , 7.5]))
     """
 
     lower: float
@@ -41,20 +58,45 @@ class RangeFile:
 
 def write_range_file(f, lower, upper, feature_min, feature_max, y_scaling=None,
                      index=None):
-    """Write svm-scale's range file (``svm-scale -s``).
+    """Write svm-scale's range file (what ``svm-scale -s`` writes).
+
+    The file holds an optional 'y' section (the y limits, then y's range), then
+    the 'x' section: the x limits, then one line ``index min max`` for each
+    feature whose minimum and maximum differ, every number in ``%.17g``.
 
     Parameters
     ----------
     f : str, path-like or binary file object
+        Where to write; a path is written through a temporary file renamed into
+        place.
     lower, upper : float
         The x scaling limits.
-    feature_min, feature_max : array of shape (n_features,)
-        Per feature; features with min == max are left out, as svm-scale leaves them
-        out.
-    y_scaling : (y_lower, y_upper, y_min, y_max) or None
-    index : array of int, optional
-        The 1-based feature index of each entry, increasing (default: entry j is index
+    feature_min, feature_max : array-like of shape (n_features,)
+        The range of each feature; features with min == max are left out, as
+        svm-scale leaves them out.
+    y_scaling : tuple of 4 float, default=None
+        (y_lower, y_upper, y_min, y_max) for a 'y' section; None writes none.
+    index : array-like of int, default=None
+        The 1-based feature index of each entry, increasing (None: entry j is index
         j + 1).
+
+    See Also
+    --------
+    read_range_file : Read the file back.
+    libsmo.Scaler.save_range : Write a fitted Scaler's ranges.
+
+    Examples
+    --------
+    >>> import io
+    >>> from libsmo.io import write_range_file
+    >>> f = io.BytesIO()
+    >>> write_range_file(f, -1.0, 1.0, [0.0, 2.0, 5.0], [1.0, 2.0, 7.5])
+    >>> print(f.getvalue().decode())
+    x
+    -1 1
+    1 0 1
+    3 5 7.5
+    <BLANKLINE>
     """
     lines = []
     if y_scaling is not None:
@@ -71,23 +113,41 @@ def write_range_file(f, lower, upper, feature_min, feature_max, y_scaling=None,
 
 
 def read_range_file(f):
-    """Read svm-scale's range file (``svm-scale -r``).
+    r"""Read svm-scale's range file (what ``svm-scale -r`` reads).
+
+    Files svm-scale wrote and files `write_range_file` wrote read the same way; a
+    line that svm-scale would misread is refused.
 
     Parameters
     ----------
     f : str, path-like, int or binary file object
+        The range file: a path, a file descriptor or a binary file object.
 
     Returns
     -------
     RangeFile
-        lower, upper (floats), y_scaling ((y_lower, y_upper, y_min, y_max) or None),
-        index (int64 array, 1-based feature indices, increasing), feature_min,
-        feature_max (float64 arrays).
+        The file's numbers: lower, upper (floats), y_scaling ((y_lower, y_upper,
+        y_min, y_max) or None), index (int64 array, 1-based feature indices,
+        increasing), feature_min, feature_max (float64 arrays).
 
     Raises
     ------
     ValueError
         The file is not a range file; the message names the line.
+
+    See Also
+    --------
+    write_range_file : Write a range file.
+    libsmo.Scaler.load_range : A fitted Scaler from a range file.
+
+    Examples
+    --------
+    >>> import io
+    >>> from libsmo.io import read_range_file
+    >>> f = io.BytesIO(b"y\n-1 1\n10 20\nx\n0 1\n3 0 4\n")
+    >>> read_range_file(f)
+    RangeFile(lower=0.0, upper=1.0, y_scaling=(-1.0, 1.0, 10.0, 20.0), index=array([3]),
+              feature_min=array([0.]), feature_max=array([4.]))
     """
     raw, name = _read_all(f)
     lines = [(n + 1, line) for n, line in enumerate(raw.split(b"\n"))]

@@ -14,6 +14,18 @@ import zlib
 
 _CHUNK = 1 << 22  # bytes read at a time and fed to a parser
 
+#: The longest line the readers take: a LIBSVM text line (a data row, a support
+#: vector, a header's list of numbers) of more bytes is refused with the file and the
+#: line named, so that a stream without line ends (/dev/zero, a binary file) is not
+#: buffered until memory runs out. 256 MiB holds ten million values or more.
+MAX_LINE_BYTES = 1 << 28
+
+
+def _line_too_long(name, line_no):
+    raise ValueError(f"{name}, line {line_no}: longer than {MAX_LINE_BYTES} bytes "
+                     "(libsmo.io.sources.MAX_LINE_BYTES): not LIBSVM's text (a binary "
+                     "file, or a stream without line ends)")
+
 
 class _Prefixed(io.RawIOBase):
     """A readable stream: `prefix`, then the rest of `stream`."""
@@ -140,25 +152,51 @@ def _read(stream, name, size=-1):
 
 
 def _read_all(f):
-    """(bytes, name) of a whole source, decompressed."""
+    """(bytes, name) of a whole source, decompressed, read in chunks; ValueError for a
+    line longer than MAX_LINE_BYTES."""
     with _Source(f) as (stream, name):
-        data = _read(stream, name)
-        if isinstance(data, str):
-            raise TypeError("file objects must be opened in binary mode")
-    return bytes(data), name
+        pieces, line_no, run = [], 1, 0   # run: bytes since the last line end
+        while True:
+            chunk = _read(stream, name, _CHUNK)
+            if isinstance(chunk, str):
+                raise TypeError("file objects must be opened in binary mode")
+            if not chunk:
+                break
+            chunk = bytes(chunk)
+            first, last = chunk.find(b"\n"), chunk.rfind(b"\n")
+            if first >= 0 and run + first > MAX_LINE_BYTES:   # the line that ends here
+                _line_too_long(name, line_no)
+            run = run + len(chunk) if last < 0 else len(chunk) - last - 1
+            if run > MAX_LINE_BYTES:
+                _line_too_long(name, line_no + chunk.count(b"\n"))
+            line_no += chunk.count(b"\n")
+            pieces.append(chunk)
+    return b"".join(pieces), name
 
 
 def _parse_stream(stream, parser, name):
-    """Feed a binary stream to a Parser in chunks."""
-    pending = b""
+    """Feed a binary stream to a Parser in chunks (the parser sees a chunk once a line
+    ends in it); ValueError for a line longer than MAX_LINE_BYTES."""
+    pieces, size = [], 0   # the line not ended yet
     while True:
         chunk = _read(stream, name, _CHUNK)
         if isinstance(chunk, str):
             raise TypeError("file objects must be opened in binary mode")
         if not chunk:
             break
-        buffer = pending + bytes(chunk) if pending else bytes(chunk)
-        used = parser.feed(buffer)
-        pending = buffer[used:]
-    if pending:
-        parser.feed(pending, True)
+        chunk = bytes(chunk)
+        first = chunk.find(b"\n")
+        if first < 0:
+            pieces.append(chunk)
+            size += len(chunk)
+        elif size + first > MAX_LINE_BYTES:   # the line that ends in this chunk
+            _line_too_long(name, parser.line_number + 1)
+        else:
+            buffer = b"".join(pieces + [chunk]) if pieces else chunk
+            used = parser.feed(buffer)
+            pending = buffer[used:]
+            pieces, size = ([pending], len(pending)) if pending else ([], 0)
+        if size > MAX_LINE_BYTES:
+            _line_too_long(name, parser.line_number + 1)
+    if pieces:
+        parser.feed(b"".join(pieces), True)

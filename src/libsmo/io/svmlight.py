@@ -26,11 +26,12 @@ __all__ = ["dump_svmlight_file", "load_svmlight_file", "load_svmlight_files"]
 
 def load_svmlight_file(f, n_features=None, dtype=np.float64, zero_based="auto",
                        query_id=False):
-    """Read a file in the svmlight / LIBSVM format into a CSR matrix and labels.
+    r"""Read a file in the svmlight / LIBSVM format into a CSR matrix and labels.
 
-    The same names and behaviour as ``sklearn.datasets.load_svmlight_file``: lines
+    The same names and behaviour as `sklearn.datasets.load_svmlight_file`: lines
     ``label [qid:q] idx:val idx:val ...`` with strictly increasing indices, '#'
     comments, blank lines skipped, lines with a label only give rows without features.
+    The parser is compiled (several times faster than scikit-learn's reader).
 
     Parameters
     ----------
@@ -38,22 +39,25 @@ def load_svmlight_file(f, n_features=None, dtype=np.float64, zero_based="auto",
         A path, a file descriptor, or a file object opened in binary mode (not closed
         here). gzip, bzip2 and xz content is decompressed transparently, whatever the
         file's name.
-    n_features : int or None
+    n_features : int, default=None
         Number of columns; at least the largest index read (None: that index).
-    dtype : numpy dtype
-        dtype of X (values are read as float64 and converted); y is always float64.
-    zero_based : bool or "auto"
+    dtype : numpy dtype, default=numpy.float64
+        The dtype of X (values are read as float64 and converted); y is always
+        float64.
+    zero_based : bool or 'auto', default='auto'
         Whether the indices count from 0 (True) or from 1 (False; LIBSVM's files).
-        "auto": one-based unless some index is 0 (scikit-learn's rule).
-    query_id : bool
+        'auto': one-based unless some index is 0 (scikit-learn's rule).
+    query_id : bool, default=False
         Also return each row's ``qid`` (0 where a row has none, as svmlight).
 
     Returns
     -------
-    (X, y) or (X, y, qid)
-        X : scipy.sparse.csr_matrix of shape (n_rows, n_features)
-        y : ndarray of float64
-        qid : ndarray of int64
+    X : scipy.sparse.csr_matrix of shape (n_rows, n_features)
+        The rows.
+    y : ndarray of shape (n_rows,)
+        The labels, float64.
+    qid : ndarray of shape (n_rows,)
+        The query ids, int64; returned only with ``query_id=True``.
 
     Raises
     ------
@@ -61,6 +65,32 @@ def load_svmlight_file(f, n_features=None, dtype=np.float64, zero_based="auto",
         A malformed line (the message names the file, the line number and its text),
         a compressed file that does not decompress, or n_features smaller than the
         data. Nothing is returned from a file that fails.
+
+    See Also
+    --------
+    load_svmlight_files : Read several files with one number of columns.
+    dump_svmlight_file : Write X and y in this format.
+    sklearn.datasets.load_svmlight_file : The scikit-learn reader of the format.
+
+    Examples
+    --------
+    >>> import io
+    >>> import libsmo
+    >>> f = io.BytesIO(b"1 2:1.5\n-1 1:2\n# a comment\n1\n")
+    >>> X, y = libsmo.load_svmlight_file(f)
+    >>> X.toarray()
+    array([[0. , 1.5],
+           [2. , 0. ],
+           [0. , 0. ]])
+    >>> y
+    array([ 1., -1.,  1.])
+
+    A malformed line is named:
+
+    >>> libsmo.load_svmlight_file(io.BytesIO(b"1 1:2\n-1 3:x\n"))
+    Traceback (most recent call last):
+    ...
+    ValueError: <file object>, line 2: invalid feature value in '3:x': '-1 3:x'
     """
     return tuple(load_svmlight_files([f], n_features=n_features, dtype=dtype,
                                      zero_based=zero_based, query_id=query_id))
@@ -68,21 +98,52 @@ def load_svmlight_file(f, n_features=None, dtype=np.float64, zero_based="auto",
 
 def load_svmlight_files(files, n_features=None, dtype=np.float64, zero_based="auto",
                         query_id=False):
-    """Read several svmlight / LIBSVM files with one number of columns (the largest).
+    r"""Read several svmlight / LIBSVM files with one number of columns (the largest).
 
-    Parameters are those of `load_svmlight_file`; with zero_based="auto" the files are
+    A training file and a test file read together get the same width, even when
+    the test file's largest index is smaller. With zero_based='auto' the files are
     one-based unless one of them uses index 0.
 
     Parameters
     ----------
-    files : list of (str, path-like, int or binary file object), or one of them
-    n_features, dtype, zero_based, query_id
-        As in `load_svmlight_file`.
+    files : str, path-like, int, binary file object, or a list of them
+        The files, as `load_svmlight_file` takes each.
+    n_features : int, default=None
+        Number of columns of every X; at least the largest index of any file
+        (None: that index).
+    dtype : numpy dtype, default=numpy.float64
+        The dtype of each X; each y is float64.
+    zero_based : bool or 'auto', default='auto'
+        Whether the indices count from 0 (True) or from 1 (False); 'auto' as
+        described above.
+    query_id : bool, default=False
+        Also return each file's query ids.
 
     Returns
     -------
     list
-        [X1, y1, X2, y2, ...], or [X1, y1, q1, ...] with query_id=True.
+        [X1, y1, X2, y2, ...], or [X1, y1, qid1, X2, ...] with query_id=True.
+
+    Raises
+    ------
+    ValueError
+        A malformed line in any file (named with its line), or n_features smaller
+        than the data.
+
+    See Also
+    --------
+    load_svmlight_file : Read one file.
+    sklearn.datasets.load_svmlight_files : The scikit-learn reader of several files.
+
+    Examples
+    --------
+    >>> import io
+    >>> import libsmo
+    >>> train = io.BytesIO(b"1 1:0.5 3:2\n-1 2:1\n")
+    >>> test = io.BytesIO(b"1 1:1\n")
+    >>> X_train, y_train, X_test, y_test = libsmo.load_svmlight_files([train, test])
+    >>> X_train.shape, X_test.shape
+    ((2, 3), (1, 3))
     """
     result = []
     for rows in read_svmlight_rows(files, n_features, dtype, zero_based):
@@ -257,8 +318,12 @@ def _as_csr_for_writing(X):
 
 def dump_svmlight_file(X, y, f, zero_based=False, comment=None, query_id=None,
                        libsvm_precision=False):
-    """Write X and y in the svmlight / LIBSVM format, every number losslessly (or as
-    svm-scale writes them).
+    """Write X and y in the svmlight / LIBSVM format, every number losslessly.
+
+    Each row becomes a line ``label [qid:q] idx:val idx:val ...`` with the row's
+    non-zero entries (a sparse matrix's stored entries) in increasing index order.
+    Numbers are written in the shortest text that reads back to the same double,
+    or, with ``libsvm_precision=True``, as svm-scale writes them.
 
     Parameters
     ----------
@@ -271,17 +336,44 @@ def dump_svmlight_file(X, y, f, zero_based=False, comment=None, query_id=None,
     f : str, path-like or binary file object
         A path is written through a temporary file and replaced atomically; a name
         ending in .gz, .bz2 or .xz is compressed accordingly.
-    zero_based : bool
-        Whether to write indices from 0. Default False: LIBSVM's 1-based indices.
-    comment : str or None
+    zero_based : bool, default=False
+        Whether to write indices from 0; False writes LIBSVM's 1-based indices.
+    comment : str, default=None
         Written first, each line prefixed by "# ". LIBSVM's svm-train does not accept
         comments; libsmo's and scikit-learn's readers do.
-    query_id : array-like of int or None
+    query_id : array-like of int, default=None
         Written as ``qid:q`` after each label.
-    libsvm_precision : bool
+    libsvm_precision : bool, default=False
         Write what svm-scale writes, byte for byte: labels with ``%.17g``, values with
-        ``%g`` (six significant digits), each token followed by a blank. Default False
-        writes every number in the shortest form that reads back exactly.
+        ``%g`` (six significant digits), each token followed by a blank. False writes
+        every number in the shortest form that reads back exactly.
+
+    Raises
+    ------
+    ValueError
+        y is not 1-D or not as long as X, a column index beyond LIBSVM's (a C int),
+        query ids that are not one integer per row, or a comment with NUL bytes.
+    TypeError
+        y does not hold numbers.
+
+    See Also
+    --------
+    load_svmlight_file : Read the format.
+    sklearn.datasets.dump_svmlight_file : The scikit-learn writer of the format.
+
+    Examples
+    --------
+    >>> import io
+    >>> import numpy as np
+    >>> import libsmo
+    >>> X = np.array([[0.0, 1.5], [2.0, 0.0], [0.0, 0.0]])
+    >>> f = io.BytesIO()
+    >>> libsmo.dump_svmlight_file(X, np.array([1, -1, 1]), f)
+    >>> print(f.getvalue().decode())
+    1 2:1.5
+    -1 1:2
+    1
+    <BLANKLINE>
     """
     X = _as_csr_for_writing(X)
     y = np.asarray(y)

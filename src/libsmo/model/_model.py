@@ -39,46 +39,97 @@ def _refuse_overflow():
 
 
 class Model:
-    """A trained support vector machine in LIBSVM's terms.
+    """A trained support vector machine in LIBSVM's terms (its svm_model).
 
-    Attributes
+    What `libsmo.train` returns and what a LIBSVM model file holds: the fields of
+    LIBSVM's svm_model, each kept as an attribute of the same name, with the
+    decision values, predictions and probabilities svm-predict computes. The
+    constructor checks that the fields agree with each other (a ValueError names
+    the field that does not); a field assigned later is checked again before the
+    model next predicts (`check_fields`).
+
+    Classification models follow LIBSVM's one-vs-one layout: classes in LIBSVM's
+    order (first appearance in the training labels), support vectors grouped by
+    class in that order, one row of ``sv_coef`` for each other class, one ``rho``
+    for each pair of classes in the order (0, 1), (0, 2), ..., (1, 2), ...
+
+    Parameters
     ----------
-    svm_type : str
-        "c_svc" (and, with the later formulations, "nu_svc", "one_class",
-        "epsilon_svr", "nu_svr").
-    kernel : str
-        "linear", "poly", "rbf", "sigmoid" or "precomputed".
-    gamma, degree, coef0 : float, int, float
-        Kernel parameters as LIBSVM uses them.
-    classes : ndarray
-        Class labels in LIBSVM's order (first appearance in the training labels, with
-        -1/+1 data ordered +1 first); empty for regression and one-class.
-    n_support : ndarray of int
-        Support vectors per class.
-    support_vectors : ndarray or csr_matrix of shape (n_SV, n_features)
-        Kept dense or CSR as the training data was; None for a precomputed kernel.
-    support : ndarray of int or None
+    svm_type : {'c_svc', 'nu_svc', 'one_class', 'epsilon_svr', 'nu_svr'}
+        LIBSVM's formulation (``svm-train -s 0..4``).
+    kernel : {'linear', 'poly', 'rbf', 'sigmoid', 'precomputed'}
+        LIBSVM's kernel (``-t 0..4``).
+    gamma : float
+        Kernel coefficient of 'poly', 'rbf' and 'sigmoid'.
+    degree : int
+        Degree of the 'poly' kernel.
+    coef0 : float
+        Independent term of the 'poly' and 'sigmoid' kernels.
+    classes : array-like
+        Class labels in LIBSVM's order (first appearance in the training labels;
+        -1/+1 data puts +1 first); empty for regression and one-class.
+    n_support : array-like of int
+        Support vectors of each class (empty for regression and one-class).
+    support_vectors : ndarray, sparse matrix or None
+        The support vectors, shape (n_SV, n_features), dense or CSR as the training
+        data was; None for a precomputed kernel.
+    support : array-like of int or None
         0-based indices of the support vectors in the training data; None when not
-        known (a model file of a non-precomputed kernel does not record them).
-    sv_coef : ndarray of shape (n_classes - 1, n_SV)
-        y_i * alpha_i, in LIBSVM's one-vs-one layout.
-    rho : ndarray of shape (n_classes * (n_classes - 1) / 2,)
-        Decision value offsets: f(x) = sum_i sv_coef_i K(x_i, x) - rho.
+        known (a model file of another kernel than 'precomputed' does not record
+        them).
+    sv_coef : array-like of shape (n_classes - 1, n_SV)
+        The products y_i * alpha_i of the support vectors, in LIBSVM's one-vs-one
+        layout.
+    rho : array-like of shape (n_classes * (n_classes - 1) / 2,)
+        Offsets of the decision values: f(x) = sum_i sv_coef_i K(x_i, x) - rho.
     n_features : int
         Columns of the training data (training rows for a precomputed kernel).
-    probA, probB : ndarray or None
-        Platt sigmoid parameters per pair (classification) or the Laplace scale in
-        probA[0] (regression), when trained with probability estimates.
-    prob_density_marks : ndarray or None
-        One-class probability marks (LIBSVM 3.30+), when trained with probabilities.
-    n_iter, objective, status : list
-        Per binary problem: solver steps, dual objective and how it stopped
-        ("optimal", "max_iter", "time_limit" or "stopped"). Empty for a model read from a file.
-    kernel_evaluations : list of int
-        Per binary problem: the kernel values its solver computed (a row the kernel
-        cache served again costs none; 0 for the linear kernel's primal solver; the
-        probability model's internal cross-validation not counted). Empty for a model
-        read from a file or trained on a Dask cluster.
+    probA, probB : array-like or None, default=None
+        With probability estimates: each pair's Platt sigmoid (classification),
+        or the Laplace scale of the residuals in ``probA[0]`` (regression).
+    prob_density_marks : array-like or None, default=None
+        One-class probability marks (LIBSVM 3.30+), with probability estimates.
+    n_iter : sequence of int, default=()
+        Solver steps of each binary problem; empty for a model read from a file.
+    objective : sequence of float, default=()
+        Dual objective of each binary problem; empty for a model read from a file.
+    status : sequence of str, default=()
+        How each binary problem's solver stopped: 'optimal', 'max_iter',
+        'time_limit' or 'stopped'; empty for a model read from a file.
+    kernel_evaluations : sequence of int, default=()
+        Kernel values each binary problem's solver computed (a row the cache served
+        again costs none; 0 for the linear kernel's primal solver; the probability
+        model's internal cross-validation not counted). Empty for a model read from
+        a file or trained on a Dask cluster.
+
+    See Also
+    --------
+    libsmo.train : Train a Model.
+    libsmo.load_model : Read a Model from a LIBSVM model file.
+    libsmo.save_model : Write a Model as a LIBSVM model file.
+    libsmo.SVC.from_model : A scikit-learn estimator that predicts with a Model.
+
+    Notes
+    -----
+    A Model is LIBSVM's: its labels, support vectors, coefficients and
+    probabilities are what svm-train writes and svm-predict reads, in LIBSVM's
+    class order. The scikit-learn estimators keep their classes sorted and, for two
+    classes, the signs flipped; their `to_model` gives the Model in these terms.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> import libsmo
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = libsmo.train(X, y, C=1.0)
+    >>> model
+    Model(svm_type='c_svc', kernel='rbf', classes=[0, 1, 2], n_sv=45, n_features=4)
+    >>> model.n_support.tolist(), model.sv_coef.shape, model.rho.shape
+    ([7, 19, 19], (2, 45), (3,))
+    >>> model.status
+    ['optimal', 'optimal', 'optimal']
+    >>> model.predict(X[[0, 50, 100]])
+    array([0, 1, 2])
     """
 
     def __init__(self, *, svm_type, kernel, gamma, degree, coef0, classes, n_support,
@@ -115,6 +166,11 @@ class Model:
         contradicts the others (a wrong length, a kernel LIBSVM does not know) is
         reported here as a ValueError naming the field.
 
+        Raises
+        ------
+        ValueError
+            A field disagrees with the others; the message names it.
+
         Examples
         --------
         >>> import numpy as np, libsmo
@@ -139,16 +195,32 @@ class Model:
     kernel_evaluations = ()
 
     def replace(self, **changes):
-        """A new Model with the given fields changed and the others shared.
+        """Make a new Model with the given fields changed and the others shared.
 
         Parameters
         ----------
         **changes
-            Any of the constructor's keyword arguments.
+            Any of the constructor's keyword arguments; the new model's fields are
+            checked as the constructor checks them.
 
         Returns
         -------
         Model
+            The new model (this one is unchanged).
+
+        Raises
+        ------
+        TypeError
+            A keyword that is not a field.
+
+        Examples
+        --------
+        >>> import numpy as np, libsmo
+        >>> X = np.array([[-1.0, -1.0], [-2.0, -1.0], [1.0, 1.0], [2.0, 1.0]])
+        >>> model = libsmo.train(X, np.array([1, 1, 2, 2]), kernel="linear")
+        >>> shifted = model.replace(rho=model.rho + 1.0)
+        >>> model.decision_function(X[:1]), shifted.decision_function(X[:1])
+        (array([1.]), array([0.]))
         """
         unknown = set(changes) - set(self._FIELDS)
         if unknown:
@@ -159,12 +231,30 @@ class Model:
 
     @property
     def n_classes(self):
-        """Number of classes (2 for regression and one-class, as in LIBSVM)."""
+        """Number of classes (2 for regression and one-class, as in LIBSVM).
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> import libsmo
+        >>> X, y = load_iris(return_X_y=True)
+        >>> libsmo.train(X, y).n_classes
+        3
+        """
         return len(self.classes) if self.svm_type in CLASSIFICATION_TYPES else 2
 
     @property
     def n_sv(self):
-        """Total number of support vectors."""
+        """Total number of support vectors.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> import libsmo
+        >>> X, y = load_iris(return_X_y=True)
+        >>> libsmo.train(X, y).n_sv
+        45
+        """
         return int(self.sv_coef.shape[1])
 
     def __repr__(self):
@@ -173,7 +263,7 @@ class Model:
                 f"n_features={self.n_features})")
 
     def with_class_order(self, order):
-        """The same classifier with its classes in another order.
+        """Return the same classifier with its classes in another order.
 
         LIBSVM orders classes by first appearance in the training labels; scikit-learn
         sorts them. Both describe the same one-vs-one machine: moving a class moves its
@@ -191,6 +281,21 @@ class Model:
         -------
         Model
             Equal predictions, decision values up to the pairs' signs and order.
+
+        Raises
+        ------
+        ValueError
+            The model is not a classifier, or order is not a permutation.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> import libsmo
+        >>> X, y = load_iris(return_X_y=True)
+        >>> model = libsmo.train(X, y)
+        >>> reordered = model.with_class_order([2, 1, 0])
+        >>> reordered.classes, reordered.predict(X[[0, 50, 100]])
+        (array([2, 1, 0]), array([0, 1, 2]))
         """
         self.check_fields()
         if self.svm_type not in CLASSIFICATION_TYPES:
@@ -264,12 +369,29 @@ class Model:
                               self.degree, self.coef0, X_norms=norms, coef=coef)
 
     def linear_weights(self):
-        """The primal weights of a linear-kernel model: one row per pair of classes (in
-        rho's order; one row for the other svm types), f(x) = W x - rho.
+        """Compute the primal weights of a linear-kernel model.
+
+        One row per pair of classes, in rho's order (one row for two classes and the
+        other svm types), so that f(x) = W x - rho; computed once and kept
+        (read-only).
 
         Returns
         -------
         ndarray of shape (n_pairs, n_features)
+            W, row k the weights sum_i sv_coef_i x_i of pair k.
+
+        Raises
+        ------
+        ValueError
+            The kernel is not linear.
+
+        Examples
+        --------
+        >>> import numpy as np, libsmo
+        >>> X = np.array([[-1.0, -1.0], [-2.0, -1.0], [1.0, 1.0], [2.0, 1.0]])
+        >>> model = libsmo.train(X, np.array([1, 1, 2, 2]), kernel="linear")
+        >>> model.linear_weights(), model.rho
+        (array([[-0.5, -0.5]]), array([0.]))
         """
         self.check_fields()
         if self.kernel != "linear":
@@ -287,18 +409,35 @@ class Model:
         return self._weights
 
     def decision_function(self, X):
-        """Decision values f(x) = sum_i sv_coef_i K(x_i, x) - rho for each pair.
+        """Compute the decision values f(x) = sum_i sv_coef_i K(x_i, x) - rho of each pair.
 
         Parameters
         ----------
         X : array-like of shape (n, n_features) or sparse matrix
-            For kernel="precomputed", K(x, x_j) for every training row j.
+            The rows; for kernel='precomputed', K(x, x_j) for every training row j.
+            Sparse rows may have fewer or more columns than the model (LIBSVM's
+            files omit trailing zero features).
 
         Returns
         -------
-        ndarray of shape (n,) for two classes, else (n, n_classes*(n_classes-1)/2),
-            in LIBSVM's pair order; a positive value votes for the first class of the
-            pair.
+        ndarray of shape (n,) or (n, n_classes * (n_classes - 1) / 2)
+            One value a row for two classes, regression and one-class, else one a
+            pair of classes in LIBSVM's pair order; a positive value votes for the
+            first class of the pair.
+
+        Raises
+        ------
+        ValueError
+            Rows of the wrong width, or decision values that overflow double
+            precision.
+
+        Examples
+        --------
+        >>> import numpy as np, libsmo
+        >>> X = np.array([[-1.0, -1.0], [-2.0, -1.0], [1.0, 1.0], [2.0, 1.0]])
+        >>> model = libsmo.train(X, np.array([1, 1, 2, 2]), kernel="linear")
+        >>> model.decision_function([[-1.0, -1.0], [2.0, 1.0]])
+        array([ 1. , -1.5])
         """
         X, norms = self._check_rows(X)
         n_pairs = self._n_decisions()
@@ -368,16 +507,29 @@ class Model:
         return X[:, :self.n_features]
 
     def predict(self, X):
-        """Predicted labels (classification: one-vs-one votes, ties to the lower class
-        index, as LIBSVM).
+        """Predict labels (classification), values (regression) or +1/-1 (one-class).
+
+        Classification counts the one-vs-one votes, ties going to the class first in
+        ``classes``, as LIBSVM's svm_predict does.
 
         Parameters
         ----------
         X : array-like of shape (n, n_features) or sparse matrix
+            The rows, as for `decision_function`.
 
         Returns
         -------
         ndarray of shape (n,)
+            Labels of ``classes``, regression values, or +1 (normal) / -1
+            (outlier).
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> import libsmo
+        >>> X, y = load_iris(return_X_y=True)
+        >>> libsmo.train(X, y).predict(X[[0, 50, 100]])
+        array([0, 1, 2])
         """
         if (self.svm_type in CLASSIFICATION_TYPES and self.n_classes > 2
                 and not self._by_primal_weights()):
@@ -393,12 +545,12 @@ class Model:
         return self.classes[np.argmax(votes, axis=1)]
 
     def predict_proba(self, X, *, flavor="libsvm"):
-        """Probability estimates, as LIBSVM's svm_predict_probability (svm-predict -b 1).
+        """Estimate probabilities, as LIBSVM's svm_predict_probability (svm-predict -b 1).
 
-        Classification: each pair's decision value through its Platt sigmoid
+        Classification: each pair's decision value goes through its Platt sigmoid
         1 / (1 + exp(probA f + probB)), clipped to [1e-7, 1 - 1e-7]; with two classes
         these are the probabilities, with more they are coupled into class
-        probabilities by Wu, Lin and Weng's method. svm-predict -b 1 labels a row
+        probabilities by Wu, Lin and Weng's method [2]_. svm-predict -b 1 labels a row
         with ``classes[argmax(predict_proba(X))]`` (the first class on ties), which
         can differ from `predict`, whose labels come from the votes.
 
@@ -410,14 +562,15 @@ class Model:
         Parameters
         ----------
         X : array-like of shape (n, n_features) or sparse matrix
-        flavor : {"libsvm", "sklearn"}
-            "sklearn": two classes are coupled as more are, as scikit-learn's copy of
+            The rows, as for `decision_function`.
+        flavor : {'libsvm', 'sklearn'}, default='libsvm'
+            'sklearn': two classes are coupled as more are, as scikit-learn's copy of
             LIBSVM does (its predict_proba), instead of read from the sigmoid.
 
         Returns
         -------
-        ndarray of shape (n, n_classes), columns in `classes` order (one-class:
-            normal, outlier)
+        ndarray of shape (n, n_classes)
+            Columns in ``classes`` order (one-class: normal, outlier).
 
         Raises
         ------
@@ -425,6 +578,26 @@ class Model:
             The model has no probability information (train with probability=True),
             or is a regression: its probability model is the Laplace scale probA[0]
             of the residual, not a distribution over classes.
+
+        References
+        ----------
+        .. [1] H.-T. Lin, C.-J. Lin and R. C. Weng, "A note on Platt's probabilistic
+           outputs for support vector machines", Machine Learning, 68(3), 267-276,
+           2007.
+        .. [2] T.-F. Wu, C.-J. Lin and R. C. Weng, "Probability estimates for
+           multi-class classification by pairwise coupling", Journal of Machine
+           Learning Research, 5, 975-1005, 2004.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> import libsmo
+        >>> X, y = load_iris(return_X_y=True)
+        >>> model = libsmo.train(X, y, probability=True, random_state=0)
+        >>> model.predict_proba(X[[0, 50, 100]]).round(2)
+        array([[0.97, 0.01, 0.01],
+               [0.01, 0.96, 0.03],
+               [0.01, 0.  , 0.98]])
         """
         pv.OneOf(FLAVORS).check(flavor, "flavor")
         self._check_probability_model()

@@ -29,6 +29,7 @@ import numpy as np
 
 from libsmo._utils import parallel as _parallel
 from libsmo._utils import validation as v
+from libsmo._utils.constraints import Jobs, OrNone
 from libsmo._utils.libsvm_figures import regression_figures
 from libsmo._utils.names import CLASSIFICATION_TYPES, REGRESSION_TYPES
 from libsmo._utils.random_sources import LibsvmRandom
@@ -113,23 +114,30 @@ def run_fold(task):
 def cross_validation(X, y, n_folds, random_state=None, n_jobs=None, **params):
     """Cross-validate `libsmo.train` with LIBSVM's folds and figures (svm-train -v).
 
+    The rows are split into folds as svm-train splits them (stratified by class
+    for classification, from the random source's shuffle), each fold is predicted
+    by a model trained on the others, and the figures svm-train prints are
+    computed from the out-of-fold predictions.
+
     Parameters
     ----------
-    X : array-like of shape (n, d) or scipy sparse matrix
-        As for `train`; for kernel="precomputed", the n x n Gram matrix (each fold
-        trains on its block and predicts from the training columns).
-    y : array-like of shape (n,) or None
-        Labels or targets; for svm_type="one_class" it may be None (then no accuracy
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        As for `train`; for kernel='precomputed', the (n_samples, n_samples) Gram
+        matrix (each fold trains on its block and predicts from the training
+        columns).
+    y : array-like of shape (n_samples,) or None
+        Labels or targets; for svm_type='one_class' it may be None (then no accuracy
         is given: the predictions are +1 / -1).
-    n_folds : int >= 2
-        More folds than examples means leave-one-out (with a warning, as LIBSVM).
-    random_state : None, int >= 0, numpy Generator or LibsvmRandom
+    n_folds : int
+        Number of folds, at least 2. More folds than examples means leave-one-out
+        (with a warning, as LIBSVM).
+    random_state : None, int, numpy Generator or LibsvmRandom, default=None
         Source of the folds (and of the probability folds inside each training when
         probability=True), drawn in LIBSVM's order: the folds first, then each fold's
         training. An int gives the same result every run; ``LibsvmRandom(1)`` gives
         svm-train's folds; None fresh folds each run.
-    n_jobs : int or None
-        Folds trained at once as joblib tasks (see `libsmo.train`): local threads by
+    n_jobs : int, default=None
+        Folds trained at once as joblib tasks (see `train`): local threads by
         default, or the backend of a ``joblib.parallel_config`` context. The results
         are the same for every n_jobs.
     **params
@@ -147,9 +155,34 @@ def cross_validation(X, y, n_folds, random_state=None, n_jobs=None, **params):
         for regression "mse" (mean squared error) and "squared_correlation"
         (LIBSVM's squared correlation coefficient of predictions and targets, NaN
         when either is constant).
+
+    Raises
+    ------
+    ValueError
+        n_folds is not an integer >= 2, or bad data or parameters.
+
+    See Also
+    --------
+    libsmo.train : Train one model.
+    libsmo.training.grid_search : Cross-validate a grid of C and gamma.
+    sklearn.model_selection.cross_val_score : The scikit-learn way, with its folds.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> import libsmo
+    >>> X, y = load_iris(return_X_y=True)
+    >>> result = libsmo.cross_validation(X, y, 5, random_state=libsmo.LibsvmRandom(1),
+    ...                                  C=1.0, gamma=0.5)
+    >>> sorted(result)
+    ['accuracy', 'folds', 'predictions']
+    >>> print(result["accuracy"])
+    96.0
     """
     sample_weight = params.pop("sample_weight", None)
     train_params = TrainParams.from_kwargs(**params)
+    # libsmo's message (train's), before joblib's own for n_jobs=0
+    n_jobs = OrNone(Jobs()).check(n_jobs, "n_jobs")
     X, y, sample_weight = check_problem(X, y, sample_weight, train_params)
     n = X.shape[0]
     if (not isinstance(n_folds, numbers.Integral) or isinstance(n_folds, (bool, np.bool_))

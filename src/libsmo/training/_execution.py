@@ -18,11 +18,12 @@ a problem whose Q is too large for a share runs alone, on every thread with the 
 cache.
 """
 import dataclasses
+import itertools
 import logging
 import math
 import time
 import warnings
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
 import numpy as np
 
@@ -58,6 +59,10 @@ logger = logging.getLogger("libsmo")
 # 7.25-7.89 against 8.98-11.86; 60,000 (11.5) 13.2-15.0 against 17.6-20.0 s.
 ALONE_MIN_SHARES = 4.0
 
+# Pairs handed to the pool of threads at a time, per thread (`Executor.map_pairs`): the
+# pool's queue never holds more, so that a fit of millions of pairs keeps a few futures.
+IN_FLIGHT_PER_THREAD = 4
+
 # A fit whose caches held this many bytes gives the heap's free memory back at its end
 # (`Executor.release_memory`).
 RELEASE_MIN_BYTES = 32 * 2**20
@@ -69,7 +74,14 @@ def cache_megabytes(cache_size, n_rows):
     of 20 bytes a row (a cache_size of 1e12 must not mean an unbounded budget, and a
     budget beyond 2**63 bytes would not even fit the cache's counters)."""
     whole = (4.0 * n_rows * n_rows + 20.0 * n_rows) / 2**20
-    return min(float(cache_size), whole)
+    return np.minimum(float(cache_size), whole)   # (n_rows may be an array of them)
+
+
+class UndefinedOffset(ValueError):
+    """A solution whose offset rho is undefined: no variable strictly between its
+    bounds, and the bound ones leave one side of LIBSVM's interval for rho empty
+    (one-class with nu = 1, nu-SVC at its largest feasible nu). Not an overflow: the
+    formulation that asked for it says which parameter makes it so."""
 
 
 class Executor:
@@ -161,14 +173,18 @@ class Executor:
         Raises
         ------
         ValueError
-            The kernel overflows on this data (inf or NaN values).
+            The kernel overflows on this data (inf or NaN values), or the start's
+            coefficients are so large that the gradient's sums do.
+        UndefinedOffset
+            The solution's rho is undefined (every variable at a bound, one side of
+            LIBSVM's interval for rho empty): the formulation says why.
         KeyboardInterrupt, MemoryError, or what the callback raised
         """
         options = self._solver_options(problem.n_variables)
         if self.uses_primal(problem):
             solution = solve_linear(self.X, problem.rows, problem.linear_term,
                                     problem.signs, problem.upper_bound, problem.start,
-                                    **options)
+                                    seeded=problem.seeded, **options)
         else:
             kernel, cache = self._kernel_and_cache(problem.rows)
             if problem.regression:
@@ -184,12 +200,13 @@ class Executor:
                                  shrinking=self.solver.shrinking,
                                  selection=self.solver.selection,
                                  gradient=problem.gradient,
-                                 gradient_bar=problem.gradient_bar, **options)
+                                 gradient_bar=problem.gradient_bar,
+                                 seeded=problem.seeded, **options)
             finally:
                 # the rows now, not when a traceback that holds the solver goes
                 if Q.release_cache() >= RELEASE_MIN_BYTES:
                     self.large_cache_freed[0] = True
-        return self._checked(solution)
+        return self._checked(solution, problem.start)
 
     def release_memory(self):
         """Once the fit is over: hand the heap's free memory back to the system if one
@@ -265,19 +282,40 @@ class Executor:
                     callback_every=self.solver.callback_every, time_limit=time_limit,
                     stop_flag=self.stop_flag)
 
-    def _checked(self, solution):
-        """Check and report one solver result."""
+    def _checked(self, solution, start=None):
+        """Check and report one solver result (`start`: the problem's starting point)."""
         if self.stop_flag is not None and self.stop_flag[0]:
             # a sibling failed or Ctrl-C came: this result will not be used
             raise SolverStopped("stopped with the other problems of the fit")
-        if not (solution.finite and math.isfinite(solution.rho)):
+        if not solution.finite:
+            if start is not None and np.any(start):
+                largest = float(np.max(np.abs(start)))
+                if not largest * len(start) <= 1e300:
+                    # the start alone overflows sums of kernel values of order 1
+                    raise ValueError(
+                        f"the starting point (init) overflows: coefficients up to "
+                        f"{largest:.3g} make the solver's kernel sums inf or NaN; start "
+                        "from coefficients of a solution's size (or none)")
             self._overflow()
+        if not math.isfinite(solution.rho):
+            # alpha and G are finite: rho is undefined, not overflowed (no free variable,
+            # and one side of LIBSVM's interval empty: it writes rho = inf or nan)
+            raise UndefinedOffset(
+                "every dual coefficient ended at a bound, so the offset rho is undefined "
+                "(LIBSVM writes rho = inf or nan)")
         if self.solver.verbose:
             # LIBSVM's solver prints this at each such rebuild, before its last line
             for _ in range(solution.few_free_rebuilds):
                 logger.info("WARNING: using -h 0 may be faster")
             logger.info("optimization finished, #iter = %d", solution.n_iter)
-        if solution.status != "optimal":
+        if solution.status == "max_iter":
+            # the step cap reached is the cap used: max_iter, or LIBSVM's for None
+            cap = ("max_iter" if self.solver.max_iter is not None
+                   else "LIBSVM's cap max(10^7, 100 l) (max_iter=None; -1: no limit)")
+            warnings.warn(f"libsmo: training stopped before the optimum: {cap} of "
+                          f"{solution.n_iter} steps reached", sklearn_compatible_warning(),
+                          stacklevel=5)
+        elif solution.status != "optimal":
             warnings.warn(f"libsmo: training stopped before the optimum "
                           f"({solution.status} after {solution.n_iter} steps)",
                           sklearn_compatible_warning(), stacklevel=5)
@@ -292,14 +330,15 @@ class Executor:
 
     # ---- several problems at once ------------------------------------------------------
 
-    def map_pairs(self, fit, n_items, sizes=None):
+    def map_pairs(self, fit, n_items, sizes=None, collect=True):
         """[fit(p, executor) for p in range(n_items)], in order.
 
         With n_threads > 1 the items run on a pool of threads (the solver releases the
         GIL), each on an executor with one kernel thread and an equal share of the
         cache, so the fit stays within cache_size. Ctrl-C, or an error in any item,
         stops the others at once through a shared flag the solvers poll, and is what
-        this raises.
+        this raises. A few items a thread are handed to the pool at a time
+        (IN_FLIGHT_PER_THREAD), so that millions of pairs hold no future each.
 
         Parameters
         ----------
@@ -313,24 +352,37 @@ class Executor:
             once, each on a share, compute their evicted rows again and again (all
             60,000 Fashion-MNIST images, 10 classes, 12,000-row pairs, 100 MB: two
             threads took 25.5 s and 47 CPU s against one thread's 24 s).
+        collect : bool
+            Keep the results (False: `fit` keeps what it needs itself, and None is
+            returned).
 
         Returns
         -------
-        list
+        list or None
             The items' results, in order.
         """
         self._share_int_rows(n_items)
+        out = [None] * n_items if collect else None
         workers = min(self.solver.n_threads, n_items)
         if workers <= 1:
-            return [fit(p, self) for p in range(n_items)]
+            for p in range(n_items):
+                value = fit(p, self)
+                if collect:
+                    out[p] = value
+            return out
         share = self._thread_share(workers)
-        alone = [] if sizes is None else [
-            p for p in range(n_items)
-            if cache_megabytes(math.inf, sizes[p]) > ALONE_MIN_SHARES * share]
-        results = {p: fit(p, self) for p in alone}
-        together = [p for p in range(n_items) if p not in results]
-        results.update(zip(together, self._map_on_threads(fit, together)))
-        return [results[p] for p in range(n_items)]
+        alone = np.zeros(0, dtype=np.int64)
+        if sizes is not None:
+            whole = cache_megabytes(math.inf, np.asarray(sizes, dtype=np.float64))
+            alone = np.flatnonzero(whole > ALONE_MIN_SHARES * share)
+        for p in alone.tolist():
+            value = fit(p, self)
+            if collect:
+                out[p] = value
+        together = np.ones(n_items, dtype=bool)
+        together[alone] = False
+        self._map_on_threads(fit, np.flatnonzero(together), out)
+        return out
 
     def _share_int_rows(self, n_items):
         """Before several problems over the same dense rows (a multi-class fit's pairs):
@@ -359,31 +411,52 @@ class Executor:
         """The cache (MB) of each of `workers` problems solved at once."""
         return max(1e-3, self.solver.cache_size - self.reserved_mb) / workers
 
-    def _map_on_threads(self, fit, items):
-        """[fit(p, executor) for p in items] on min(n_threads, len(items)) threads,
-        each with one kernel thread and its share of the cache (see `map_pairs`)."""
+    def _map_on_threads(self, fit, items, out):
+        """fit(p, executor) for p in items (an int array) on min(n_threads, len(items))
+        threads, each with one kernel thread and its share of the cache (see
+        `map_pairs`); out[p] the result, when out is a list."""
         workers = min(self.solver.n_threads, len(items))
         if workers <= 1:
-            return [fit(p, self) for p in items]
+            for p in items.tolist():
+                value = fit(p, self)
+                if out is not None:
+                    out[p] = value
+            return
         stop = np.zeros(1, dtype=np.int8)
         shared = self.share(1, self._thread_share(workers), stop)
         pool = ThreadPoolExecutor(max_workers=workers)
-        futures = []
+        queue = iter(items.tolist())
+        running = {}   # future -> item
+
+        def submit(count):
+            for p in itertools.islice(queue, count):
+                running[pool.submit(fit, p, shared)] = p
+
         try:
-            futures.extend(pool.submit(fit, p, shared) for p in items)
-            wait(futures, return_when=FIRST_EXCEPTION)
-            failed = [f.exception() for f in futures
-                      if f.done() and not f.cancelled() and f.exception() is not None]
-            if failed:
-                # the error that set the others stopping, not what stopping raised
-                raise next((e for e in failed if not isinstance(e, SolverStopped)),
-                           failed[0])
-            return [f.result() for f in futures]
+            submit(IN_FLIGHT_PER_THREAD * workers)
+            while running:
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                if any(f.exception() is not None for f in done):
+                    # the others stop at their next poll; then the error that set them
+                    # stopping, not what stopping raised
+                    stop[0] = 1
+                    for future in running:
+                        future.cancel()   # those not begun
+                    wait(running)
+                    failed = [f.exception() for f in running
+                              if not f.cancelled() and f.exception() is not None]
+                    raise next((e for e in failed if not isinstance(e, SolverStopped)),
+                               failed[0])
+                for future in done:
+                    p = running.pop(future)
+                    if out is not None:
+                        out[p] = future.result()
+                submit(len(done))
         except BaseException:
             # Ctrl-C reaches this thread only: tell the solvers, drop what has not begun
             stop[0] = 1
-            for f in futures:
-                f.cancel()
+            for future in running:
+                future.cancel()
             raise
         finally:
             pool.shutdown(wait=True)

@@ -66,90 +66,104 @@ def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0
           partitioning="stratified"):
     """Train a support vector machine with SMO: any of LIBSVM's five formulations.
 
+    The Python side of ``svm-train``: the same formulations, kernels, parameters,
+    stopping rule and answers (the same solver steps where LIBSVM's are taken), on
+    dense or sparse (CSR) data. Several classes are trained one-vs-one, one binary
+    problem per pair of classes, as LIBSVM does. The result is a `libsmo.Model`
+    with LIBSVM's svm_model fields, which predicts and saves as LIBSVM's model
+    files do.
+
     Parameters
     ----------
-    X : array-like of shape (n, d) or scipy sparse matrix
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
         Training rows. Sparse input stays sparse (CSR) all the way. For
-        kernel="precomputed", the n x n Gram matrix.
-    y : array-like of shape (n,)
+        kernel='precomputed', the (n_samples, n_samples) Gram matrix.
+    y : array-like of shape (n_samples,), default=None
         Class labels (numbers or strings; two or more classes) for c_svc and nu_svc,
         real targets for the regressions; ignored (may be None) for one_class.
-    svm_type : {"c_svc", "nu_svc", "one_class", "epsilon_svr", "nu_svr"}
-        LIBSVM's -s 0..4.
-    kernel : {"rbf", "linear", "poly", "sigmoid", "precomputed"}
-        LIBSVM's kernels: u'v, (gamma u'v + coef0)^degree, exp(-gamma |u-v|^2),
-        tanh(gamma u'v + coef0), or a user-supplied Gram matrix.
-    C : float > 0
-        Box constraint (c_svc, epsilon_svr, nu_svr).
-    nu : float in (0, 1]
-        nu_svc, one_class, nu_svr.
-    epsilon : float >= 0
-        Width of the insensitive tube of epsilon_svr (LIBSVM's -p).
-    gamma : float >= 0 or None
-        Kernel coefficient; None means 1 / n_features, as LIBSVM.
-    degree : int >= 0
-    coef0 : float
-    tol : float > 0
-        Stopping tolerance on the maximal violation m(a) - M(a), LIBSVM's -e.
-    cache_size : float > 0
-        Kernel row cache in megabytes, LIBSVM's -m.
-    shrinking : bool
-        LIBSVM's -h.
-    selection : {"second_order", "platt"}
-        Partner choice: Fan, Chen and Lin's second-order rule (fast, LIBSVM's) or
-        Platt's original heuristics.
-    class_weight : dict or None
-        label -> weight multiplying C for that class (LIBSVM's -wi); c_svc only (for
-        nu_svc it has no effect, as in LIBSVM, and a warning says so).
-    sample_weight : array-like of shape (n,) or None
+    svm_type : {'c_svc', 'nu_svc', 'one_class', 'epsilon_svr', 'nu_svr'}, default='c_svc'
+        The formulation (LIBSVM's ``-s 0..4``).
+    kernel : {'rbf', 'linear', 'poly', 'sigmoid', 'precomputed'}, default='rbf'
+        LIBSVM's kernel (``-t``): u'v, (gamma u'v + coef0)^degree,
+        ``exp(-gamma |u - v|^2)``, tanh(gamma u'v + coef0), or a Gram matrix given as X.
+    C : float, default=1.0
+        Box constraint of c_svc, epsilon_svr and nu_svr (LIBSVM's ``-c``);
+        positive, or ``np.inf`` for a hard margin.
+    nu : float, default=0.5
+        The parameter of nu_svc, one_class and nu_svr (LIBSVM's ``-n``), in (0, 1].
+    epsilon : float, default=0.1
+        Half-width of epsilon_svr's insensitive tube (LIBSVM's ``-p``); >= 0.
+    gamma : float, default=None
+        Kernel coefficient (LIBSVM's ``-g``), >= 0; None is 1 / n_features, as in
+        LIBSVM.
+    degree : int, default=3
+        Degree of the polynomial kernel (LIBSVM's ``-d``), >= 0.
+    coef0 : float, default=0.0
+        Independent term of the polynomial and sigmoid kernels (LIBSVM's ``-r``).
+    tol : float, default=1e-3
+        Stopping tolerance on the maximal violation m(a) - M(a) (LIBSVM's ``-e``).
+    cache_size : float, default=100
+        Kernel row cache in megabytes (LIBSVM's ``-m``).
+    shrinking : bool, default=True
+        Whether to use the shrinking heuristic (LIBSVM's ``-h``).
+    selection : {'second_order', 'platt'}, default='second_order'
+        Partner choice: Fan, Chen and Lin's second-order rule [3]_ (LIBSVM's) or
+        Platt's original heuristics [1]_ with Keerthi et al.'s two thresholds [2]_.
+    class_weight : dict, default=None
+        Maps a label to the weight multiplying C for that class (LIBSVM's ``-wi``);
+        c_svc only (for nu_svc it has no effect, as in LIBSVM, and a warning says
+        so).
+    sample_weight : array-like of shape (n_samples,), default=None
         Per-example weights multiplying C (for nu_svc and one_class, the per-example
         bound); an example of weight 0 is left out.
-    max_iter : int > 0 or None
+    max_iter : int, default=None
         Stop each binary problem after this many SMO steps; the model's status then
-        says "max_iter" and a ConvergenceWarning is issued. None is LIBSVM's cap,
-        max(10^7, 100 * number of variables).
-    time_limit : float > 0 or None
-        Seconds of training after which the solver stops where it is, as with max_iter
-        (status "time_limit", ConvergenceWarning). The whole fit shares the budget: the
-        binary problems of a multi-class fit get what the earlier ones left.
-    verbose : bool
-        Log progress and LIBSVM's summary lines on the "libsmo" logger.
-    callback : callable or None
-        Called every `callback_every` steps with a dict (n_iter, active_size, violation,
-        objective); return False to stop (status "stopped"). An exception it raises
-        ends training and reaches the caller.
-    callback_every : int > 0
-        Steps between callback calls (checked after every step, at most every 50 ms).
-    n_threads : int or None
+        says 'max_iter' and a `libsmo.ConvergenceWarning`, naming the cap, is issued.
+        None is LIBSVM's cap, max(10^7, 100 * number of variables); -1 is no limit
+        (the estimators' ``max_iter=-1``, as in scikit-learn).
+    time_limit : float, default=None
+        Seconds of training after which the solver stops where it is, as with
+        max_iter (status 'time_limit', ConvergenceWarning). The whole fit shares the
+        budget: the binary problems of a multi-class fit get what the earlier ones
+        left. None is no limit.
+    verbose : bool, default=False
+        Log progress and LIBSVM's summary lines on the ``libsmo`` logger.
+    callback : callable, default=None
+        Called every `callback_every` steps with a dict (n_iter, active_size,
+        violation, objective); return False to stop (status 'stopped'). An
+        exception it raises ends training and reaches the caller.
+    callback_every : int, default=1000
+        Steps between callback calls (checked after every step, at most every
+        50 ms).
+    n_threads : int or None, default=1
         Threads; None uses every core. With several classes the one-vs-one pairs are
         trained in parallel, each with one thread and an equal share of the cache;
         with two classes (and for the regressions and one-class) long kernel rows are
-        spread over OpenMP threads. The default, 1, is what LIBSVM uses: OpenMP rows
-        speed up a fit on an idle machine (about 1.25x with two cores on a9a) but
-        slow it down many times when another process holds a core, since every
-        kernel row waits for its slowest thread.
-    probability : bool
-        Also fit LIBSVM's probability model (-b 1): for classification each pair's
-        Platt sigmoid (probA, probB) on the decision values of an internal 5-fold
-        cross-validation (so about six trainings per pair); for the regressions the
-        Laplace scale of 5-fold cross-validated residuals (probA[0]); for one-class
-        the density marks of LIBSVM 3.30+. Then `Model.predict_proba` works.
-    random_state : None, int >= 0 or numpy Generator
+        spread over OpenMP threads. 1 is what LIBSVM uses: OpenMP rows speed up a
+        fit on an idle machine but slow it down many times when another process
+        holds a core, since every kernel row waits for its slowest thread.
+    probability : bool, default=False
+        Also fit LIBSVM's probability model (``-b 1``): for classification each
+        pair's Platt sigmoid (probA, probB) on the decision values of an internal
+        5-fold cross-validation (so about six trainings per pair) [4]_; for the
+        regressions the Laplace scale of 5-fold cross-validated residuals
+        (probA[0]); for one-class the density marks of LIBSVM 3.30+. Then
+        `Model.predict_proba` works.
+    random_state : None, int, numpy Generator or LibsvmRandom, default=None
         Seed of the internal cross-validation's folds (numpy's default_rng). An int
-        gives the same probabilities on every run; None draws fresh folds each time.
-        LIBSVM draws its folds from C's rand(), so its probabilities differ slightly
-        from any of these.
-    linear_solver : {"auto", "primal", "kernel"}
-        How a linear kernel is solved for c_svc and one_class. "primal" keeps the
+        gives the same probabilities on every run; None draws fresh folds each time;
+        ``libsmo.LibsvmRandom()`` draws svm-train's folds.
+    linear_solver : {'auto', 'primal', 'kernel'}, default='auto'
+        How a linear kernel is solved for c_svc and one_class. 'primal' keeps the
         weights w = sum alpha_i y_i x_i and computes every gradient as a dot product
         with w (Platt's linear SVM with Keerthi's thresholds): no kernel rows and no
         cache, a pass over the data costs O(nnz), and it reaches the same optimum to
         the same tolerance (`selection`, `shrinking` and `cache_size` do not apply).
-        "kernel" uses cached kernel rows like every other kernel. "auto" (default)
-        takes "primal" for each binary problem whose Q matrix (4 l^2 bytes) exceeds
-        twice `cache_size`, where it wins (a9a, C=0.05: 14x faster than kernel rows),
-        and kernel rows for smaller ones, where they win (sector's one-vs-one pairs).
-    n_jobs : int or None
+        'kernel' uses cached kernel rows like every other kernel. 'auto' takes
+        'primal' for each binary problem whose Q matrix (4 l^2 bytes) exceeds twice
+        `cache_size`, where it wins, and kernel rows for smaller ones, where they
+        win.
+    n_jobs : int, default=None
         One-vs-one pairs trained at once as joblib tasks (each with one thread, BLAS
         and OpenMP included, and cache_size / n_jobs of the cache): on local threads,
         or on any joblib backend a ``joblib.parallel_config`` context selects (Dask,
@@ -157,17 +171,16 @@ def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0
         core (every worker of a cluster). The model is the same, bit for bit, for
         every n_jobs and backend. With a process or cluster backend, `callback` must
         be picklable and runs where the pair runs.
-    init : Model, array-like or None
+    init : Model or array-like, default=None
         Warm start: a Model whose `support` indexes these rows (a fit stopped by
         max_iter or time_limit, a fit with other C, gamma or weights, from which
         this one goes on), or the dual coefficients of every row (shape (n,), or
         (n_classes - 1, n) in LIBSVM's one-vs-one layout, classes in LIBSVM's order).
         Each binary problem starts there, clipped to its bounds and with its
-        equality constraint(s) restored; it ends at the same optimum as a cold fit,
-        usually in fewer steps. A model of another kind (classification,
-        regression, one-class) is refused; classes the model does not know start
-        cold.
-    solver : {"smo", "partitioned", "auto"}
+        equality constraint(s) restored; it ends at the same optimum as a cold fit.
+        A model of another kind (classification, regression, one-class) is refused;
+        classes the model does not know start cold.
+    solver : {'smo', 'partitioned', 'auto'}, default='smo'
         How c_svc's binary problems (the two classes, or each one-vs-one pair) are
         solved. "smo" (default): LIBSVM's solver over all the problem's rows.
         "partitioned": problems of at least 2,000 rows by the partitioned exact
@@ -188,25 +201,94 @@ def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0
         and its 1/r scaling, one-class's start at sum(a) = nu l and the regressions'
         2l variables are not theirs yet, so the global check would not be LIBSVM's
         rule for those problems.
-    partitions : int >= 1 or "auto"
-        Partitions of each problem the partitioned method solves. "auto": about
+    partitions : int or 'auto', default='auto'
+        Partitions (at least 1) of each problem the partitioned method solves. "auto": about
         20,000 rows each, at least two a thread, at most 64.
-    partitioning : {"stratified", "random", "kmeans"}
+    partitioning : {'stratified', 'random', 'kmeans'}, default='stratified'
         How the partitioned method splits a problem's rows: "stratified" (default),
         each class dealt out evenly over the partitions; "random"; "kmeans", the
         regions of k-means centres of a sample (as DC-SVM clusters). The model is the
-        same optimum with each; they differ in time: on 300,000 rows of shifted
-        Fashion-MNIST, 49.3, 51.7 and 55.7 CPU seconds (see
-        `libsmo.cascade._partitioning`).
+        same optimum with each; they differ in time, stratified the least on the
+        large sets measured (benchmarks/bench_partitioned.py).
 
     Returns
     -------
     Model
+        The trained model, its ``status``, ``n_iter`` and ``objective`` one entry
+        per binary problem.
 
     Raises
     ------
-    ValueError, TypeError
+    ValueError
         Bad data or parameters; the message names the parameter and its value.
+    TypeError
+        A parameter of the wrong type, or an unknown keyword.
+
+    See Also
+    --------
+    libsmo.SVC : The scikit-learn estimator over this training.
+    libsmo.cross_validation : Cross-validation, svm-train's ``-v``, with these parameters.
+    libsmo.training.fit : The same with the parameters as a TrainParams.
+    libsmo.save_model : Write the model as a LIBSVM model file.
+
+    Notes
+    -----
+    Where LIBSVM 3.37 and scikit-learn's copy of LIBSVM compute differently (the
+    nu formulations' starting sums, the probability folds, two-class
+    probabilities), train follows LIBSVM and the estimators follow scikit-learn.
+    Labels are ordered as LIBSVM orders them: by first appearance, with -1/+1 data
+    putting +1 first. Ctrl-C stops training within a fraction of a second with
+    KeyboardInterrupt.
+
+    The defaults that are about speed, as measured when they were chosen: OpenMP
+    rows (n_threads=2) made a9a's fit about 1.25x faster on two idle cores, and
+    many times slower with another process on a core, hence n_threads=1; the
+    primal linear solver fitted a9a (C=0.05) 14x faster than kernel rows, while
+    kernel rows win on small problems such as sector's one-vs-one pairs, hence
+    linear_solver='auto'.
+
+    References
+    ----------
+    .. [1] J. C. Platt, "Sequential Minimal Optimization: A fast algorithm for
+       training support vector machines", Microsoft Research Technical Report
+       MSR-TR-98-14, 1998.
+    .. [2] S. S. Keerthi, S. K. Shevade, C. Bhattacharyya and K. R. K. Murthy,
+       "Improvements to Platt's SMO algorithm for SVM classifier design", Neural
+       Computation, 13(3), 637-649, 2001.
+    .. [3] R.-E. Fan, P.-H. Chen and C.-J. Lin, "Working set selection using
+       second order information for training support vector machines", Journal of
+       Machine Learning Research, 6, 1889-1918, 2005.
+    .. [4] H.-T. Lin, C.-J. Lin and R. C. Weng, "A note on Platt's probabilistic
+       outputs for support vector machines", Machine Learning, 68(3), 267-276,
+       2007.
+    .. [5] C.-C. Chang and C.-J. Lin, "LIBSVM: A library for support vector
+       machines", ACM Transactions on Intelligent Systems and Technology, 2(3),
+       27:1-27:27, 2011.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> import libsmo
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = libsmo.train(X, y, kernel="rbf", C=1.0, gamma=0.5)
+    >>> model
+    Model(svm_type='c_svc', kernel='rbf', classes=[0, 1, 2], n_sv=41, n_features=4)
+    >>> model.status, model.n_iter
+    (['optimal', 'optimal', 'optimal'], [34, 36, 40])
+    >>> model.predict(X[[0, 50, 100]])
+    array([0, 1, 2])
+
+    The linear kernel on the primal weights, and on kernel rows, reach one
+    optimum:
+
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.preprocessing import minmax_scale
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> X = minmax_scale(X)
+    >>> primal = libsmo.train(X, y, kernel="linear", linear_solver="primal")
+    >>> rows = libsmo.train(X, y, kernel="linear", linear_solver="kernel")
+    >>> round(primal.objective[0], 3), round(rows.objective[0], 3)
+    (-67.104, -67.104)
     """
     params = TrainParams.from_kwargs(
         svm_type=svm_type, kernel=kernel, C=C, nu=nu, epsilon=epsilon, gamma=gamma,
@@ -220,17 +302,48 @@ def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0
 
 
 def fit(X, y, params, sample_weight=None, init=None):
-    """Train with parameters that are already a `TrainParams` (see `train`).
+    """Train with parameters that are already a `TrainParams`.
+
+    What `train` does once it has made its TrainParams of its keywords: the
+    estimators, cross-validation and the commands build one TrainParams and call
+    this.
 
     Parameters
     ----------
-    X, y, sample_weight, init
-        As for `train`.
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        Training rows, as for `train`.
+    y : array-like of shape (n_samples,) or None
+        Labels or targets, as for `train`.
     params : TrainParams
+        Every parameter of the training.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Per-example weights, as for `train`.
+    init : Model or array-like, default=None
+        Warm start, as for `train`.
 
     Returns
     -------
     Model
+        The trained model.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad data; the message names X, y or sample_weight.
+
+    See Also
+    --------
+    libsmo.train : The same with LIBSVM's parameters as keywords.
+    TrainParams : The parameters.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from libsmo.training import TrainParams, fit
+    >>> X, y = load_iris(return_X_y=True)
+    >>> params = TrainParams.from_kwargs(kernel="rbf", C=1.0, gamma=0.5)
+    >>> fit(X, y, params).n_iter
+    [34, 36, 40]
     """
     return fit_training_set(training_set_for(X, y, sample_weight, params), params,
                             init=init)
@@ -296,13 +409,6 @@ def fit_training_set(data, params, init=None):
                  support=result.sv_rows, sv_coef=result.sv_coef, rho=result.rho,
                  n_features=data.n_features, probA=result.probA, probB=result.probB,
                  prob_density_marks=result.prob_density_marks,
-                 n_iter=[f.n_iter for f in result.fits],
-                 objective=[f.objective for f in result.fits],
-                 status=[f.status for f in result.fits],
-                 kernel_evaluations=_kernel_evaluations(result.fits))
-
-
-def _kernel_evaluations(fits):
-    """Each binary problem's kernel values computed, or () if any went uncounted."""
-    counts = [f.kernel_evaluations for f in fits]
-    return () if None in counts else counts
+                 n_iter=result.statistics.n_iter, objective=result.statistics.objective,
+                 status=result.statistics.status,
+                 kernel_evaluations=result.statistics.kernel_evaluations)

@@ -21,7 +21,13 @@ import logging
 import numpy as np
 
 from libsmo.model import _probability as prob
-from libsmo.training._problem import BinaryFit, BinaryProblem, FormulationResult
+from libsmo.training._execution import UndefinedOffset
+from libsmo.training._problem import (
+    BinaryFit,
+    BinaryProblem,
+    FormulationResult,
+    ProblemStatistics,
+)
 from libsmo.training._warm_start import greedy_fill, make_feasible, regression_seed
 
 logger = logging.getLogger("libsmo")
@@ -58,7 +64,8 @@ def solve_c_svc(executor, rows, signs, upper_bound, seed=None):
     start = None if seed is None else make_feasible(seed, signs, upper_bound)
     solution = executor.solve(BinaryProblem(rows=rows, signs=signs,
                                             linear_term=-np.ones(len(rows)),
-                                            upper_bound=upper_bound, start=start))
+                                            upper_bound=upper_bound, start=start,
+                                            seeded=seed is not None))
     if executor.solver.verbose and np.all(upper_bound == upper_bound[0]):
         logger.info("nu = %f", solution.alpha.sum() / (upper_bound[0] * len(rows)))
     fit = _fit(solution, signs * solution.alpha)
@@ -114,9 +121,20 @@ def solve_nu_svc(executor, rows, signs, weights, nu, n_positive, seed=None,
                                 greedy_fill(total, weights[n_positive:])])
     else:
         start = make_feasible(seed, signs, weights, total=total, nu=True)
-    solution = executor.solve(BinaryProblem(rows=rows, signs=signs,
-                                            linear_term=np.zeros(len(rows)),
-                                            upper_bound=weights, start=start, nu=True))
+    try:
+        solution = executor.solve(BinaryProblem(rows=rows, signs=signs,
+                                                linear_term=np.zeros(len(rows)),
+                                                upper_bound=weights, start=start, nu=True,
+                                                seeded=seed is not None))
+    except UndefinedOffset:
+        # the start already fills one class to its bounds: its sum nu sum(w) / 2 is
+        # all the class can hold, so no coefficient of it can be free
+        raise UndefinedOffset(
+            f"nu-SVC with nu = {nu:g}: every coefficient of the smaller class is at its "
+            "bound (nu is the largest feasible value, 2 min(n+, n-) / n without "
+            "weights), so the offset rho is undefined (LIBSVM's answer then depends on "
+            "rounding; scikit-learn refuses a model with rho = inf or nan); use a "
+            "smaller nu") from None
     r = np.float64(solution.r)  # numpy's division: r * r may underflow to 0
     with np.errstate(divide="ignore", over="ignore", invalid="ignore", under="ignore"):
         # LIBSVM's alpha[i] *= y[i] / r, the same bits
@@ -156,22 +174,32 @@ def solve_one_class(executor, rows, weights, nu, seed=None, flavor="libsvm"):
         start = greedy_fill(total, weights)
     else:
         start = make_feasible(seed, np.ones(n), weights, total=total)
-    solution = executor.solve(BinaryProblem(rows=rows, signs=np.ones(n),
-                                            linear_term=np.zeros(n), upper_bound=weights,
-                                            start=start))
+    try:
+        solution = executor.solve(BinaryProblem(rows=rows, signs=np.ones(n),
+                                                linear_term=np.zeros(n),
+                                                upper_bound=weights, start=start,
+                                                seeded=seed is not None))
+    except UndefinedOffset:
+        # sum(a) = nu sum(w) = sum(w): every coefficient at its bound
+        raise UndefinedOffset(
+            f"one-class SVM with nu = {nu:g}: every coefficient is at its bound (nu = 1 "
+            "makes every example an outlier), so the offset rho is undefined (LIBSVM "
+            "writes rho = inf and predicts -1 for everything; scikit-learn refuses "
+            "such a model); use nu < 1") from None
     fit = _fit(solution, solution.alpha)
     log_summary(executor, fit, weights)
     return fit
 
 
-def _regression_problem(rows, C, weights, linear_term, start=None, nu=False):
+def _regression_problem(rows, C, weights, linear_term, start=None, nu=False,
+                        seeded=False):
     n = len(rows)
     signs = np.ones(2 * n)
     signs[n:] = -1.0
     bound = C * weights
     return BinaryProblem(rows=rows, signs=signs, linear_term=linear_term,
                          upper_bound=np.concatenate([bound, bound]), start=start, nu=nu,
-                         regression=True)
+                         regression=True, seeded=seeded)
 
 
 def _regression_fit(executor, solution, n, C, weights):
@@ -193,7 +221,8 @@ def solve_epsilon_svr(executor, rows, targets, C, weights, epsilon, seed=None):
                                   np.concatenate([epsilon - targets, epsilon + targets]))
     if seed is not None:
         problem = dataclasses.replace(problem, start=make_feasible(
-            regression_seed(seed, C * weights), problem.signs, problem.upper_bound))
+            regression_seed(seed, C * weights), problem.signs, problem.upper_bound),
+            seeded=True)
     solution = executor.solve(problem)
     if executor.solver.verbose:
         n = len(rows)
@@ -222,7 +251,7 @@ def solve_nu_svr(executor, rows, targets, C, weights, nu, seed=None, flavor="lib
             [np.ones(len(rows)), -np.ones(len(rows))]), np.concatenate([bound, bound]),
             total=total, nu=True)
     problem = _regression_problem(rows, C, weights, np.concatenate([-targets, targets]),
-                                  start=start, nu=True)
+                                  start=start, nu=True, seeded=seed is not None)
     solution = executor.solve(problem)
     if executor.solver.verbose:
         logger.info("epsilon = %f", -solution.r)
@@ -284,4 +313,5 @@ def _single_result(kept, fit, sv_rows, **probability_fields):
     """The result of a one-problem model (one-class, regression)."""
     return FormulationResult(classes=np.array([]), n_support=np.array([], dtype=np.int64),
                              sv_rows=kept[sv_rows], sv_coef=fit.coef[sv_rows][None, :],
-                             rho=np.array([fit.rho]), fits=(fit,), **probability_fields)
+                             rho=np.array([fit.rho]),
+                             statistics=ProblemStatistics.of((fit,)), **probability_fields)

@@ -25,10 +25,15 @@ import numpy as np
 
 from libsmo._utils import parallel as _parallel
 from libsmo.cascade._local import solve_c_svc_partitioned, uses_partitioned
-from libsmo.model import _one_vs_one as ovo
 from libsmo.model import _probability as prob
 from libsmo.training._execution import Executor
 from libsmo.training._formulations import solve_c_svc, solve_nu_svc
+from libsmo.training._pair_results import (
+    PairProgress,
+    PairResults,
+    check_one_vs_one_bounds,
+    pair_indices,
+)
 from libsmo.training._params import KernelParams, SolverParams, TrainParams
 from libsmo.training._problem import FormulationResult, take_rows
 
@@ -128,13 +133,17 @@ def class_factors(classes, params):
 
 def _check_nu_feasible(classes, members, weights, nu):
     """nu-SVC needs nu (n_a + n_b) / 2 <= min(n_a, n_b) for every pair (weighted)."""
-    mass = [weights[m].sum() for m in members]
-    for a, b in ovo.pairs(len(classes)):
-        if nu * (mass[a] + mass[b]) / 2 > min(mass[a], mass[b]):
-            raise ValueError(
-                f"specified nu is infeasible: nu={nu} for classes {np.asarray(classes[a]).item()!r} "
-                f"and {np.asarray(classes[b]).item()!r} ({mass[a]:g} and {mass[b]:g} "
-                "examples): it must be at most 2 * min(n1, n2) / (n1 + n2)")
+    mass = np.array([weights[m].sum() for m in members])
+    first, second = pair_indices(len(classes))
+    infeasible = np.flatnonzero(nu * (mass[first] + mass[second]) / 2
+                                > np.minimum(mass[first], mass[second]))
+    if len(infeasible):
+        a, b = int(first[infeasible[0]]), int(second[infeasible[0]])
+        raise ValueError(
+            f"specified nu is infeasible: nu={nu} for classes "
+            f"{np.asarray(classes[a]).item()!r} and {np.asarray(classes[b]).item()!r} "
+            f"({mass[a]:g} and {mass[b]:g} examples): it must be at most "
+            "2 * min(n1, n2) / (n1 + n2)")
 
 
 def fit_classification(executor, data, params, rng=None, start=None):
@@ -152,6 +161,12 @@ def fit_classification(executor, data, params, rng=None, start=None):
     Returns
     -------
     FormulationResult
+
+    Raises
+    ------
+    ValueError
+        One class; nu infeasible for a pair; or, before any training, more classes than
+        the bounds of `pair_results.check_one_vs_one_bounds` allow.
     """
     kept = data.kept
     classes, index = data.class_groups
@@ -159,26 +174,37 @@ def fit_classification(executor, data, params, rng=None, start=None):
     if k < 2:
         raise ValueError(f"y has a single class ({np.asarray(classes[0]).item()!r}); "
                          f"{params.svm_type} needs at least two")
+    check_one_vs_one_bounds(k, len(kept))
     factors = class_factors(classes, params)
     members = [kept[index == c] for c in range(k)]
     if params.svm_type == "nu_svc":
         _check_nu_feasible(classes, members, data.weights, params.nu)
-    pairs = ovo.pairs(k)
-    pair_rngs = ([None] * len(pairs) if rng is None else prob.pair_generators(
-        rng, [len(members[a]) + len(members[b]) for a, b in pairs]))
-    seeds = [None if start is None else
-             start.pair_seed(classes, a, b, members[a], members[b]) for a, b in pairs]
+    # the pairs and what is kept of them in arrays: a fit of many classes holds no
+    # Python object per pair (`libsmo.training._pair_results`)
+    first, second = pair_indices(k)
+    counts = np.array([len(m) for m in members], dtype=np.int64)
+    sizes = counts[first] + counts[second]
+    results = PairResults(sizes)
+    progress = PairProgress(len(sizes))
+    pair_rngs = None if rng is None else prob.pair_generators(rng, sizes.tolist())
+    sigmoids = None if rng is None else np.zeros((len(sizes), 2))
+
+    def seed(p):
+        a, b = int(first[p]), int(second[p])
+        return (None if start is None else
+                start.pair_seed(classes, a, b, members[a], members[b]))
 
     def fit(p, pair_executor, partitioned=False):
-        a, b = pairs[p]
+        a, b = int(first[p]), int(second[p])
         pair_factors = (factors[a], factors[b])
-        sigmoid = None
         if rng is not None:
-            sigmoid = pair_probability(pair_executor, params, members[a], members[b],
-                                       pair_factors, data.weights, pair_rngs[p],
-                                       partitioned)
-        return sigmoid, train_pair(pair_executor, params, members[a], members[b],
-                                   pair_factors, data.weights, seeds[p], partitioned)
+            sigmoids[p] = pair_probability(pair_executor, params, members[a], members[b],
+                                           pair_factors, data.weights, pair_rngs[p],
+                                           partitioned)
+        _, binary = train_pair(pair_executor, params, members[a], members[b],
+                               pair_factors, data.weights, seed(p), partitioned)
+        results.store(p, binary)
+        progress.pair_done()
 
     sizes = [len(members[a]) + len(members[b]) for a, b in pairs]
     # the pairs the partitioned solver takes: one at a time, each on all the threads
@@ -186,23 +212,30 @@ def fit_classification(executor, data, params, rng=None, start=None):
                 else None for p in range(len(pairs))]
     rest = [p for p in range(len(pairs)) if outcomes[p] is None]
     n_jobs = _parallel.effective_n_jobs(executor.solver.n_jobs)
+    # the pairs the partitioned solver takes: one at a time, each on all the threads
+    alone = (np.zeros(0, dtype=np.int64) if params.solver.solver == "smo" else
+             np.flatnonzero([uses_partitioned(params, int(n), executor.X) for n in sizes]))
+    for p in alone:
+        fit(int(p), executor, True)
+    rest = np.arange(len(sizes)) if not len(alone) else np.setdiff1d(
+        np.arange(len(sizes)), alone)
+    n_jobs = _parallel.effective_n_jobs(executor.solver.n_jobs)
     if n_jobs > 1 and len(rest) > 1:
-        others = _pairs_as_tasks(executor, params, members, [pairs[p] for p in rest],
-                                 factors, data.weights, [seeds[p] for p in rest],
-                                 [pair_rngs[p] for p in rest], n_jobs)
+        _pairs_as_tasks(executor, params, members, (first, second), factors,
+                        data.weights, seed, pair_rngs, n_jobs, results, sigmoids, progress,
+                        rest)
+    elif len(rest) == len(sizes):
+        executor.map_pairs(fit, len(sizes), sizes=sizes, collect=False)
     else:
-        others = executor.map_pairs(lambda q, pair_executor: fit(rest[q], pair_executor),
-                                    len(rest), sizes=[sizes[p] for p in rest])
-    for p, outcome in zip(rest, others):
-        outcomes[p] = outcome
-    result = one_vs_one_result(classes, members, [o[1] for o in outcomes],
-                                len(data.weights))
+        executor.map_pairs(lambda q, pair_executor: fit(int(rest[q]), pair_executor),
+                           len(rest), sizes=sizes[rest], collect=False)
+    result = one_vs_one_result(classes, members, results)
     if executor.solver.verbose:
         logger.info("Total nSV = %d", len(result.sv_rows))
     if rng is None:
         return result
-    return dataclasses.replace(result, probA=np.array([s[0] for s, _ in outcomes]),
-                               probB=np.array([s[1] for s, _ in outcomes]))
+    return dataclasses.replace(result, probA=sigmoids[:, 0].copy(),
+                               probB=sigmoids[:, 1].copy())
 
 
 @dataclass(frozen=True)
@@ -278,52 +311,89 @@ def run_pair_task(task):
     return sigmoid, fit
 
 
-def _pairs_as_tasks(executor, params, members, pairs, factors, weights, seeds, rngs,
-                    n_jobs):
-    """The pairs' (sigmoid, (rows, fit)) through `libsmo._utils.parallel.map_tasks`."""
+def _pairs_as_tasks(executor, params, members, pairs, factors, weights, seed, rngs,
+                    n_jobs, results, sigmoids, progress, indices):
+    """The pairs of `indices` through `libsmo._utils.parallel.imap_tasks`, each result
+    stored in `results` (and its sigmoid in `sigmoids`) as it comes; the tasks are made
+    as joblib asks for them, so that they are not all held at once."""
     solver = dataclasses.replace(executor.solver, n_threads=1,
                                  cache_size=executor.solver.cache_size / n_jobs)
     deadline = (None if executor.solver.time_limit is None
                 else time.time() + max(executor.deadline - time.monotonic(), 0.0))
     stop = np.zeros(1, dtype=np.int8)
     precomputed = executor.kernel.kernel == "precomputed"
-    tasks = []
-    for p, (a, b) in enumerate(pairs):
-        rows = np.concatenate([members[a], members[b]])
-        X = executor.X[np.ix_(rows, rows)] if precomputed else take_rows(executor.X, rows)
-        tasks.append(PairTask(X=X, n_a=len(members[a]), weights=weights[rows],
-                              factors=(factors[a], factors[b]), seed=seeds[p],
-                              rng=rngs[p], params=params, kernel=executor.kernel,
-                              solver=solver, policy_cache_size=executor.policy_cache_size,
-                              deadline=deadline, stop_flag=stop))
+    first, second = pairs
+
+    def tasks():
+        for p in indices:
+            a, b = int(first[p]), int(second[p])
+            rows = np.concatenate([members[a], members[b]])
+            X = (executor.X[np.ix_(rows, rows)] if precomputed
+                 else take_rows(executor.X, rows))
+            yield PairTask(X=X, n_a=len(members[a]), weights=weights[rows],
+                           factors=(factors[a], factors[b]), seed=seed(p),
+                           rng=None if rngs is None else rngs[p], params=params,
+                           kernel=executor.kernel, solver=solver,
+                           policy_cache_size=executor.policy_cache_size,
+                           deadline=deadline, stop_flag=stop)
+
     try:
-        outcomes = _parallel.map_tasks(run_pair_task, tasks, n_jobs)
+        for p, (sigmoid, fit) in zip(indices, _parallel.imap_tasks(run_pair_task, tasks(),
+                                                                   n_jobs)):
+            results.store(p, fit)
+            if sigmoids is not None:
+                sigmoids[p] = sigmoid
+            progress.pair_done()
     except BaseException:
         stop[0] = 1   # pairs still running on threads stop at their next poll
         raise
-    return [(sigmoid, (np.concatenate([members[a], members[b]]), fit))
-            for (sigmoid, fit), (a, b) in zip(outcomes, pairs)]
 
 
-def one_vs_one_result(classes, members, pair_fits, n_rows):
+def one_vs_one_result(classes, members, results):
     """LIBSVM's layout of the pairs' coefficients: support vectors grouped by class, in
     training order within each class; class i's vectors carry pair (i, j) on
-    sv_coef row `coef_row(i, j)`."""
+    sv_coef row `coef_row(i, j)`.
+
+    Class by class, not pair by pair: class c's coefficients in its k - 1 pairs are
+    gathered from the flat arrays at once (those of pair (j, c), j < c, go to row j,
+    those of pair (c, j) to row j - 1), so that the loop runs k times, not k(k-1)/2.
+
+    Parameters
+    ----------
+    classes : ndarray
+    members : list of ndarray of int
+        Each class's training rows.
+    results : PairResults
+        Every pair's result, pair (a, b)'s rows being members[a] then members[b].
+
+    Returns
+    -------
+    FormulationResult
+    """
     k = len(classes)
-    is_sv = np.zeros(n_rows, dtype=bool)
-    for rows, fit in pair_fits:
-        is_sv[rows[fit.coef != 0]] = True
-    sv_rows = np.concatenate([m[is_sv[m]] for m in members])
-    position = np.full(n_rows, -1)
-    position[sv_rows] = np.arange(len(sv_rows))
-    sv_coef = np.zeros((k - 1, len(sv_rows)))
-    for (a, b), (rows, fit) in zip(ovo.pairs(k), pair_fits):
-        n_a = len(members[a])
-        for part, coef, line in ((rows[:n_a], fit.coef[:n_a], ovo.coef_row(a, b)),
-                                 (rows[n_a:], fit.coef[n_a:], ovo.coef_row(b, a))):
-            mask = is_sv[part]
-            sv_coef[line, position[part[mask]]] = coef[mask]
-    return FormulationResult(
-        classes=classes, n_support=np.array([int(np.count_nonzero(is_sv[m])) for m in members]),
-        sv_rows=sv_rows, sv_coef=sv_coef, rho=np.array([fit.rho for _, fit in pair_fits]),
-        fits=tuple(fit for _, fit in pair_fits))
+    counts = np.array([len(m) for m in members], dtype=np.int64)
+    # the position of pair (a, a + 1): the pairs of every class before a come first
+    a = np.arange(k, dtype=np.int64)
+    first_pair = a * (k - 1) - a * (a - 1) // 2
+
+    def class_coef(c):
+        """Class c's coefficients in its k - 1 pairs, row by sv_coef row."""
+        j = np.arange(k - 1, dtype=np.int64)
+        before = j < c                     # pair (j, c): c's rows after j's
+        other = np.where(before, j, j + 1)
+        pair = np.where(before, first_pair[np.minimum(j, k - 1)] + (c - j - 1),
+                        first_pair[c] + (other - c - 1))
+        start = results.offsets[pair] + np.where(before, counts[other], 0)
+        return results.coef[start[:, None] + np.arange(counts[c])]
+
+    supports = [np.any(class_coef(c) != 0, axis=0) for c in range(k)]
+    n_support = np.array([int(np.count_nonzero(s)) for s in supports], dtype=np.int64)
+    sv_coef = np.zeros((k - 1, int(n_support.sum())))
+    column = 0
+    for c in range(k):
+        sv_coef[:, column:column + n_support[c]] = class_coef(c)[:, supports[c]]
+        column += n_support[c]
+    sv_rows = np.concatenate([m[s] for m, s in zip(members, supports)])
+    return FormulationResult(classes=classes, n_support=n_support, sv_rows=sv_rows,
+                             sv_coef=sv_coef, rho=results.rho.copy(),
+                             statistics=results.statistics())

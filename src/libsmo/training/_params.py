@@ -95,7 +95,7 @@ SOLVER_CONSTRAINTS = {
     "cache_size": pv.Positive(),
     "shrinking": pv.Boolean(),
     "selection": pv.OneOf(SELECTIONS),
-    "max_iter": pv.OrNone(pv.Positive(integer=True)),
+    "max_iter": pv.OrNone(pv.StepCap()),
     "time_limit": pv.OrNone(pv.Positive()),
     "callback": pv.OrNone(pv.IsCallable()),
     "callback_every": pv.Positive(integer=True),
@@ -190,8 +190,9 @@ class SolverParams:
         The Q-row cache in MB (LIBSVM's -m).
     shrinking : bool
     selection : {"second_order", "platt"}
-    max_iter : int > 0 or None
-        Steps per binary problem; None is LIBSVM's cap, max(10^7, 100 l).
+    max_iter : int > 0, -1 or None
+        Steps per binary problem; None is LIBSVM's cap, max(10^7, 100 l); -1 is no
+        limit (scikit-learn's max_iter=-1).
     time_limit : float > 0 or None
         Seconds for the whole fit.
     callback : callable or None
@@ -239,33 +240,81 @@ class SolverParams:
         _check_fields(self, SOLVER_CONSTRAINTS)
 
     def step_cap(self, n_variables):
-        """max_iter, or LIBSVM's safety cap max(10^7, 100 n) for n variables: a
-        degenerate problem must still end."""
-        return self.max_iter if self.max_iter is not None else max(10_000_000,
-                                                                    100 * n_variables)
+        """max_iter (-1: no limit), or for None LIBSVM's safety cap max(10^7, 100 n) for
+        n variables: there a degenerate problem must still end."""
+        if self.max_iter is None:
+            return libsvm_step_cap(n_variables)
+        return self.max_iter
+
+
+def libsvm_step_cap(n_variables):
+    """LIBSVM's cap on the steps of one problem of n variables: max(10^7, 100 n)."""
+    return max(10_000_000, 100 * n_variables)
 
 
 @dataclass(frozen=True)
 class TrainParams:
-    """Everything `libsmo.train` needs besides the data.
+    """Everything `libsmo.train` needs besides the data, checked once.
 
-    Attributes
+    What flows down from the interfaces (`libsmo.train`, the estimators, the
+    commands, cross-validation) to the formulations and the solvers: the
+    formulation's own numbers with a `KernelParams` (kernel, gamma, degree, coef0)
+    and a `SolverParams` (tolerance, cache, shrinking, selection, stopping,
+    threads, the linear-kernel solver, logging). It is a frozen dataclass whose
+    fields are checked when it is made, so that one that exists is valid; a
+    changed copy (`replace`, ``dataclasses.replace``) is checked again. Most
+    callers make one with `from_kwargs`, from `libsmo.train`'s flat keywords.
+
+    Parameters
     ----------
-    svm_type : {"c_svc", "nu_svc", "one_class", "epsilon_svr", "nu_svr"}
-    C : float > 0, or inf (a hard margin)
-    nu : float in (0, 1]
-    epsilon : float >= 0
-    class_weight : dict label -> weight, or None
-    probability : bool
-    random_state : None, int >= 0 or numpy Generator
-    flavor : {"libsvm", "sklearn"}
+    svm_type : {'c_svc', 'nu_svc', 'one_class', 'epsilon_svr', 'nu_svr'}, default='c_svc'
+        LIBSVM's formulation (``-s``).
+    C : float, default=1.0
+        Box constraint (``-c``), positive, or inf for a hard margin.
+    nu : float, default=0.5
+        The nu formulations' parameter (``-n``), in (0, 1].
+    epsilon : float, default=0.1
+        Half-width of epsilon-SVR's tube (``-p``), >= 0.
+    class_weight : dict, default=None
+        Label -> weight multiplying C (``-wi``); classification only.
+    probability : bool, default=False
+        Fit LIBSVM's probability model (``-b 1``).
+    random_state : None, int, numpy Generator or LibsvmRandom, default=None
+        Source of the probability model's folds.
+    flavor : {'libsvm', 'sklearn'}, default='libsvm'
         Whose arithmetic the fit follows where LIBSVM 3.37 and scikit-learn's copy of
         LIBSVM differ: the nu types' starting sum (LIBSVM: nu times the sum of the
         weights; scikit-learn: nu times each weight, added row by row), so that the
-        solver starts where that LIBSVM starts and takes its steps. "libsvm" for
-        `libsmo.train` and the commands, "sklearn" for the estimators.
-    kernel : KernelParams
-    solver : SolverParams
+        solver starts where that LIBSVM starts and takes its steps. 'libsvm' for
+        `libsmo.train` and the commands, 'sklearn' for the estimators.
+    kernel : KernelParams, default=KernelParams()
+        The kernel and its parameters (gamma None: 1 / n_features, resolved when
+        the data's width is known).
+    solver : SolverParams, default=SolverParams()
+        How the binary problems are solved.
+
+    Raises
+    ------
+    ValueError, TypeError
+        A field out of range or of the wrong type (the message names it), or a
+        combination that does not apply (class_weight for regression,
+        linear_solver='primal' without the linear kernel).
+
+    See Also
+    --------
+    libsmo.train : Its keywords are this class's flat keywords.
+    libsmo.training.fit : Train with a TrainParams.
+
+    Examples
+    --------
+    >>> from libsmo.training import TrainParams
+    >>> params = TrainParams.from_kwargs(C=2.0, kernel="linear", tol=1e-4)
+    >>> params.C, params.kernel.kernel, params.solver.tol
+    (2.0, 'linear', 0.0001)
+    >>> TrainParams.from_kwargs(C=-1.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: C must be > 0 (inf allowed), got -1.0
     """
     svm_type: str = "c_svc"
     C: float = 1.0
@@ -291,8 +340,22 @@ class TrainParams:
 
     @classmethod
     def from_kwargs(cls, **kwargs):
-        """TrainParams from `libsmo.train`'s flat keywords (any subset; the others take
-        their defaults).
+        """Make a TrainParams from `libsmo.train`'s flat keywords.
+
+        Any subset of the keywords (the others take their defaults); each goes to
+        the formulation, the `KernelParams` or the `SolverParams`, and every value is
+        checked.
+
+        Parameters
+        ----------
+        **kwargs
+            Keywords of `libsmo.train` (not X, y, sample_weight or init), and
+            ``flavor`` and ``row_paths``.
+
+        Returns
+        -------
+        TrainParams
+            The checked parameters.
 
         Raises
         ------
@@ -300,6 +363,16 @@ class TrainParams:
             An unknown keyword, or a value of the wrong type.
         ValueError
             A value out of range, or a combination that does not apply.
+
+        Examples
+        --------
+        >>> from libsmo.training import TrainParams
+        >>> TrainParams.from_kwargs(svm_type="nu_svc", nu=0.2).nu
+        0.2
+        >>> TrainParams.from_kwargs(cost=1.0)
+        Traceback (most recent call last):
+        ...
+        TypeError: unknown parameter 'cost'
         """
         groups = {"kernel": {}, "solver": {}, "formulation": {}}
         for name, value in kwargs.items():
@@ -320,19 +393,45 @@ class TrainParams:
                    solver=solver)
 
     def replace(self, **changes):
-        """A copy with some flat keywords changed (checked again), e.g.
-        ``params.replace(C=2.0, tol=1e-4)``.
+        """Return a copy with some flat keywords changed (checked again).
+
+        Parameters
+        ----------
+        **changes
+            Keywords of `from_kwargs`, e.g. ``C=2.0, tol=1e-4``.
 
         Returns
         -------
         TrainParams
+            The changed copy; this one is unchanged.
+
+        Examples
+        --------
+        >>> from libsmo.training import TrainParams
+        >>> params = TrainParams.from_kwargs(C=2.0)
+        >>> params.replace(C=4.0, tol=1e-4).C, params.C
+        (4.0, 2.0)
         """
         flat = self.as_kwargs()
         flat.update(changes)
         return TrainParams.from_kwargs(**flat)
 
     def as_kwargs(self):
-        """The flat keywords of `from_kwargs` that give these parameters."""
+        """Return the flat keywords of `from_kwargs` that give these parameters.
+
+        Returns
+        -------
+        dict
+            Keyword -> value, for every field of the formulation, the kernel and the
+            solver.
+
+        Examples
+        --------
+        >>> from libsmo.training import TrainParams
+        >>> params = TrainParams.from_kwargs(C=2.0, gamma=0.5)
+        >>> TrainParams.from_kwargs(**params.as_kwargs()) == params
+        True
+        """
         flat = {name: getattr(self, name) for name in FORMULATION_CONSTRAINTS}
         flat.update({name: getattr(self.kernel, name) for name in KERNEL_CONSTRAINTS})
         flat.update({name: getattr(self.solver, name) for name in SOLVER_CONSTRAINTS})
@@ -340,10 +439,23 @@ class TrainParams:
 
     @property
     def primal_policy(self):
-        """How a linear kernel's binary problems are solved: "always" on the primal
-        weights, "never", or "large" (only where Q outgrows the cache: see
-        `libsmo.training._execution.Executor.uses_primal`). The primal solver handles the
-        problems without the nu variant's second constraint: c_svc and one_class."""
+        """How a linear kernel's binary problems are solved: 'always', 'never' or 'large'.
+
+        'always' on the primal weights (linear_solver='primal'), 'never' (the kernel
+        rows; every other kernel and formulation), or 'large': only where Q outgrows
+        the cache (linear_solver='auto', see
+        `libsmo.training._execution.Executor.uses_primal`). The primal solver handles
+        the problems without the nu formulations' second constraint: c_svc and
+        one_class.
+
+        Examples
+        --------
+        >>> from libsmo.training import TrainParams
+        >>> TrainParams.from_kwargs(kernel="linear").primal_policy
+        'large'
+        >>> TrainParams.from_kwargs(kernel="rbf").primal_policy
+        'never'
+        """
         if self.kernel.kernel != "linear" or self.svm_type not in ("c_svc", "one_class"):
             return "never"
         return {"auto": "large", "primal": "always",

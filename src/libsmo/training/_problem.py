@@ -17,7 +17,6 @@
 All are frozen dataclasses: nothing is changed after it is made.
 """
 import functools
-import math
 from dataclasses import dataclass
 from typing import Optional
 
@@ -30,7 +29,6 @@ from libsmo._utils.names import REGRESSION_TYPES
 from libsmo._utils.row_layout import (
     COMPACT_WIDTH_FACTOR,
     DENSE_COPY_BYTES,
-    dense_copy_budget,
     reads_dense,
 )
 from libsmo.model._one_vs_one import group_classes
@@ -108,6 +106,11 @@ class BinaryProblem:
         G = Q start + p and G_bar (the upper-bound variables' C_s Q_s summed) at
         `start`, when the caller knows them (the cascade's working sets): the kernel
         solver then does not compute them. Ignored by the primal solver.
+    seeded : bool
+        `start` is a warm start from outside the formulation (train's init, a grid's
+        alpha seeding), not LIBSVM's own start: the solvers then pull a start worse
+        than zero in and confirm an optimum on a gradient computed afresh (see
+        `libsmo._core.smo`).
     """
     rows: np.ndarray
     signs: np.ndarray
@@ -118,6 +121,7 @@ class BinaryProblem:
     regression: bool = False
     gradient: Optional[np.ndarray] = None
     gradient_bar: Optional[np.ndarray] = None
+    seeded: bool = False
 
     @property
     def n_variables(self):
@@ -151,6 +155,33 @@ class BinaryFit:
 
 
 @dataclass(frozen=True)
+class ProblemStatistics:
+    """The training record of a model's binary problems, one entry each in LIBSVM's
+    order (what `Model` keeps as n_iter, objective, status, kernel_evaluations).
+
+    Attributes
+    ----------
+    n_iter : list of int
+    objective : list of float
+    status : list of str
+    kernel_evaluations : list of int
+        Empty when some problem's were not counted (a distributed fit's cascade).
+    """
+    n_iter: list
+    objective: list
+    status: list
+    kernel_evaluations: list
+
+    @classmethod
+    def of(cls, fits):
+        """The statistics of some `BinaryFit`s."""
+        counts = [f.kernel_evaluations for f in fits]
+        return cls(n_iter=[f.n_iter for f in fits], objective=[f.objective for f in fits],
+                   status=[f.status for f in fits],
+                   kernel_evaluations=[] if None in counts else counts)
+
+
+@dataclass(frozen=True)
 class FormulationResult:
     """What a formulation hands to the model.
 
@@ -164,8 +195,8 @@ class FormulationResult:
         Rows of the training data that are support vectors, grouped by class.
     sv_coef : ndarray of shape (max(k - 1, 1), n_SV)
     rho : ndarray
-    fits : tuple of BinaryFit
-        The binary problems of the model (not those of internal cross-validation).
+    statistics : ProblemStatistics
+        Of the binary problems of the model (not those of internal cross-validation).
     probA, probB, prob_density_marks : ndarray or None
     """
     classes: np.ndarray
@@ -173,7 +204,7 @@ class FormulationResult:
     sv_rows: np.ndarray
     sv_coef: np.ndarray
     rho: np.ndarray
-    fits: tuple
+    statistics: ProblemStatistics
     probA: Optional[np.ndarray] = None
     probB: Optional[np.ndarray] = None
     prob_density_marks: Optional[np.ndarray] = None

@@ -112,7 +112,19 @@ def starting_point(init, n_rows, svm_type):
                          f"{np.shape(init)}")
     if not np.isfinite(coef).all():
         raise ValueError("init holds inf or NaN coefficients")
+    _check_sums(coef, "init's coefficients")
     return StartingPoint(coef=coef)
+
+
+def _check_sums(coef, name):
+    """Coefficients whose sums stay finite: the start's constraint sums, and the
+    solver's kernel sums over them, are taken in doubles."""
+    with np.errstate(over="ignore"):
+        total = np.abs(coef).sum(axis=1)
+    if not np.isfinite(total).all():
+        raise ValueError(f"{name} are too large: their sum overflows (the largest is "
+                         f"{float(np.max(np.abs(coef))):.3g}); start from coefficients of "
+                         "a solution's size (or none)")
 
 
 def _family(svm_type):
@@ -122,6 +134,10 @@ def _family(svm_type):
 
 
 def _from_model(model, n_rows, svm_type):
+    # the checks prediction applies to a field assigned after construction (a support
+    # of floats, an sv_coef of the wrong shape): ValueError or TypeError naming the
+    # field, before anything below indexes with it
+    model.check_fields()
     if _family(model.svm_type) != _family(svm_type):
         raise ValueError(f"init is a {model.svm_type} model; a {svm_type} fit can start "
                          f"only from a {_family(svm_type)} model")
@@ -139,6 +155,7 @@ def _from_model(model, n_rows, svm_type):
                          "these rows")
     if not np.isfinite(model.sv_coef).all():
         raise ValueError("init's sv_coef holds inf or NaN")
+    _check_sums(model.sv_coef, "init's sv_coef")
     coef = np.zeros((model.sv_coef.shape[0], n_rows))
     coef[:, support] = model.sv_coef
     classes = model.classes if svm_type in CLASSIFICATION_TYPES else None
