@@ -362,10 +362,10 @@ def solve_partitioned(runner, partitions, kernel, solver, *, primal_policy="neve
     stop_flag : int8 ndarray of shape (1,) or None
         Shared with every solve and scoring (runners of threads): set, they stop.
     progress : callable or None
-        progress(Progress) after each leaf, node of the tree and round; returning False
+        Called as progress(Progress) after each leaf, node of the tree and round; returning False
         stops the solve (status "stopped").
     deadline : float or None
-        time.monotonic() by which the solve stops (status "time_limit"): each solve
+        The time.monotonic() by which the solve stops (status "time_limit"): each solve
         submitted gets the time left.
 
     Returns

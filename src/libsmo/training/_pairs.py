@@ -206,12 +206,6 @@ def fit_classification(executor, data, params, rng=None, start=None):
         results.store(p, binary)
         progress.pair_done()
 
-    sizes = [len(members[a]) + len(members[b]) for a, b in pairs]
-    # the pairs the partitioned solver takes: one at a time, each on all the threads
-    outcomes = [fit(p, executor, True) if uses_partitioned(params, sizes[p], executor.X)
-                else None for p in range(len(pairs))]
-    rest = [p for p in range(len(pairs)) if outcomes[p] is None]
-    n_jobs = _parallel.effective_n_jobs(executor.solver.n_jobs)
     # the pairs the partitioned solver takes: one at a time, each on all the threads
     alone = (np.zeros(0, dtype=np.int64) if params.solver.solver == "smo" else
              np.flatnonzero([uses_partitioned(params, int(n), executor.X) for n in sizes]))
