@@ -25,7 +25,8 @@ def n_samples(X):
 
 
 def validate_features(estimator, X, y=None, reset=True):
-    """X (and y) as the kernel reads them: dense C-contiguous float64 or CSR; with
+    """X (and y) as the kernel reads them: dense C-contiguous float64 or CSR (at fit,
+    uint8 rows stay bytes: `libsmo._utils.validation.check_data`'s keep_bytes); with
     reset=True (fit) n_features_in_ is recorded, else X must have that many columns.
 
     Returns
@@ -33,8 +34,10 @@ def validate_features(estimator, X, y=None, reset=True):
     X, y
     """
     if HAVE_SKLEARN:
-        options = dict(accept_sparse="csr", dtype=np.float64, order="C",
-                       accept_large_sparse=False, reset=reset)
+        # scikit-learn keeps a dtype of the list and converts any other to the first
+        options = dict(accept_sparse="csr", order="C", accept_large_sparse=False,
+                       dtype=[np.float64, np.uint8] if reset else np.float64,
+                       reset=reset)
         try:
             if y is None:
                 return validate_data(estimator, X, **options), None
@@ -45,7 +48,7 @@ def validate_features(estimator, X, y=None, reset=True):
             if not reset and str(exc).startswith("X has "):
                 check_width(estimator, getattr(X, "shape", None))
             raise
-    X = v.check_data(X, "X", allow_empty=not reset)
+    X = v.check_data(X, "X", allow_empty=not reset, keep_bytes=reset)
     if reset:
         estimator.n_features_in_ = X.shape[1]
     else:
