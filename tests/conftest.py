@@ -37,3 +37,20 @@ def single_threaded_libsvm():
 def layout(request):
     """Runs a test once on dense and once on CSR input (see `helpers.layouts.in_layout`)."""
     return request.param
+
+
+@pytest.fixture(scope="module")
+def client():
+    """A Dask client on a local cluster of two single-threaded worker processes, one
+    cluster per test module (some modules kill their workers)."""
+    import warnings
+
+    import distributed
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cluster = distributed.LocalCluster(n_workers=2, processes=True,
+                                           threads_per_worker=1, dashboard_address=None)
+    client = distributed.Client(cluster)
+    yield client
+    client.close()
+    cluster.close()

@@ -4,12 +4,13 @@ some partitions. A partition of one class of the pair is a leaf whose optimum is
 alpha = 0 with no rho (`cascade_nodes.solve_block`); the whole solve is still the
 single-machine optimum. The algorithm runs here without a cluster (`LocalRunner`), and
 on a LocalCluster of two worker processes through `libsmo.dask.SVC`."""
-import warnings
 
+import dask.array as da
 import numpy as np
 import pytest
 
 import libsmo
+import libsmo.dask
 from libsmo.cascade import LocalRunner, solve_partitioned
 from libsmo.cascade._nodes import problem_rows, solve_block
 from libsmo.training._params import TrainParams
@@ -91,23 +92,6 @@ def test_any_partitioning_gives_the_single_machine_optimum(partitioning):
 
 
 # ---- the same through libsmo.dask.SVC ----------------------------------------------------
-
-distributed = pytest.importorskip("distributed")
-da = pytest.importorskip("dask.array")
-import libsmo.dask  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def client():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        cluster = distributed.LocalCluster(n_workers=2, processes=True,
-                                           threads_per_worker=1, dashboard_address=None)
-    client = distributed.Client(cluster)
-    yield client
-    client.close()
-    cluster.close()
-
 
 def test_dask_cascade_on_data_sorted_by_class(client):
     X, y = _data()

@@ -6,7 +6,6 @@ without changing the model."""
 import os
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import dask.array as da
@@ -20,18 +19,6 @@ import libsmo
 import libsmo.dask
 from helpers.data import load_dataset, load_fashion_mnist
 from helpers.peers import libsvm_train
-
-
-@pytest.fixture(scope="module")
-def client():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        cluster = distributed.LocalCluster(n_workers=2, processes=True,
-                                           threads_per_worker=1, dashboard_address=None)
-    client = distributed.Client(cluster)
-    yield client
-    client.close()
-    cluster.close()
 
 
 def _partitions(X, n):

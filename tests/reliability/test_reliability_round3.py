@@ -265,19 +265,6 @@ def test_nu_at_its_limit_names_nu_not_the_kernel(tmp_path):
 
 # ---- items 5 and 13: libsmo.dask's input ----------------------------------------------------
 
-@pytest.fixture(scope="module")
-def client():
-    import warnings
-
-    import distributed
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        cluster = distributed.LocalCluster(n_workers=2, processes=True,
-                                           threads_per_worker=1, dashboard_address=None)
-    client = distributed.Client(cluster)
-    yield client
-    client.close()
-    cluster.close()
 
 
 def _filtered_frame(n_classes=2):
