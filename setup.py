@@ -15,7 +15,7 @@ from setuptools.command.build_ext import build_ext
 # each other, then the io layer's text parser and writer
 CORE = ["arrays", "bitmaps", "int_rows", "sparse_dots", "rows", "kernel", "kernel_blocks",
         "cache", "qmatrix", "stopping",
-        "solution", "thread_governor", "smo", "platt_smo", "linear_smo", "blas_dots",
+        "solution", "thread_governor", "smo", "platt_smo", "linear_smo", "linear_rows", "linear_cd", "blas_dots",
         "pair_votes"]
 EXTENSIONS = [f"_core/{name}" for name in CORE] + ["io/_svmlight", "io/_writer"]
 
@@ -68,7 +68,7 @@ extensions = [
                  "libsmo/_core/step_loops.h",
                  "libsmo/_core/bit_counts.h", "libsmo/_core/column_loops.h",
                  "libsmo/_core/int_dots.h", "libsmo/_core/openmp_threads.h",
-                 "libsmo/_core/thread_governor.h"],
+                 "libsmo/_core/thread_governor.h", "libsmo/_core/mt19937.h"],
         include_dirs=[numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )

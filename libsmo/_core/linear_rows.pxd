@@ -1,0 +1,143 @@
+# The rows of a linear model's training problem as its solvers read them (the dual
+# coordinate descent of linear_cd, the primal Newton method of linear_newton): the
+# caller's CSR or dense arrays in place, LIBLINEAR's bias feature appended to every row
+# without storing it, and the per-row loops as inline functions (a method of another
+# module's class is an indirect call, which on rows of a dozen values costs as much as
+# the work).
+cimport cython
+
+cdef extern from *:
+    """
+    /* a row the loop will read next, asked for ahead: the random order of the
+       coordinate descent makes every row a cache miss otherwise */
+    #define smo_prefetch_read(p) __builtin_prefetch((const void *)(p), 0, 1)
+    """
+    void smo_prefetch_read(const void* p) nogil
+
+
+cdef struct RowData:
+    const double* values      # CSR: the stored values; dense: row i at values + i * d
+    const int* columns        # CSR: their columns
+    const long long* starts   # CSR: row i is [starts[i], starts[i + 1]); NULL: dense
+    Py_ssize_t d              # features, the bias excluded (its weight is w[d])
+    double bias               # the extra feature's value; 0: none
+    bint unit                 # CSR whose every stored value is 1
+
+
+@cython.final
+cdef class LinearRows:
+    cdef readonly Py_ssize_t n_rows
+    cdef readonly Py_ssize_t n_features
+    cdef readonly double bias
+    cdef readonly bint sparse
+    cdef readonly bint unit_values
+    cdef const double[::1] data
+    cdef const int[::1] indices
+    cdef const long long[::1] indptr
+    cdef const double[:, ::1] dense
+
+    cdef RowData view(self)
+
+
+cdef inline double dot_w(const RowData* r, Py_ssize_t i, const double* w) noexcept nogil:
+    """x_i'w, the terms in the row's order and the bias feature's last (scikit-learn's
+    LIBLINEAR adds them so); for unit rows the sum of w at the row's columns, the same
+    value."""
+    cdef double s = 0.0
+    cdef long long k, end
+    cdef Py_ssize_t f
+    cdef const double* x
+    if r.starts != NULL:
+        k = r.starts[i]
+        end = r.starts[i + 1]
+        if r.unit:
+            while k < end:
+                s += w[r.columns[k]]
+                k += 1
+        else:
+            while k < end:
+                s += w[r.columns[k]] * r.values[k]
+                k += 1
+    else:
+        x = r.values + i * r.d
+        for f in range(r.d):
+            s += w[f] * x[f]
+    if r.bias > 0:
+        s += w[r.d] * r.bias
+    return s
+
+
+cdef inline void add_row(const RowData* r, Py_ssize_t i, double a, double* w) noexcept nogil:
+    """w += a x_i (the bias feature's weight too)."""
+    cdef long long k, end
+    cdef Py_ssize_t f
+    cdef const double* x
+    if r.starts != NULL:
+        k = r.starts[i]
+        end = r.starts[i + 1]
+        if r.unit:
+            while k < end:
+                w[r.columns[k]] += a
+                k += 1
+        else:
+            while k < end:
+                w[r.columns[k]] += a * r.values[k]
+                k += 1
+    else:
+        x = r.values + i * r.d
+        for f in range(r.d):
+            w[f] += a * x[f]
+    if r.bias > 0:
+        w[r.d] += a * r.bias
+
+
+cdef inline void add_squares(const RowData* r, Py_ssize_t i, double a, double* out) noexcept nogil:
+    """out += a x_i^2, entry by entry (a diagonal preconditioner's terms)."""
+    cdef long long k, end
+    cdef Py_ssize_t f
+    cdef const double* x
+    if r.starts != NULL:
+        k = r.starts[i]
+        end = r.starts[i + 1]
+        while k < end:
+            out[r.columns[k]] += r.values[k] * r.values[k] * a
+            k += 1
+    else:
+        x = r.values + i * r.d
+        for f in range(r.d):
+            out[f] += x[f] * x[f] * a
+    if r.bias > 0:
+        out[r.d] += r.bias * r.bias * a
+
+
+cdef inline double squares_from(const RowData* r, Py_ssize_t i, double start) noexcept nogil:
+    """start + the squares of x_i's values added one by one, the bias's last
+    (scikit-learn's QD)."""
+    cdef double s = start
+    cdef long long k, end
+    cdef Py_ssize_t f
+    cdef const double* x
+    if r.starts != NULL:
+        k = r.starts[i]
+        end = r.starts[i + 1]
+        while k < end:
+            s += r.values[k] * r.values[k]
+            k += 1
+    else:
+        x = r.values + i * r.d
+        for f in range(r.d):
+            if x[f] != 0:
+                s += x[f] * x[f]
+    if r.bias > 0:
+        s += r.bias * r.bias
+    return s
+
+
+cdef inline void prefetch_row(const RowData* r, Py_ssize_t i) noexcept nogil:
+    """Ask for the start of row i's stored values ahead of their use."""
+    if r.starts != NULL:
+        smo_prefetch_read(r.columns + r.starts[i])
+        if not r.unit:
+            smo_prefetch_read(r.values + r.starts[i])
+    else:
+        smo_prefetch_read(r.values + i * r.d)
