@@ -11,7 +11,8 @@ import types
 
 from libsmo.exceptions import ConvergenceWarning
 
-__all__ = ["ConvergenceWarning", "LibsvmRandom", "Model", "NuSVC", "NuSVR", "OneClassSVM",
+__all__ = ["ConvergenceWarning", "LibsvmRandom", "LinearSVC", "LinearSVR", "Model", "NuSVC",
+           "NuSVR", "OneClassSVM",
            "RandomFourierFeatures", "SVC", "SVR", "Scaler", "cross_validation",
            "dump_svmlight_file", "load_model", "load_svmlight_file", "load_svmlight_files",
            "train"]
@@ -29,6 +30,7 @@ _LAZY = {"train": "libsmo.train", "cross_validation": "libsmo.crossval",
          "SVC": "libsmo.estimators", "NuSVC": "libsmo.estimators",
          "SVR": "libsmo.estimators", "NuSVR": "libsmo.estimators",
          "OneClassSVM": "libsmo.estimators", "RandomFourierFeatures": "libsmo.rff",
+         "LinearSVC": "libsmo._estimator_linear", "LinearSVR": "libsmo._estimator_linear",
          "Scaler": "libsmo.scaling", "dump_svmlight_file": "libsmo.io",
          "load_model": "libsmo.io", "load_svmlight_file": "libsmo.io",
          "load_svmlight_files": "libsmo.io"}

@@ -26,7 +26,7 @@ LEVELS = [
     ("io", ["io", "formats", "scaling"]),
     ("interfaces", ["_sklearn_compat", "_estimator_params", "_estimator_input",
                     "_estimator_warm_start", "_estimator_base", "_estimator_classifier",
-                    "estimators", "rff", "grid", "_cli_common", "_cli_data", "_cli_train",
+                    "_estimator_linear", "estimators", "rff", "grid", "_cli_common", "_cli_data", "_cli_train",
                     "_cli_predict", "_cli_scale", "_cli_grid", "cli", "__main__",
                     "__init__", "dask"]),
 ]

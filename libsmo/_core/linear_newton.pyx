@@ -15,7 +15,11 @@ It minimises the primal
 with the diagonal preconditioner 0.99 + 0.01 diag(H), stopping on the quadratic model's
 decrease; a Hessian-vector product is one pass over the rows with a margin violation
 (Hv = s + 2 X_I' C_I X_I s). A step that decreases f by less than 0.01 alpha g's, after
-20 halvings, ends the run, as does a decrease below 1e-12 |f|.
+20 halvings, ends the run unless the full step lowers the gradient's norm (near the
+optimum Armijo's test on f fails by rounding before the gradient reaches a tight
+tolerance; LIBLINEAR stops there), as does a decrease below 1e-12 |f| where the quadratic model
+also promised no more (scikit-learn's trust-region TRON's test; LIBLINEAR 2.50 stops on
+the actual decrease alone, a few digits short of a tolerance such as 1e-12).
 
 Where the dual coordinate descent stalls (its epochs reach max_iter, typically at
 large C on unscaled data), this converges in a few dozen steps; LIBLINEAR switches to
@@ -169,10 +173,10 @@ cdef double _dot(const double[::1] a, const double[::1] b) noexcept nogil:
 
 cdef int _conjugate_gradient(_Primal fun, const double[::1] g, const double[::1] M,
                              double[::1] s, double[::1] r, double[::1] d, double[::1] Hd,
-                             double[::1] z, double eps_cg) noexcept nogil:
+                             double[::1] z, double eps_cg, double* model) noexcept nogil:
     """s ~ -H^-1 g by preconditioned conjugate gradient (newton.cpp's pcg): stops when
     the quadratic model's decrease in a step falls below cgtol / steps of the whole.
-    Returns the steps taken."""
+    Returns the steps taken; `model` receives the model's value g's + s'Hs / 2."""
     cdef Py_ssize_t j, n = g.shape[0]
     cdef double zTr, znewTrnew, alpha, beta, cgtol, dHd, Q = 0, newQ, Qdiff
     cdef int steps = 0, max_steps = max(<int>n, 5)
@@ -198,6 +202,7 @@ cdef int _conjugate_gradient(_Primal fun, const double[::1] g, const double[::1]
         if newQ > 0 or Qdiff > 0:    # the model no longer decreases: numerical noise
             break
         if steps * Qdiff >= cgtol * newQ:
+            Q = newQ
             break
         Q = newQ
         for j in range(n):
@@ -207,7 +212,32 @@ cdef int _conjugate_gradient(_Primal fun, const double[::1] g, const double[::1]
         for j in range(n):
             d[j] = z[j] + beta * d[j]
         zTr = znewTrnew
+    model[0] = Q
     return steps
+
+
+cdef double _gradient_step(_Primal fun, double[::1] w, const double[::1] s, double[::1] g,
+                           double* f, double* gnorm) noexcept nogil:
+    """The full Newton step where the line search failed, taken if it lowers the
+    gradient's norm: near the optimum f's decrease falls below its rounding (about
+    1e-16 |f|, a gradient near 1e-8 of its start), and Armijo's test on f fails where
+    the gradient can still fall to the tolerance. Returns 1, or 0 with w, f, g and the
+    rows' products as they were."""
+    cdef Py_ssize_t j
+    cdef double trial_norm
+    for j in range(w.shape[0]):
+        w[j] += s[j]
+    f[0] = fun.value(&w[0])
+    fun.gradient(&w[0], &g[0])
+    trial_norm = sqrt(_dot(g, g))
+    if trial_norm < gnorm[0]:
+        gnorm[0] = trial_norm
+        return 1
+    for j in range(w.shape[0]):
+        w[j] -= s[j]
+    f[0] = fun.value(&w[0])
+    fun.gradient(&w[0], &g[0])
+    return 0
 
 
 def primal_newton(LinearRows rows not None, order, targets, bounds, *,
@@ -293,7 +323,7 @@ def primal_newton(LinearRows rows not None, order, targets, bounds, *,
     cdef double[::1] g = np.zeros(nw), s = np.zeros(nw), r = np.zeros(nw)
     cdef double[::1] M = np.ones(nw), d = np.zeros(nw), Hd = np.zeros(nw)
     cdef double[::1] z = np.zeros(nw), w0 = np.zeros(nw)
-    cdef double f, fold, gnorm0, gnorm, step
+    cdef double f, fold, gnorm0, gnorm, step, model = 0
     cdef long steps = 0
     cdef str status = "max_iter"
     cdef bint interrupted = False
@@ -309,19 +339,22 @@ def primal_newton(LinearRows rows not None, order, targets, bounds, *,
     while status == "max_iter" and steps < max_iter:
         with nogil:
             fun.preconditioner(&M[0])
-            _conjugate_gradient(fun, g, M, s, r, d, Hd, z, eps_cg)
+            _conjugate_gradient(fun, g, M, s, r, d, Hd, z, eps_cg, &model)
             fold = f
             step = fun.line_search(&w[0], &s[0], &f, &g[0], 1.0)
             if step != 0:
                 fun.gradient(&w[0], &g[0])
                 gnorm = sqrt(_dot(g, g))
+            else:
+                step = _gradient_step(fun, w, s, g, &f, &gnorm)
         if step == 0:
             status = "stalled"
             break
         steps += 1
         if gnorm <= tol * gnorm0:
             status = "optimal"
-        elif f < -1.0e32 or fabs(fold - f) <= 1.0e-12 * fabs(f):
+        elif f < -1.0e32 or (fabs(fold - f) <= 1.0e-12 * fabs(f)
+                             and fabs(model) <= 1.0e-12 * fabs(f)):
             status = "stalled"
         if PyErr_CheckSignals() != 0:
             raise KeyboardInterrupt

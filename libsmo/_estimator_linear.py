@@ -1,0 +1,586 @@
+"""scikit-learn's LinearSVC and LinearSVR on libsmo's linear solvers: LIBLINEAR's dual
+coordinate descent (`libsmo._core.linear_cd`) and its primal Newton method
+(`libsmo._core.linear_newton`), reading the caller's dense or CSR rows in place.
+
+The problems are scikit-learn's (its `_fit_liblinear`): the intercept is LIBLINEAR's
+bias feature of value intercept_scaling, regularised with the weights; a classifier
+with k > 2 classes trains k one-vs-rest problems (class i against the rest, C times
+class i's weight for its rows and C for the others'), two classes one problem whose
+positive class is classes_[1]; C_i = C x class weight x sample weight, and a sample of
+weight 0 or less is left out. The rows go to the solver grouped by class in sorted
+order, and the permutations come from scikit-learn's Mersenne Twister seeded with the
+int scikit-learn's fit draws from random_state: a binary problem (and the first class's
+of several) takes the same steps as scikit-learn's LinearSVC, to the bit. Class k of
+several is seeded with that int + k, so that the classes can train at once
+(``n_jobs``, threads: the solvers release the GIL) and give the same model for every
+n_jobs.
+
+Beyond scikit-learn: ``dual="auto"`` also moves a squared-loss problem whose dual
+coordinate descent reaches max_iter epochs to the primal Newton method, started from
+the dual's weights (LIBLINEAR's own switch for -s 1 and -s 12); ``warm_start=True``
+starts each fit from the previous one's solution (a path of C values); ``n_jobs``
+trains the one-vs-rest classes as joblib tasks.
+"""
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from libsmo import _param_validation as pv
+from libsmo._core.linear_cd import svc_dual, svr_dual
+from libsmo._core.linear_newton import primal_newton
+from libsmo._core.linear_rows import LinearRows
+from libsmo._estimator_classifier import _BaseClassifier
+from libsmo._estimator_input import check_targets, effective_sample_weight, validate_features
+from libsmo._estimator_params import AnyOf, validate_parameters
+from libsmo._parallel import map_tasks
+from libsmo._random import SklearnRandom
+from libsmo._sklearn_compat import (HAVE_SKLEARN, BaseEstimator, ClassifierMixin,
+                                    RegressorMixin, check_is_fitted)
+from libsmo.exceptions import ConvergenceWarning
+from libsmo.params import SOLVER_CONSTRAINTS as SOLVER
+
+__all__ = ["LinearSVC", "LinearSVR"]
+
+# scikit-learn's words, which its users' filters and tests match
+NOT_CONVERGED = "Liblinear failed to converge, increase the number of iterations."
+# scikit-learn's LIBLINEAR solver numbers of each (loss, penalty, dual), for messages
+SOLVER_TYPES = {("hinge", "l2", True): 3, ("squared_hinge", "l2", True): 1,
+                ("squared_hinge", "l2", False): 2, ("squared_hinge", "l1", False): 5,
+                ("epsilon_insensitive", "l2", True): 13,
+                ("squared_epsilon_insensitive", "l2", True): 12,
+                ("squared_epsilon_insensitive", "l2", False): 11}
+# what LIBLINEAR 2.50 multiplies the primal tolerance by when it continues a stalled
+# dual with the Newton method (-s 1: 0.1, -s 12: 0.001)
+SWITCH_TOL = {False: 0.1, True: 0.001}
+
+COMMON = {
+    "tol": pv.Positive(),
+    "C": pv.Positive(),
+    "fit_intercept": pv.Boolean(),
+    "intercept_scaling": pv.Positive(),
+    "dual": AnyOf(pv.Boolean(), pv.OneOf(("auto",))),
+    "verbose": SOLVER["verbose"],
+    "random_state": pv.Seed(legacy=True),
+    "max_iter": pv.Positive(integer=True, allow_zero=True),
+    "warm_start": pv.Boolean(),
+}
+
+
+@dataclass(frozen=True)
+class LinearTask:
+    """One binary (or regression) problem for `solve_task`: its rows, targets (signs or
+    values), bounds C_i, the method and its settings, the seed and the start."""
+    rows: LinearRows
+    order: np.ndarray
+    targets: np.ndarray
+    bounds: np.ndarray
+    dual: bool
+    squared: bool
+    regression: bool
+    epsilon: float
+    tol: float
+    max_iter: int
+    seed: int
+    switch_on_stall: bool
+    stop_flag: np.ndarray
+    start: object = None      # a dual start (n_rows,) or a primal w (n_weights,)
+
+
+@dataclass(frozen=True)
+class LinearFit:
+    """A solved problem: the weights (bias last), the dual point, the iterations the
+    methods took in all, whether it reached its tolerance, the method that finished
+    it ("dual", "primal", or "dual+primal" after a switch) and its objective."""
+    w: np.ndarray
+    dual: np.ndarray
+    n_iter: int
+    converged: bool
+    method: str
+    objective: float
+
+
+def primal_tolerance(task):
+    """LIBLINEAR's primal tolerance: tol, for classification scaled by
+    max(min(#positive, #negative), 1) / l over the problem's rows."""
+    if task.regression:
+        return task.tol
+    positive = int(np.count_nonzero(task.targets[task.order] > 0))
+    l = len(task.order)
+    return task.tol * max(min(positive, l - positive), 1) / max(l, 1)
+
+
+def solve_task(task):
+    """Solve one `LinearTask`: the dual coordinate descent or the primal Newton method,
+    and after a dual that reached max_iter with a squared loss (when the task allows
+    it) the Newton method from the dual's weights, at LIBLINEAR's reduced tolerance.
+
+    Returns
+    -------
+    LinearFit
+    """
+    common = dict(tol=task.tol, max_iter=task.max_iter, stop_flag=task.stop_flag)
+    if not task.dual:
+        start = task.start if task.start is not None and len(task.start) == \
+            task.rows.n_weights else None
+        sol = primal_newton(task.rows, task.order, task.targets, task.bounds,
+                            regression=task.regression, epsilon=task.epsilon,
+                            start=start, **dict(common, tol=primal_tolerance(task)))
+        return LinearFit(sol.w, sol.dual, sol.n_iter, sol.status != "max_iter", "primal",
+                         sol.objective)
+    start = task.start if task.start is not None and len(task.start) == \
+        task.rows.n_rows else None
+    if task.regression:
+        sol = svr_dual(task.rows, task.order, task.targets, task.bounds,
+                       epsilon=task.epsilon, squared_loss=task.squared, seed=task.seed,
+                       start=start, **common)
+    else:
+        sol = svc_dual(task.rows, task.order, task.targets, task.bounds,
+                       squared_hinge=task.squared, seed=task.seed, start=start, **common)
+    if sol.status != "max_iter" or not (task.squared and task.switch_on_stall):
+        return LinearFit(sol.w, sol.dual, sol.n_iter, sol.status != "max_iter", "dual",
+                         sol.objective)
+    tol = primal_tolerance(task) * SWITCH_TOL[task.regression]
+    newton = primal_newton(task.rows, task.order, task.targets, task.bounds,
+                           regression=task.regression, epsilon=task.epsilon,
+                           start=sol.w, **dict(common, tol=tol))
+    return LinearFit(newton.w, newton.dual, sol.n_iter + newton.n_iter,
+                     newton.status != "max_iter", "dual+primal", newton.objective)
+
+
+def fit_seed(random_state):
+    """The Mersenne Twister's seed of one fit, drawn as scikit-learn's fit draws it
+    (randint(2**31 - 1) from check_random_state(random_state)); a numpy Generator gives
+    one draw of its own."""
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(np.iinfo(np.int32).max))
+    if hasattr(random_state, "seed") and not isinstance(random_state,
+                                                        np.random.RandomState):
+        return int(random_state.seed) & 0xFFFFFFFF    # SklearnRandom, LibsvmRandom
+    return SklearnRandom.from_random_state(random_state).seed
+
+
+def _dense_scores(X, coef, intercept):
+    scores = X @ coef.T
+    if sp.issparse(scores):
+        scores = scores.toarray()
+    return np.asarray(scores) + intercept
+
+
+class _BaseLinear(BaseEstimator):
+    """What LinearSVC and LinearSVR share: parameters, the method, the rows, the solves,
+    warm starts, prediction's scores."""
+
+    _parameter_constraints = {}
+    _squared_losses = ()
+
+    def _fit_start(self, X, y):
+        validate_parameters(self)
+        y = check_targets(self, y)
+        return validate_features(self, X, y, reset=True)
+
+    def _use_dual(self, X, penalty="l2"):
+        """dual as given, or for "auto" scikit-learn's choice: the dual where there are
+        fewer samples than features or the primal is not available, else the primal."""
+        available = {d for d in (True, False)
+                     if (self.loss, penalty, d) in SOLVER_TYPES}
+        if self.dual != "auto":
+            if self.dual not in available:
+                raise ValueError(
+                    "Unsupported set of arguments: The combination of penalty="
+                    f"'{penalty}' and loss='{self.loss}' are not supported when "
+                    f"dual={self.dual}, Parameters: penalty='{penalty}', "
+                    f"loss='{self.loss}', dual={self.dual}")
+            return self.dual
+        if not available:
+            raise ValueError(
+                "Unsupported set of arguments: The combination of penalty="
+                f"'{penalty}' and loss='{self.loss}' is not supported, Parameters: "
+                f"penalty='{penalty}', loss='{self.loss}', dual={self.dual}")
+        prefer = X.shape[0] < X.shape[1]
+        return prefer if prefer in available else not prefer
+
+    def _linear_rows(self, X):
+        return LinearRows(X, float(self.intercept_scaling) if self.fit_intercept else 0.0)
+
+    def _warm_starts(self, n_problems, n_rows, dual):
+        """The previous fit's solutions where warm_start=True and they fit this one:
+        the same rows and problems (and the same method's kind of start)."""
+        previous = getattr(self, "_warm", None)
+        if not (self.warm_start and previous is not None):
+            return [None] * n_problems
+        starts = previous["dual" if dual else "w"]
+        if len(starts) != n_problems or previous["n_rows"] != n_rows:
+            return [None] * n_problems
+        return list(starts)
+
+    def _solve(self, tasks, n_jobs):
+        """Solve the tasks (as joblib tasks with n_jobs), warn once if any stopped at
+        max_iter, and keep what a warm start needs."""
+        fits = map_tasks(solve_task, tasks, n_jobs)
+        if not all(f.converged for f in fits):
+            warnings.warn(self._stall_message(fits), ConvergenceWarning, stacklevel=3)
+        if self.verbose:
+            for k, f in enumerate(fits):
+                print(f"[libsmo LinearSVM] problem {k}: {f.method}, {f.n_iter} "
+                      f"iterations, objective {f.objective:.6f}, "
+                      f"{'optimal' if f.converged else 'stopped at max_iter'}")
+        if self.warm_start:
+            self._warm = {"dual": [f.dual for f in fits], "w": [f.w for f in fits],
+                          "n_rows": tasks[0].rows.n_rows}
+        self.n_iter_ = int(max(f.n_iter for f in fits))
+        return fits
+
+    def _stall_message(self, fits):
+        if self.loss in self._squared_losses and self.dual is True:
+            why = (" The dual coordinate descent took max_iter epochs; dual='auto' or "
+                   "dual=False solves the squared loss by the primal Newton method, "
+                   "which converges in a few dozen steps.")
+        elif self.loss in self._squared_losses:
+            why = " The primal Newton method took max_iter steps."
+        else:
+            why = (f" The dual coordinate descent of loss={self.loss!r}, which has no "
+                   "primal method, took max_iter epochs: scale the features, lower C, "
+                   "raise tol or max_iter, or use the squared loss, which dual='auto' "
+                   "finishes by the Newton method.")
+        return NOT_CONVERGED + why
+
+    def _coef_and_intercept(self, fits):
+        W = np.array([f.w for f in fits])
+        if self.fit_intercept:
+            return W[:, :-1], self.intercept_scaling * W[:, -1]
+        return W, 0.0
+
+    def _scores(self, X):
+        check_is_fitted(self)
+        X, _ = validate_features(self, X, reset=False)
+        return _dense_scores(X, self.coef_, self.intercept_)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+
+class LinearSVC(ClassifierMixin, _BaseLinear):
+    """Linear support vector classification, scikit-learn's LinearSVC on libsmo's
+    solvers (LIBLINEAR's dual coordinate descent and primal Newton method).
+
+    Minimises 1/2 |w|^2 + sum_i C_i loss(y_i (w'x_i + b)) with the bias b as LIBLINEAR's
+    extra feature of value intercept_scaling (regularised with w); the hinge loss by the
+    dual coordinate descent, the squared hinge by it or by the primal Newton method.
+
+    Parameters
+    ----------
+    penalty : {"l2"}, default="l2"
+        The regularisation. scikit-learn's "l1" (LIBLINEAR -s 5) is not implemented here
+        and is refused with a ValueError.
+    loss : {"hinge", "squared_hinge"}, default="squared_hinge"
+    dual : bool or "auto", default="auto"
+        The dual coordinate descent (True) or the primal Newton method (False; squared
+        hinge only). "auto": scikit-learn's choice (the dual when n_samples <
+        n_features), and a squared-hinge dual that reaches max_iter epochs finishes by
+        the Newton method from its weights, as LIBLINEAR's -s 1 does.
+    tol : float, default=1e-4
+        LIBLINEAR's eps: the dual's projected gradients within tol; the primal's
+        gradient norm within tol x min(#pos, #neg) / n of its value at w = 0.
+    C : float, default=1.0
+    multi_class : {"ovr"}, default="ovr"
+        One-vs-rest. scikit-learn's "crammer_singer" is not implemented here and is
+        refused with a ValueError.
+    fit_intercept : bool, default=True
+    intercept_scaling : float, default=1.0
+        The bias feature's value; intercept_ = intercept_scaling x its weight.
+    class_weight : dict or "balanced", default=None
+        C of class i's rows times its weight (in one-vs-rest, for its own problem).
+    verbose : int, default=0
+        Print each problem's method, iterations and objective.
+    random_state : int, RandomState instance or None, default=None
+        The permutations' seed is drawn from it at every fit, as scikit-learn draws it.
+    max_iter : int, default=1000
+        Epochs of the dual, or Newton steps of the primal.
+    warm_start : bool, default=False
+        Start from the previous fit's solution (the same rows and classes).
+    n_jobs : int, default=None
+        One-vs-rest problems trained at once (joblib tasks on threads).
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+    intercept_ : ndarray of shape (1,) or (n_classes,), or 0.0 without an intercept
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+    n_iter_ : int
+        The most iterations any problem took.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from libsmo import LinearSVC
+    >>> X = np.array([[-2.0, -1.0], [-1.0, -1.0], [1.0, 1.0], [2.0, 1.0]])
+    >>> y = np.array([0, 0, 1, 1])
+    >>> clf = LinearSVC(random_state=0).fit(X, y)
+    >>> clf.predict([[-0.8, -1.0], [1.5, 0.5]])
+    array([0, 1])
+    """
+
+    _parameter_constraints = {
+        "penalty": pv.OneOf(("l1", "l2")),
+        "loss": pv.OneOf(("hinge", "squared_hinge")),
+        "multi_class": pv.OneOf(("ovr", "crammer_singer")),
+        "class_weight": AnyOf(pv.OneOf(("balanced",)), pv.ClassWeights()),
+        "n_jobs": SOLVER["n_jobs"],
+        **COMMON,
+    }
+    _squared_losses = ("squared_hinge",)
+
+    def __init__(self, penalty="l2", loss="squared_hinge", *, dual="auto", tol=1e-4,
+                 C=1.0, multi_class="ovr", fit_intercept=True, intercept_scaling=1,
+                 class_weight=None, verbose=0, random_state=None, max_iter=1000,
+                 warm_start=False, n_jobs=None):
+        self.penalty = penalty
+        self.loss = loss
+        self.dual = dual
+        self.tol = tol
+        self.C = C
+        self.multi_class = multi_class
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.class_weight = class_weight
+        self.verbose = verbose
+        self.random_state = random_state
+        self.max_iter = max_iter
+        self.warm_start = warm_start
+        self.n_jobs = n_jobs
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Multiplies C per sample; a weight of 0 or less leaves the sample out.
+
+        Returns
+        -------
+        self
+        """
+        X, y = self._fit_start(X, y)
+        if HAVE_SKLEARN:
+            from sklearn.utils.multiclass import check_classification_targets
+            check_classification_targets(y)
+        classes, encoded = np.unique(y, return_inverse=True)
+        encoded = encoded.ravel()
+        if len(classes) < 2:
+            raise ValueError("This solver needs samples of at least 2 classes in the "
+                             f"data, but the data contains only one class: {classes[0]!r}")
+        if self.multi_class == "crammer_singer":
+            raise ValueError("multi_class='crammer_singer' is not implemented by libsmo's "
+                             "LinearSVC; use multi_class='ovr'")
+        if self.penalty == "l1" and self.loss == "squared_hinge" and self.dual is not True:
+            raise ValueError("penalty='l1' (LIBLINEAR -s 5) is not implemented by "
+                             "libsmo's LinearSVC; use penalty='l2'")
+        dual = self._use_dual(X, self.penalty)
+        previous_classes = getattr(self, "classes_", None)
+        self.classes_ = classes
+        n = len(encoded)
+        weight = effective_sample_weight(sample_weight, n)
+        weight = np.ones(n) if weight is None else weight
+        class_C = self.C * self._class_weights(encoded, weight)
+        taking_part = np.flatnonzero(weight > 0)
+        # scikit-learn's LIBLINEAR groups the rows by class, in sorted order
+        order = taking_part[np.argsort(encoded[taking_part], kind="stable")]
+        rows = self._linear_rows(X)
+        seed = fit_seed(self.random_state)
+        if len(classes) == 2:
+            positives = [encoded == 1]
+            bounds = [np.where(encoded == 1, class_C[1], class_C[0]) * weight]
+        else:
+            positives = [encoded == k for k in range(len(classes))]
+            bounds = [np.where(p, class_C[k], self.C) * weight
+                      for k, p in enumerate(positives)]
+        same_classes = (previous_classes is not None
+                        and np.array_equal(previous_classes, classes))
+        starts = (self._warm_starts(len(positives), n, dual) if same_classes
+                  else [None] * len(positives))
+        stop_flag = np.zeros(1, dtype=np.int8)
+        tasks = [LinearTask(rows, order, np.where(p, 1.0, -1.0), b, dual,
+                            self.loss == "squared_hinge", False, 0.0, float(self.tol),
+                            int(self.max_iter), (seed + k) & 0xFFFFFFFF,
+                            self.dual == "auto", stop_flag, start)
+                 for k, (p, b, start) in enumerate(zip(positives, bounds, starts))]
+        fits = self._solve(tasks, self.n_jobs)
+        self.coef_, self.intercept_ = self._coef_and_intercept(fits)
+        return self
+
+    def _class_weights(self, encoded, weight):
+        """scikit-learn's compute_class_weight: "balanced" from the weighted class
+        counts, a dict's weights (the classes it leaves out weigh 1)."""
+        k = len(self.classes_)
+        if isinstance(self.class_weight, str):
+            counts = np.bincount(encoded, weights=weight, minlength=k)
+            with np.errstate(divide="ignore"):
+                return counts.sum() / (k * counts)
+        return _BaseClassifier._class_weights(self, encoded)
+
+    def decision_function(self, X):
+        """Confidence scores: w'x + b per class; (n_samples,) for two classes (positive
+        means classes_[1]).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+        """
+        scores = self._scores(X)
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """The class of the largest score (two classes: classes_[1] where it is > 0).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        scores = self.decision_function(X)
+        index = (scores > 0).astype(np.intp) if scores.ndim == 1 else scores.argmax(axis=1)
+        return self.classes_[index]
+
+    def densify(self):
+        """coef_ as a dense array (after `sparsify`); returns self."""
+        check_is_fitted(self)
+        if sp.issparse(self.coef_):
+            self.coef_ = self.coef_.toarray()
+        return self
+
+    def sparsify(self):
+        """coef_ as a CSR matrix (for coefficients that are mostly zeros); returns self."""
+        check_is_fitted(self)
+        self.coef_ = sp.csr_matrix(self.coef_)
+        return self
+
+
+class LinearSVR(RegressorMixin, _BaseLinear):
+    """Linear support vector regression, scikit-learn's LinearSVR on libsmo's solvers.
+
+    Minimises 1/2 |w|^2 + sum_i C_i loss(y_i - w'x_i - b) with the bias as LinearSVC's;
+    the epsilon-insensitive loss by the dual coordinate descent, the squared one by it
+    or by the primal Newton method.
+
+    Parameters
+    ----------
+    epsilon : float, default=0.0
+        The insensitive zone's half width (>= 0).
+    tol : float, default=1e-4
+        The dual stops when an epoch's summed violation is within tol of the first
+        epoch's; the primal when its gradient norm is within tol of its value at 0.
+    C : float, default=1.0
+    loss : {"epsilon_insensitive", "squared_epsilon_insensitive"}, \
+            default="epsilon_insensitive"
+    fit_intercept : bool, default=True
+    intercept_scaling : float, default=1.0
+    dual : bool or "auto", default="auto"
+        As LinearSVC's: a squared-loss dual that reaches max_iter finishes by the
+        Newton method under "auto".
+    verbose : int, default=0
+    random_state : int, RandomState instance or None, default=None
+    max_iter : int, default=1000
+    warm_start : bool, default=False
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+    intercept_ : ndarray of shape (1,), or 0.0 without an intercept
+    n_features_in_ : int
+    n_iter_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from libsmo import LinearSVR
+    >>> X = np.arange(10.0).reshape(-1, 1)
+    >>> reg = LinearSVR(C=10.0, random_state=0, tol=1e-6).fit(X, 2 * X.ravel() + 1)
+    >>> np.round(reg.predict([[20.0]]), 1)
+    array([41.])
+    """
+
+    _parameter_constraints = {
+        "epsilon": pv.Positive(allow_zero=True),
+        "loss": pv.OneOf(("epsilon_insensitive", "squared_epsilon_insensitive")),
+        **COMMON,
+    }
+    _squared_losses = ("squared_epsilon_insensitive",)
+
+    def __init__(self, *, epsilon=0.0, tol=1e-4, C=1.0, loss="epsilon_insensitive",
+                 fit_intercept=True, intercept_scaling=1.0, dual="auto", verbose=0,
+                 random_state=None, max_iter=1000, warm_start=False):
+        self.epsilon = epsilon
+        self.tol = tol
+        self.C = C
+        self.loss = loss
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.dual = dual
+        self.verbose = verbose
+        self.random_state = random_state
+        self.max_iter = max_iter
+        self.warm_start = warm_start
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the model.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Multiplies C per sample; a weight of 0 or less leaves the sample out.
+
+        Returns
+        -------
+        self
+        """
+        X, y = self._fit_start(X, y)
+        y = np.asarray(y, dtype=np.float64)
+        dual = self._use_dual(X)
+        n = len(y)
+        weight = effective_sample_weight(sample_weight, n)
+        weight = np.ones(n) if weight is None else weight
+        order = np.flatnonzero(weight > 0)
+        rows = self._linear_rows(X)
+        start = self._warm_starts(1, n, dual)[0]
+        task = LinearTask(rows, order, y, self.C * weight, dual,
+                          self.loss == "squared_epsilon_insensitive", True,
+                          float(self.epsilon), float(self.tol), int(self.max_iter),
+                          fit_seed(self.random_state), self.dual == "auto",
+                          np.zeros(1, dtype=np.int8), start)
+        fits = self._solve([task], None)
+        coef, intercept = self._coef_and_intercept(fits)
+        self.coef_ = coef.ravel()
+        self.intercept_ = intercept
+        return self
+
+    def predict(self, X):
+        """w'x + b of each row.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        X, _ = validate_features(self, X, reset=False)
+        return _dense_scores(X, self.coef_[None, :], self.intercept_).ravel()
