@@ -22,14 +22,11 @@ starts each fit from the previous one's solution (a path of C values); ``n_jobs`
 trains the one-vs-rest classes as joblib tasks.
 """
 import warnings
-from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
 
 from libsmo import _param_validation as pv
-from libsmo._core.linear_cd import svc_dual, svr_dual
-from libsmo._core.linear_newton import primal_newton
 from libsmo._core.linear_rows import LinearRows
 from libsmo._estimator_classifier import _BaseClassifier
 from libsmo._estimator_input import check_targets, effective_sample_weight, validate_features
@@ -39,6 +36,7 @@ from libsmo._random import SklearnRandom
 from libsmo._sklearn_compat import (HAVE_SKLEARN, BaseEstimator, ClassifierMixin,
                                     RegressorMixin, check_is_fitted)
 from libsmo.exceptions import ConvergenceWarning
+from libsmo.linear_training import LinearTask, solve_task
 from libsmo.params import SOLVER_CONSTRAINTS as SOLVER
 
 __all__ = ["LinearSVC", "LinearSVR"]
@@ -51,10 +49,6 @@ SOLVER_TYPES = {("hinge", "l2", True): 3, ("squared_hinge", "l2", True): 1,
                 ("epsilon_insensitive", "l2", True): 13,
                 ("squared_epsilon_insensitive", "l2", True): 12,
                 ("squared_epsilon_insensitive", "l2", False): 11}
-# what LIBLINEAR 2.50 multiplies the primal tolerance by when it continues a stalled
-# dual with the Newton method (-s 1: 0.1, -s 12: 0.001)
-SWITCH_TOL = {False: 0.1, True: 0.001}
-
 COMMON = {
     "tol": pv.Positive(),
     "C": pv.Positive(),
@@ -66,87 +60,6 @@ COMMON = {
     "max_iter": pv.Positive(integer=True, allow_zero=True),
     "warm_start": pv.Boolean(),
 }
-
-
-@dataclass(frozen=True)
-class LinearTask:
-    """One binary (or regression) problem for `solve_task`: its rows, targets (signs or
-    values), bounds C_i, the method and its settings, the seed and the start."""
-    rows: LinearRows
-    order: np.ndarray
-    targets: np.ndarray
-    bounds: np.ndarray
-    dual: bool
-    squared: bool
-    regression: bool
-    epsilon: float
-    tol: float
-    max_iter: int
-    seed: int
-    switch_on_stall: bool
-    stop_flag: np.ndarray
-    start: object = None      # a dual start (n_rows,) or a primal w (n_weights,)
-
-
-@dataclass(frozen=True)
-class LinearFit:
-    """A solved problem: the weights (bias last), the dual point, the iterations the
-    methods took in all, whether it reached its tolerance, the method that finished
-    it ("dual", "primal", or "dual+primal" after a switch) and its objective."""
-    w: np.ndarray
-    dual: np.ndarray
-    n_iter: int
-    converged: bool
-    method: str
-    objective: float
-
-
-def primal_tolerance(task):
-    """LIBLINEAR's primal tolerance: tol, for classification scaled by
-    max(min(#positive, #negative), 1) / l over the problem's rows."""
-    if task.regression:
-        return task.tol
-    positive = int(np.count_nonzero(task.targets[task.order] > 0))
-    l = len(task.order)
-    return task.tol * max(min(positive, l - positive), 1) / max(l, 1)
-
-
-def solve_task(task):
-    """Solve one `LinearTask`: the dual coordinate descent or the primal Newton method,
-    and after a dual that reached max_iter with a squared loss (when the task allows
-    it) the Newton method from the dual's weights, at LIBLINEAR's reduced tolerance.
-
-    Returns
-    -------
-    LinearFit
-    """
-    common = dict(tol=task.tol, max_iter=task.max_iter, stop_flag=task.stop_flag)
-    if not task.dual:
-        start = task.start if task.start is not None and len(task.start) == \
-            task.rows.n_weights else None
-        sol = primal_newton(task.rows, task.order, task.targets, task.bounds,
-                            regression=task.regression, epsilon=task.epsilon,
-                            start=start, **dict(common, tol=primal_tolerance(task)))
-        return LinearFit(sol.w, sol.dual, sol.n_iter, sol.status != "max_iter", "primal",
-                         sol.objective)
-    start = task.start if task.start is not None and len(task.start) == \
-        task.rows.n_rows else None
-    if task.regression:
-        sol = svr_dual(task.rows, task.order, task.targets, task.bounds,
-                       epsilon=task.epsilon, squared_loss=task.squared, seed=task.seed,
-                       start=start, **common)
-    else:
-        sol = svc_dual(task.rows, task.order, task.targets, task.bounds,
-                       squared_hinge=task.squared, seed=task.seed, start=start, **common)
-    if sol.status != "max_iter" or not (task.squared and task.switch_on_stall):
-        return LinearFit(sol.w, sol.dual, sol.n_iter, sol.status != "max_iter", "dual",
-                         sol.objective)
-    tol = primal_tolerance(task) * SWITCH_TOL[task.regression]
-    newton = primal_newton(task.rows, task.order, task.targets, task.bounds,
-                           regression=task.regression, epsilon=task.epsilon,
-                           start=sol.w, **dict(common, tol=tol))
-    return LinearFit(newton.w, newton.dual, sol.n_iter + newton.n_iter,
-                     newton.status != "max_iter", "dual+primal", newton.objective)
 
 
 def fit_seed(random_state):

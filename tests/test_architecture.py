@@ -22,7 +22,7 @@ LEVELS = [
     ("validation", ["_validation", "params", "_one_vs_one"]),
     ("model", ["_support_rows", "_prediction", "probability", "_model_checks", "model"]),
     ("problem", ["problem", "warm_start", "execution", "formulations", "classification",
-                 "train", "crossval", "cascade_nodes", "cascade"]),
+                 "train", "crossval", "cascade_nodes", "cascade", "linear_training"]),
     ("io", ["io", "formats", "scaling"]),
     ("interfaces", ["_sklearn_compat", "_estimator_params", "_estimator_input",
                     "_estimator_warm_start", "_estimator_base", "_estimator_classifier",

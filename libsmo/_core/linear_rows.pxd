@@ -35,6 +35,7 @@ cdef class LinearRows:
     cdef const int[::1] indices
     cdef const long long[::1] indptr
     cdef const double[:, ::1] dense
+    cdef readonly object source     # X as given (what a pickle carries)
 
     cdef RowData view(self)
 

@@ -55,6 +55,7 @@ cdef class LinearRows:
         if not bias >= 0:
             raise ValueError(f"bias must be >= 0 (0: none), got {bias!r}")
         self.bias = bias
+        self.source = X
         self.sparse = hasattr(X, "indptr")
         if self.sparse:
             data, indices, indptr = csr_arrays(X)
@@ -76,7 +77,8 @@ cdef class LinearRows:
         return self.n_features + (self.bias > 0)
 
     def __reduce__(self):
-        raise TypeError("LinearRows reads its caller's arrays in place and is not pickled")
+        # another process reads its own copy of the rows (threads share them)
+        return (LinearRows, (self.source, self.bias))
 
     cdef RowData view(self):
         cdef RowData r

@@ -1,0 +1,103 @@
+"""The linear SVMs' binary (and regression) problems as tasks, and how each is solved:
+LIBLINEAR's dual coordinate descent (`libsmo._core.linear_cd`) or its primal Newton
+method (`libsmo._core.linear_newton`), and the switch from a stalled dual to the Newton
+method that LIBLINEAR makes for the squared losses (-s 1, -s 12).
+
+A `LinearTask` holds everything one problem needs (the rows, read in place, its
+targets, bounds, method, seed and start), so that one-vs-rest classes run as joblib
+tasks (`libsmo._parallel.map_tasks`); `solve_task` returns a `LinearFit`.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from libsmo._core.linear_cd import svc_dual, svr_dual
+from libsmo._core.linear_newton import primal_newton
+from libsmo._core.linear_rows import LinearRows
+
+__all__ = ["LinearFit", "LinearTask", "primal_tolerance", "solve_task"]
+
+# what LIBLINEAR 2.50 multiplies the primal tolerance by when it continues a stalled
+# dual with the Newton method (-s 1: 0.1, -s 12: 0.001)
+SWITCH_TOL = {False: 0.1, True: 0.001}
+
+
+@dataclass(frozen=True)
+class LinearTask:
+    """One binary (or regression) problem for `solve_task`: its rows, targets (signs or
+    values), bounds C_i, the method and its settings, the seed and the start."""
+    rows: LinearRows
+    order: np.ndarray
+    targets: np.ndarray
+    bounds: np.ndarray
+    dual: bool
+    squared: bool
+    regression: bool
+    epsilon: float
+    tol: float
+    max_iter: int
+    seed: int
+    switch_on_stall: bool
+    stop_flag: np.ndarray
+    start: object = None      # a dual start (n_rows,) or a primal w (n_weights,)
+
+
+@dataclass(frozen=True)
+class LinearFit:
+    """A solved problem: the weights (bias last), the dual point, the iterations the
+    methods took in all, whether it reached its tolerance, the method that finished
+    it ("dual", "primal", or "dual+primal" after a switch) and its objective."""
+    w: np.ndarray
+    dual: np.ndarray
+    n_iter: int
+    converged: bool
+    method: str
+    objective: float
+
+
+def primal_tolerance(task):
+    """LIBLINEAR's primal tolerance: tol, for classification scaled by
+    max(min(#positive, #negative), 1) / l over the problem's rows."""
+    if task.regression:
+        return task.tol
+    positive = int(np.count_nonzero(task.targets[task.order] > 0))
+    l = len(task.order)
+    return task.tol * max(min(positive, l - positive), 1) / max(l, 1)
+
+
+def solve_task(task):
+    """Solve one `LinearTask`: the dual coordinate descent or the primal Newton method,
+    and after a dual that reached max_iter with a squared loss (when the task allows
+    it) the Newton method from the dual's weights, at LIBLINEAR's reduced tolerance.
+
+    Returns
+    -------
+    LinearFit
+    """
+    common = dict(tol=task.tol, max_iter=task.max_iter, stop_flag=task.stop_flag)
+    if not task.dual:
+        start = task.start if task.start is not None and len(task.start) == \
+            task.rows.n_weights else None
+        sol = primal_newton(task.rows, task.order, task.targets, task.bounds,
+                            regression=task.regression, epsilon=task.epsilon,
+                            start=start, **dict(common, tol=primal_tolerance(task)))
+        return LinearFit(sol.w, sol.dual, sol.n_iter, sol.status != "max_iter", "primal",
+                         sol.objective)
+    start = task.start if task.start is not None and len(task.start) == \
+        task.rows.n_rows else None
+    if task.regression:
+        sol = svr_dual(task.rows, task.order, task.targets, task.bounds,
+                       epsilon=task.epsilon, squared_loss=task.squared, seed=task.seed,
+                       start=start, **common)
+    else:
+        sol = svc_dual(task.rows, task.order, task.targets, task.bounds,
+                       squared_hinge=task.squared, seed=task.seed, start=start, **common)
+    if sol.status != "max_iter" or not (task.squared and task.switch_on_stall):
+        return LinearFit(sol.w, sol.dual, sol.n_iter, sol.status != "max_iter", "dual",
+                         sol.objective)
+    tol = primal_tolerance(task) * SWITCH_TOL[task.regression]
+    newton = primal_newton(task.rows, task.order, task.targets, task.bounds,
+                           regression=task.regression, epsilon=task.epsilon,
+                           start=sol.w, **dict(common, tol=tol))
+    return LinearFit(newton.w, newton.dual, sol.n_iter + newton.n_iter,
+                     newton.status != "max_iter", "dual+primal", newton.objective)
