@@ -20,6 +20,9 @@ __all__ = ["LinearFit", "LinearTask", "primal_tolerance", "solve_task"]
 # what LIBLINEAR 2.50 multiplies the primal tolerance by when it continues a stalled
 # dual with the Newton method (-s 1: 0.1, -s 12: 0.001)
 SWITCH_TOL = {False: 0.1, True: 0.001}
+# the Newton steps the switched method may take (LIBLINEAR's NEWTON default), whatever
+# epochs the dual had
+SWITCH_MAX_ITER = 1000
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,6 @@ def solve_task(task):
     tol = primal_tolerance(task) * SWITCH_TOL[task.regression]
     newton = primal_newton(task.rows, task.order, task.targets, task.bounds,
                            regression=task.regression, epsilon=task.epsilon,
-                           start=sol.w, **dict(common, tol=tol))
+                           start=sol.w, **dict(common, tol=tol, max_iter=SWITCH_MAX_ITER))
     return LinearFit(newton.w, newton.dual, sol.n_iter + newton.n_iter,
                      newton.status != "max_iter", "dual+primal", newton.objective)

@@ -380,9 +380,8 @@ def svr_dual(LinearRows rows not None, order, targets, bounds, *, double epsilon
                 i = index[s]
                 if s + 1 < active:
                     prefetch_row(&r, index[s + 1])
-                G = -yv[i] + lam[i] * beta[i]
+                G = dot_w(&r, i, &w[0], -yv[i] + lam[i] * beta[i])
                 H = QD[i] + lam[i]
-                G += dot_w(&r, i, &w[0])
                 Gp = G + p
                 Gn = G - p
                 violation = 0

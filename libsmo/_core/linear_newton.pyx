@@ -316,7 +316,7 @@ def primal_newton(LinearRows rows not None, order, targets, bounds, *,
         start = np.asarray(start, dtype=np.float64)
         if start.shape != (nw,) or not np.all(np.isfinite(start)):
             raise ValueError(f"start must be finite of shape ({nw},), got {start.shape}")
-        w[:nw] = start
+        np.asarray(w)[:] = start
     if stop_flag is not None and stop_flag.shape[0] < 1:
         raise ValueError("stop_flag must have one entry")
     cdef signed char* flag = &stop_flag[0] if stop_flag is not None else NULL

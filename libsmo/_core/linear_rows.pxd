@@ -40,11 +40,12 @@ cdef class LinearRows:
     cdef RowData view(self)
 
 
-cdef inline double dot_w(const RowData* r, Py_ssize_t i, const double* w) noexcept nogil:
-    """x_i'w, the terms in the row's order and the bias feature's last (scikit-learn's
-    LIBLINEAR adds them so); for unit rows the sum of w at the row's columns, the same
-    value."""
-    cdef double s = 0.0
+cdef inline double dot_w(const RowData* r, Py_ssize_t i, const double* w,
+                         double start=0.0) noexcept nogil:
+    """start + x_i'w, the terms added to start one by one in the row's order and the
+    bias feature's last (scikit-learn's LIBLINEAR adds them so); for unit rows the sum
+    of w at the row's columns, the same value."""
+    cdef double s = start
     cdef long long k, end
     cdef Py_ssize_t f
     cdef const double* x
