@@ -15,9 +15,10 @@ several is seeded with that int + k, so that the classes can train at once
 (``n_jobs``, threads: the solvers release the GIL) and give the same model for every
 n_jobs.
 
-Beyond scikit-learn: ``dual="auto"`` also moves a squared-loss problem whose dual
-coordinate descent reaches max_iter epochs to the primal Newton method, started from
-the dual's weights (LIBLINEAR's own switch for -s 1 and -s 12); ``warm_start=True``
+Beyond scikit-learn: a squared-loss problem whose dual coordinate descent reaches
+max_iter epochs goes on by the primal Newton method, started from the dual's weights
+(LIBLINEAR's own switch for -s 1 and -s 12, which scikit-learn's copy lacks: it warns
+instead); ``warm_start=True``
 starts each fit from the previous one's solution (a path of C values); ``n_jobs``
 trains the one-vs-rest classes as joblib tasks.
 """
@@ -146,17 +147,13 @@ class _BaseLinear(BaseEstimator):
         return fits
 
     def _stall_message(self, fits):
-        if self.loss in self._squared_losses and self.dual is True:
-            why = (" The dual coordinate descent took max_iter epochs; dual='auto' or "
-                   "dual=False solves the squared loss by the primal Newton method, "
-                   "which converges in a few dozen steps.")
-        elif self.loss in self._squared_losses:
-            why = " The primal Newton method took max_iter steps."
+        if self.loss in self._squared_losses:
+            why = " The primal Newton method took its maximum of steps."
         else:
             why = (f" The dual coordinate descent of loss={self.loss!r}, which has no "
                    "primal method, took max_iter epochs: scale the features, lower C, "
-                   "raise tol or max_iter, or use the squared loss, which dual='auto' "
-                   "finishes by the Newton method.")
+                   "raise tol or max_iter, or use the squared loss, whose stalled dual "
+                   "goes on by the Newton method.")
         return NOT_CONVERGED + why
 
     def _coef_and_intercept(self, fits):
@@ -192,9 +189,9 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
     loss : {"hinge", "squared_hinge"}, default="squared_hinge"
     dual : bool or "auto", default="auto"
         The dual coordinate descent (True) or the primal Newton method (False; squared
-        hinge only). "auto": scikit-learn's choice (the dual when n_samples <
-        n_features), and a squared-hinge dual that reaches max_iter epochs finishes by
-        the Newton method from its weights, as LIBLINEAR's -s 1 does.
+        hinge only); "auto" is scikit-learn's choice (the dual when n_samples <
+        n_features). A squared-hinge dual that reaches max_iter epochs finishes by the
+        Newton method from its weights (up to 1000 steps), as LIBLINEAR's -s 1 does.
     tol : float, default=1e-4
         LIBLINEAR's eps: the dual's projected gradients within tol; the primal's
         gradient norm within tol x min(#pos, #neg) / n of its value at w = 0.
@@ -322,8 +319,8 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         stop_flag = np.zeros(1, dtype=np.int8)
         tasks = [LinearTask(rows, order, np.where(p, 1.0, -1.0), b, dual,
                             self.loss == "squared_hinge", False, 0.0, float(self.tol),
-                            int(self.max_iter), (seed + k) & 0xFFFFFFFF,
-                            self.dual == "auto", stop_flag, start)
+                            int(self.max_iter), (seed + k) & 0xFFFFFFFF, stop_flag,
+                            start)
                  for k, (p, b, start) in enumerate(zip(positives, bounds, starts))]
         fits = self._solve(tasks, self.n_jobs)
         self.coef_, self.intercept_ = self._coef_and_intercept(fits)
@@ -404,7 +401,7 @@ class LinearSVR(RegressorMixin, _BaseLinear):
     intercept_scaling : float, default=1.0
     dual : bool or "auto", default="auto"
         As LinearSVC's: a squared-loss dual that reaches max_iter finishes by the
-        Newton method under "auto".
+        Newton method (LIBLINEAR's -s 12).
     verbose : int, default=0
     random_state : int, RandomState instance or None, default=None
     max_iter : int, default=1000
@@ -475,8 +472,8 @@ class LinearSVR(RegressorMixin, _BaseLinear):
         task = LinearTask(rows, order, y, self.C * weight, dual,
                           self.loss == "squared_epsilon_insensitive", True,
                           float(self.epsilon), float(self.tol), int(self.max_iter),
-                          fit_seed(self.random_state), self.dual == "auto",
-                          np.zeros(1, dtype=np.int8), start)
+                          fit_seed(self.random_state), np.zeros(1, dtype=np.int8),
+                          start)
         fits = self._solve([task], None)
         coef, intercept = self._coef_and_intercept(fits)
         self.coef_ = coef.ravel()

@@ -40,7 +40,6 @@ class LinearTask:
     tol: float
     max_iter: int
     seed: int
-    switch_on_stall: bool
     stop_flag: np.ndarray
     start: object = None      # a dual start (n_rows,) or a primal w (n_weights,)
 
@@ -70,8 +69,8 @@ def primal_tolerance(task):
 
 def solve_task(task):
     """Solve one `LinearTask`: the dual coordinate descent or the primal Newton method,
-    and after a dual that reached max_iter with a squared loss (when the task allows
-    it) the Newton method from the dual's weights, at LIBLINEAR's reduced tolerance.
+    and after a dual that reached max_iter with a squared loss the Newton method from
+    the dual's weights, at LIBLINEAR's reduced tolerance (LIBLINEAR's -s 1 and -s 12).
 
     Returns
     -------
@@ -95,7 +94,7 @@ def solve_task(task):
     else:
         sol = svc_dual(task.rows, task.order, task.targets, task.bounds,
                        squared_hinge=task.squared, seed=task.seed, start=start, **common)
-    if sol.status != "max_iter" or not (task.squared and task.switch_on_stall):
+    if sol.status != "max_iter" or not task.squared:
         return LinearFit(sol.w, sol.dual, sol.n_iter, sol.status != "max_iter", "dual",
                          sol.objective)
     tol = primal_tolerance(task) * SWITCH_TOL[task.regression]

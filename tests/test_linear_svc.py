@@ -265,23 +265,25 @@ def test_warm_start_along_a_path_of_C(dual):
     assert sum(iterations["warm"][1:]) < sum(iterations["cold"][1:])
 
 
-def test_auto_finishes_a_stalled_dual_by_newton():
-    """More features than rows: dual="auto" takes the dual; when it reaches max_iter
-    the squared hinge goes on by the Newton method and converges, where dual=True
-    warns (scikit-learn's words first)."""
+def test_a_stalled_dual_finishes_by_newton():
+    """The squared hinge's dual that reaches max_iter goes on by the Newton method from
+    its weights (LIBLINEAR's -s 1) and converges: no warning, the primal's optimum."""
     rng = np.random.RandomState(0)
     X = rng.randn(60, 200) * rng.gamma(0.5, 5.0, size=200)
     y = (X[:, 0] + 0.1 * rng.randn(60) > 0).astype(int)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         auto = libsmo.LinearSVC(C=100.0, max_iter=5, tol=1e-6, random_state=0).fit(X, y)
+        dual = libsmo.LinearSVC(C=100.0, max_iter=5, tol=1e-6, dual=True,
+                                random_state=0).fit(X, y)
+    assert auto.n_iter_ > 5
     with pytest.warns(ConvergenceWarning, match="Liblinear failed to converge"):
-        libsmo.LinearSVC(C=100.0, max_iter=5, tol=1e-6, dual=True, random_state=0).fit(X, y)
+        sk.LinearSVC(C=100.0, max_iter=5, tol=1e-6, dual=True, random_state=0).fit(X, y)
     exact = libsmo.LinearSVC(C=100.0, dual=False, tol=1e-10).fit(X, y)
     s = signs(y)
     f = [primal_objective(X, s, m.coef_[0], m.intercept_[0], 100.0, "squared_hinge")
-         for m in (auto, exact)]
-    assert f[0] == pytest.approx(f[1], rel=1e-4)
+         for m in (auto, dual, exact)]
+    assert f[0] == pytest.approx(f[2], rel=1e-4) and f[1] == pytest.approx(f[2], rel=1e-4)
 
 
 def test_hinge_stall_says_why():
