@@ -15,12 +15,10 @@ several is seeded with that int + k, so that the classes can train at once
 (``n_jobs``, threads: the solvers release the GIL) and give the same model for every
 n_jobs.
 
-Beyond scikit-learn: a squared-loss problem whose dual coordinate descent reaches
-max_iter epochs goes on by the primal Newton method, started from the dual's weights
-(LIBLINEAR's own switch for -s 1 and -s 12, which scikit-learn's copy lacks: it warns
-instead); ``warm_start=True``
-starts each fit from the previous one's solution (a path of C values); ``n_jobs``
-trains the one-vs-rest classes as joblib tasks.
+Beyond scikit-learn: a squared-loss dual that reaches max_iter epochs goes on by the
+Newton method from its weights (LIBLINEAR's switch for -s 1 and -s 12; scikit-learn's
+copy warns instead), ``warm_start=True`` starts each fit from the previous solution (a
+path of C values), ``n_jobs`` trains the one-vs-rest classes as joblib tasks.
 """
 import warnings
 
@@ -37,19 +35,14 @@ from libsmo._random import SklearnRandom
 from libsmo._sklearn_compat import (HAVE_SKLEARN, BaseEstimator, ClassifierMixin,
                                     RegressorMixin, check_is_fitted)
 from libsmo.exceptions import ConvergenceWarning
-from libsmo.linear_training import LinearTask, solve_task
+from libsmo.linear_training import (LinearTask, choose_dual, solve_crammer_singer,
+                                    solve_task)
 from libsmo.params import SOLVER_CONSTRAINTS as SOLVER
 
 __all__ = ["LinearSVC", "LinearSVR"]
 
 # scikit-learn's words, which its users' filters and tests match
 NOT_CONVERGED = "Liblinear failed to converge, increase the number of iterations."
-# scikit-learn's LIBLINEAR solver numbers of each (loss, penalty, dual), for messages
-SOLVER_TYPES = {("hinge", "l2", True): 3, ("squared_hinge", "l2", True): 1,
-                ("squared_hinge", "l2", False): 2, ("squared_hinge", "l1", False): 5,
-                ("epsilon_insensitive", "l2", True): 13,
-                ("squared_epsilon_insensitive", "l2", True): 12,
-                ("squared_epsilon_insensitive", "l2", False): 11}
 COMMON = {
     "tol": pv.Positive(),
     "C": pv.Positive(),
@@ -95,25 +88,7 @@ class _BaseLinear(BaseEstimator):
         return validate_features(self, X, y, reset=True)
 
     def _use_dual(self, X, penalty="l2"):
-        """dual as given, or for "auto" scikit-learn's choice: the dual where there are
-        fewer samples than features or the primal is not available, else the primal."""
-        available = {d for d in (True, False)
-                     if (self.loss, penalty, d) in SOLVER_TYPES}
-        if self.dual != "auto":
-            if self.dual not in available:
-                raise ValueError(
-                    "Unsupported set of arguments: The combination of penalty="
-                    f"'{penalty}' and loss='{self.loss}' are not supported when "
-                    f"dual={self.dual}, Parameters: penalty='{penalty}', "
-                    f"loss='{self.loss}', dual={self.dual}")
-            return self.dual
-        if not available:
-            raise ValueError(
-                "Unsupported set of arguments: The combination of penalty="
-                f"'{penalty}' and loss='{self.loss}' is not supported, Parameters: "
-                f"penalty='{penalty}', loss='{self.loss}', dual={self.dual}")
-        prefer = X.shape[0] < X.shape[1]
-        return prefer if prefer in available else not prefer
+        return choose_dual(self.loss, penalty, self.dual, X.shape)
 
     def _linear_rows(self, X):
         return LinearRows(X, float(self.intercept_scaling) if self.fit_intercept else 0.0)
@@ -157,7 +132,9 @@ class _BaseLinear(BaseEstimator):
         return NOT_CONVERGED + why
 
     def _coef_and_intercept(self, fits):
-        W = np.array([f.w for f in fits])
+        """coef_ and intercept_ from the problems' weights (a joint problem's are one
+        row per class)."""
+        W = np.vstack([np.atleast_2d(f.w) for f in fits])
         if self.fit_intercept:
             return W[:, :-1], self.intercept_scaling * W[:, -1]
         return W, 0.0
@@ -196,9 +173,10 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         LIBLINEAR's eps: the dual's projected gradients within tol; the primal's
         gradient norm within tol x min(#pos, #neg) / n of its value at w = 0.
     C : float, default=1.0
-    multi_class : {"ovr"}, default="ovr"
-        One-vs-rest. scikit-learn's "crammer_singer" is not implemented here and is
-        refused with a ValueError.
+    multi_class : {"ovr", "crammer_singer"}, default="ovr"
+        One-vs-rest, or Crammer and Singer's joint multi-class problem (LIBLINEAR's
+        -s 4, which ignores loss, penalty and dual; its epochs are bounded by max_iter,
+        where scikit-learn's copy allows 100000).
     fit_intercept : bool, default=True
     intercept_scaling : float, default=1.0
         The bias feature's value; intercept_ = intercept_scaling x its weight.
@@ -287,13 +265,12 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         if len(classes) < 2:
             raise ValueError("This solver needs samples of at least 2 classes in the "
                              f"data, but the data contains only one class: {classes[0]!r}")
-        if self.multi_class == "crammer_singer":
-            raise ValueError("multi_class='crammer_singer' is not implemented by libsmo's "
-                             "LinearSVC; use multi_class='ovr'")
-        if self.penalty == "l1" and self.loss == "squared_hinge" and self.dual is not True:
+        crammer_singer = self.multi_class == "crammer_singer"   # loss, penalty, dual unused
+        if (self.penalty == "l1" and self.loss == "squared_hinge" and self.dual is not True
+                and not crammer_singer):
             raise ValueError("penalty='l1' (LIBLINEAR -s 5) is not implemented by "
                              "libsmo's LinearSVC; use penalty='l2'")
-        dual = self._use_dual(X, self.penalty)
+        dual = True if crammer_singer else self._use_dual(X, self.penalty)
         previous_classes = getattr(self, "classes_", None)
         self.classes_ = classes
         n = len(encoded)
@@ -305,6 +282,9 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         order = taking_part[np.argsort(encoded[taking_part], kind="stable")]
         rows = self._linear_rows(X)
         seed = fit_seed(self.random_state)
+        if crammer_singer:
+            return self._fit_crammer_singer(rows, order, encoded,
+                                            class_C[encoded] * weight, seed)
         if len(classes) == 2:
             positives = [encoded == 1]
             bounds = [np.where(encoded == 1, class_C[1], class_C[0]) * weight]
@@ -324,6 +304,22 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
                  for k, (p, b, start) in enumerate(zip(positives, bounds, starts))]
         fits = self._solve(tasks, self.n_jobs)
         self.coef_, self.intercept_ = self._coef_and_intercept(fits)
+        return self
+
+    def _fit_crammer_singer(self, rows, order, encoded, bounds, seed):
+        """One joint problem over every class (LIBLINEAR's -s 4); for two classes the
+        difference of the classes' weights, as scikit-learn reports it."""
+        fit = solve_crammer_singer(rows, order, encoded, bounds, len(self.classes_),
+                                   float(self.tol), int(self.max_iter), seed)
+        if not fit.converged:
+            warnings.warn(NOT_CONVERGED + " The Crammer-Singer dual coordinate descent "
+                          "took max_iter epochs.", ConvergenceWarning, stacklevel=3)
+        self.n_iter_ = int(fit.n_iter)
+        coef, intercept = self._coef_and_intercept([fit])
+        if len(self.classes_) == 2:
+            coef = (coef[1] - coef[0]).reshape(1, -1)
+            intercept = intercept[1:] - intercept[:1] if self.fit_intercept else 0.0
+        self.coef_, self.intercept_ = np.ascontiguousarray(coef), intercept
         return self
 
     def _class_weights(self, encoded, weight):

@@ -1,7 +1,8 @@
 """The linear SVMs' binary (and regression) problems as tasks, and how each is solved:
 LIBLINEAR's dual coordinate descent (`libsmo._core.linear_cd`) or its primal Newton
 method (`libsmo._core.linear_newton`), and the switch from a stalled dual to the Newton
-method that LIBLINEAR makes for the squared losses (-s 1, -s 12).
+method that LIBLINEAR makes for the squared losses (-s 1, -s 12); and Crammer and
+Singer's joint multi-class problem (`libsmo._core.linear_cs`, -s 4).
 
 A `LinearTask` holds everything one problem needs (the rows, read in place, its
 targets, bounds, method, seed and start), so that one-vs-rest classes run as joblib
@@ -12,10 +13,19 @@ from dataclasses import dataclass
 import numpy as np
 
 from libsmo._core.linear_cd import svc_dual, svr_dual
+from libsmo._core.linear_cs import crammer_singer
 from libsmo._core.linear_newton import primal_newton
 from libsmo._core.linear_rows import LinearRows
 
-__all__ = ["LinearFit", "LinearTask", "primal_tolerance", "solve_task"]
+__all__ = ["LinearFit", "LinearTask", "choose_dual", "primal_tolerance",
+           "solve_crammer_singer", "solve_task"]
+
+# the (loss, penalty, dual) that LIBLINEAR solves, with its solver numbers
+SOLVER_TYPES = {("hinge", "l2", True): 3, ("squared_hinge", "l2", True): 1,
+                ("squared_hinge", "l2", False): 2, ("squared_hinge", "l1", False): 5,
+                ("epsilon_insensitive", "l2", True): 13,
+                ("squared_epsilon_insensitive", "l2", True): 12,
+                ("squared_epsilon_insensitive", "l2", False): 11}
 
 # what LIBLINEAR 2.50 multiplies the primal tolerance by when it continues a stalled
 # dual with the Newton method (-s 1: 0.1, -s 12: 0.001)
@@ -23,6 +33,33 @@ SWITCH_TOL = {False: 0.1, True: 0.001}
 # the Newton steps the switched method may take (LIBLINEAR's NEWTON default), whatever
 # epochs the dual had
 SWITCH_MAX_ITER = 1000
+
+
+def choose_dual(loss, penalty, dual, shape):
+    """Whether to solve the dual: `dual` as given, or for "auto" scikit-learn's choice
+    (the dual where there are fewer samples than features, or where the primal is not
+    available, else the primal).
+
+    Raises
+    ------
+    ValueError
+        A combination LIBLINEAR does not solve (scikit-learn's message).
+    """
+    available = {d for d in (True, False) if (loss, penalty, d) in SOLVER_TYPES}
+    if dual != "auto":
+        if dual not in available:
+            raise ValueError(
+                f"Unsupported set of arguments: The combination of penalty='{penalty}' "
+                f"and loss='{loss}' are not supported when dual={dual}, Parameters: "
+                f"penalty='{penalty}', loss='{loss}', dual={dual}")
+        return dual
+    if not available:
+        raise ValueError(
+            f"Unsupported set of arguments: The combination of penalty='{penalty}' and "
+            f"loss='{loss}' is not supported, Parameters: penalty='{penalty}', "
+            f"loss='{loss}', dual={dual}")
+    prefer = shape[0] < shape[1]
+    return prefer if prefer in available else not prefer
 
 
 @dataclass(frozen=True)
@@ -103,3 +140,18 @@ def solve_task(task):
                            start=sol.w, **dict(common, tol=tol, max_iter=SWITCH_MAX_ITER))
     return LinearFit(newton.w, newton.dual, sol.n_iter + newton.n_iter,
                      newton.status != "max_iter", "dual+primal", newton.objective)
+
+
+def solve_crammer_singer(rows, order, labels, bounds, n_classes, tol, max_iter, seed):
+    """Crammer and Singer's problem over every class at once.
+
+    Returns
+    -------
+    LinearFit
+        w of shape (n_classes, n_weights), one row per class; the dual (n_rows,
+        n_classes).
+    """
+    sol = crammer_singer(rows, order, labels, bounds, n_classes, tol=tol,
+                         max_iter=max_iter, seed=seed)
+    return LinearFit(np.ascontiguousarray(sol.w.T), sol.dual, sol.n_iter,
+                     sol.status != "max_iter", "crammer_singer", sol.objective)

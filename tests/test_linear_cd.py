@@ -200,8 +200,6 @@ def test_bad_input_is_refused():
     ones = np.ones(len(signs))
     with pytest.raises(ValueError, match="row"):
         svc_dual(rows, [0, 270], signs, ones)
-    with pytest.raises(ValueError, match="repeat"):
-        svc_dual(rows, [0, 0], signs, ones)
     with pytest.raises(ValueError, match="finite and > 0"):
         svc_dual(rows, order, signs, np.where(signs > 0, 0.0, 1.0))
     with pytest.raises(ValueError, match="shape"):

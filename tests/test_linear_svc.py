@@ -334,8 +334,6 @@ def test_parameters_are_checked_at_fit():
             libsmo.LinearSVC(**bad).fit(X, y)
     with pytest.raises(ValueError, match="not supported when dual=False"):
         libsmo.LinearSVC(loss="hinge", dual=False).fit(X, y)
-    with pytest.raises(ValueError, match="crammer_singer"):
-        libsmo.LinearSVC(multi_class="crammer_singer").fit(X, y)
     with pytest.raises(ValueError, match="penalty='l1'"):
         libsmo.LinearSVC(penalty="l1", dual=False).fit(X, y)
     with pytest.raises(ValueError, match="only one class"):
@@ -344,3 +342,21 @@ def test_parameters_are_checked_at_fit():
         libsmo.LinearSVR(epsilon=-1.0).fit(X, y)
     with pytest.raises(ValueError, match="not supported when dual=False"):
         libsmo.LinearSVR(dual=False).fit(X, y)
+
+
+@pytest.mark.parametrize("name,scale", [("heart_scale", 1.0), ("pendigits", 100.0)])
+def test_crammer_singer_takes_scikit_learns_steps(name, scale):
+    """multi_class="crammer_singer" (LIBLINEAR's -s 4): one joint problem, seeded as
+    scikit-learn seeds it, so its coef_ and intercept_ bit for bit (two classes: the
+    difference of the two classes' weights). scikit-learn's copy allows 100000 epochs
+    whatever max_iter says; libsmo's keeps to max_iter, given as much here."""
+    X, y = load_dataset(name, n_rows=1500)
+    X = X / scale
+    for fit_intercept in (True, False):
+        ours = libsmo.LinearSVC(multi_class="crammer_singer", random_state=2,
+                                fit_intercept=fit_intercept, max_iter=100000).fit(X, y)
+        theirs = sk.LinearSVC(multi_class="crammer_singer", random_state=2,
+                              fit_intercept=fit_intercept).fit(X, y)
+        np.testing.assert_array_equal(ours.coef_, theirs.coef_)
+        np.testing.assert_array_equal(ours.intercept_, theirs.intercept_)
+        assert ours.n_iter_ == theirs.n_iter_

@@ -25,19 +25,21 @@ epoch's summed violation within tol times the first epoch's).
 
 The intercept is LIBLINEAR's: an extra feature of constant value `bias` (scikit-learn's
 intercept_scaling) appended to every row, regularised like the others; its weight is the
-last entry of w. The rows are the caller's arrays (`LinearRows`: CSR data, indices and
-index pointers, or a C-contiguous dense array), read in place: nothing is copied.
-Rows whose every stored value is 1 (a9a, w8a) are summed from their indices alone,
-the same sums. The arithmetic is scikit-learn's, term by term and in its order.
+last entry of w. The rows are the caller's arrays (`LinearRows`), read in place. Each
+example's state is one record (`Example`), and the loop asks for the records and rows it
+will visit a few steps ahead. The arithmetic is scikit-learn's, term by term and in its
+order.
 """
 import numpy as np
 cimport numpy as cnp
 from cpython.exc cimport PyErr_CheckSignals
+from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.math cimport fabs, INFINITY
 from libc.stdint cimport uint32_t
 from libsmo._core.arrays import check_indices
-from libsmo._core.linear_rows cimport (LinearRows, RowData, add_row, dot_w, prefetch_row,
-                                       squares_from)
+from libsmo._core.linear_rows cimport (LinearRows, RowData, add_span, at_least, at_most,
+                                       dot_span, prefetch_span, row_end, row_start,
+                                       smo_prefetch_read, squares_from)
 
 cnp.import_array()
 
@@ -45,7 +47,6 @@ cdef extern from "mt19937.h" nogil:
     ctypedef struct smo_mt19937:
         pass
     void smo_mt_seed(smo_mt19937* g, uint32_t seed)
-    uint32_t smo_mt_next(smo_mt19937* g)
     uint32_t smo_mt_bounded(smo_mt19937* g, uint32_t range)
 
 cdef enum Status:
@@ -59,16 +60,22 @@ STATUS_NAMES = {OPTIMAL: "optimal", MAX_ITER: "max_iter", STOPPED: "stopped"}
 
 # a coordinate moves only when its projected gradient is larger (LIBLINEAR's 1e-12)
 cdef double MOVE_MIN = 1.0e-12
+# how far ahead of the visit the loops ask for an example's record, and for its row's
+# values (the record must be there first to know where the row is)
+cdef int RECORD_AHEAD = 8
+cdef int ROW_AHEAD = 4
 
 
-cdef inline double at_most(double x, double y) noexcept nogil:
-    """LIBLINEAR's min(x, y): (x < y) ? x : y."""
-    return x if x < y else y
-
-
-cdef inline double at_least(double x, double y) noexcept nogil:
-    """LIBLINEAR's max(x, y): (x > y) ? x : y."""
-    return x if x > y else y
+cdef struct Example:
+    # one example's state, kept together: the random order of the epochs makes every
+    # visit a cache miss, one line here instead of one per array
+    double dual         # a_i (classification) or b_i (regression)
+    double qd           # Q_ii + D_ii (regression: Q_ii)
+    double upper        # U_i
+    double diag         # D_ii (regression: lambda_i)
+    long long start     # the row's values: [start, end)
+    long long end
+    double target       # y_i: +1 / -1, or the regression target
 
 
 cdef class LinearSolution:
@@ -90,12 +97,10 @@ cdef class LinearSolution:
         The last epoch's stopping figure: max - min projected gradient (classification),
         or summed violation over the first epoch's (regression).
     """
-    cdef readonly object w
-    cdef readonly object dual
+    cdef readonly object w, dual
     cdef readonly long n_iter
-    cdef readonly double objective
+    cdef readonly double objective, violation
     cdef readonly str status
-    cdef readonly double violation
 
     def __init__(self, w, dual, n_iter, objective, status, violation):
         w.flags.writeable = False
@@ -108,16 +113,67 @@ cdef class LinearSolution:
                 f"objective={self.objective!r})")
 
 
-cdef object _problem_rows(LinearRows rows, order, bounds, str what):
-    """`order` as int32 once every entry is a row whose bound is > 0 (finite)."""
+cdef tuple _inputs(LinearRows rows, order, targets, bounds, start):
+    """The problem's rows (int32, each inside X) and, per problem row, its target, its
+    bound (finite and > 0) and its start (NaN and infinities as 0). A row listed twice
+    is two examples of the problem."""
+    cdef Py_ssize_t n = rows.n_rows
     order = np.ascontiguousarray(order, dtype=np.int32)
-    check_indices(order, rows.n_rows, "row", error=ValueError)
-    if len(np.unique(order)) != len(order):
-        raise ValueError("order must not repeat a row")
-    taken = bounds[order]
-    if not (np.all(taken > 0) and np.all(np.isfinite(taken))):
-        raise ValueError(f"{what} of the rows in the problem must be finite and > 0")
-    return order
+    check_indices(order, n, "row", error=ValueError)
+    targets = np.asarray(targets, dtype=np.float64)
+    bounds = np.asarray(bounds, dtype=np.float64)
+    if targets.shape != (n,) or bounds.shape != (n,):
+        raise ValueError(f"targets (signs) and bounds must have shape ({n},), got "
+                         f"{targets.shape} and {bounds.shape}")
+    C = np.ascontiguousarray(bounds[order])
+    if not (np.all(C > 0) and np.all(np.isfinite(C))):
+        raise ValueError("bounds of the rows in the problem must be finite and > 0")
+    if start is None:
+        first = np.zeros(len(order))
+    else:
+        start = np.asarray(start, dtype=np.float64)
+        if start.shape != (n,):
+            raise ValueError(f"start must have shape ({n},), got {start.shape}")
+        first = np.nan_to_num(start[order], nan=0.0, posinf=0.0, neginf=0.0)
+    return order, C, np.ascontiguousarray(targets[order]), first
+
+
+cdef Example* _examples(const RowData* r, const int[::1] rows, const double[::1] targets,
+                        const double[::1] C, const double[::1] start, bint squared,
+                        bint regression, double* w, int** index) except NULL:
+    """The examples' records (and the visiting order 0..l-1 in *index, both to be
+    freed with PyMem_Free), the start clipped into its box and added to w."""
+    cdef Py_ssize_t t, l = rows.shape[0]
+    cdef Example* ex = <Example*>PyMem_Malloc(max(l, 1) * sizeof(Example))
+    index[0] = <int*>PyMem_Malloc(max(l, 1) * sizeof(int))
+    if ex == NULL or index[0] == NULL:
+        PyMem_Free(ex)
+        PyMem_Free(index[0])
+        raise MemoryError()
+    cdef Example* e
+    with nogil:
+        for t in range(l):
+            e = &ex[t]
+            index[0][t] = <int>t
+            e.start = row_start(r, rows[t])
+            e.end = row_end(r, rows[t])
+            e.target = targets[t]
+            e.diag = 0.5 / C[t] if squared else 0.0
+            e.upper = INFINITY if squared else C[t]
+            e.dual = at_most(at_least(start[t], -e.upper if regression else 0.0), e.upper)
+            # scikit-learn's Q_ii: D_ii and then the squares (regression: the squares)
+            e.qd = squares_from(r, rows[t], 0.0 if regression else e.diag)
+            if e.dual != 0:
+                add_span(r, e.start, e.end, e.dual if regression else e.target * e.dual, w)
+    return ex
+
+
+cdef signed char* _flag(signed char[::1] stop_flag) except? NULL:
+    if stop_flag is None:
+        return NULL
+    if stop_flag.shape[0] < 1:
+        raise ValueError("stop_flag must have one entry")
+    return &stop_flag[0]
 
 
 cdef int _poll(signed char* stop_flag) noexcept with gil:
@@ -172,29 +228,16 @@ def svc_dual(LinearRows rows not None, order, signs, bounds, *, bint squared_hin
     if not tol > 0 or max_iter < 0 or seed > 0xFFFFFFFF:
         raise ValueError(f"tol must be > 0, max_iter >= 0 and seed a 32-bit int; got "
                          f"{tol!r}, {max_iter!r}, {seed!r}")
-    upper_given = np.ascontiguousarray(bounds, dtype=np.float64)
-    if upper_given.shape != (n,) or np.shape(signs) != (n,):
-        raise ValueError(f"signs and bounds must have shape ({n},), got "
-                         f"{np.shape(signs)} and {upper_given.shape}")
-    cdef const int[::1] members = _problem_rows(rows, order, upper_given, "bounds")
-    cdef const signed char[::1] y = np.where(np.asarray(signs) > 0, 1, -1).astype(np.int8)
-    cdef double[::1] C = upper_given.copy()
-    cdef double[::1] diag = np.zeros(n)
-    cdef double[::1] upper = np.full(n, INFINITY)
-    cdef double[::1] alpha = np.zeros(n)
-    cdef double[::1] QD = np.zeros(n)
+    signs = np.where(np.asarray(signs) > 0, 1.0, -1.0)
+    members, C, y, alpha0 = _inputs(rows, order, signs, bounds, start)
     cdef double[::1] w = np.zeros(max(nw, 1))
-    cdef int[::1] index = np.array(members, dtype=np.int32)
-    if stop_flag is not None and stop_flag.shape[0] < 1:
-        raise ValueError("stop_flag must have one entry")
-    cdef signed char* flag = &stop_flag[0] if stop_flag is not None else NULL
-    if start is not None:
-        start = np.asarray(start, dtype=np.float64)
-        if start.shape != (n,):
-            raise ValueError(f"start must have shape ({n},), got {start.shape}")
-        alpha = np.nan_to_num(start, nan=0.0, posinf=0.0, neginf=0.0)
+    cdef signed char* flag = _flag(stop_flag)
     cdef RowData r = rows.view()
-    cdef Py_ssize_t l = index.shape[0], s, t, i, j
+    cdef Py_ssize_t l = members.shape[0], s, t, j
+    cdef int* index = NULL
+    cdef Example* ex = _examples(&r, members, y, C, alpha0, squared_hinge, False, &w[0],
+                                 &index)
+    cdef Example* e
     cdef Py_ssize_t active = l
     cdef long it = 0
     cdef int status = RUNNING
@@ -202,90 +245,86 @@ def svc_dual(LinearRows rows not None, order, signs, bounds, *, bint squared_hin
     cdef double G, PG, Ci, d, a_old, v = 0.0
     cdef double PGmax_old = INFINITY, PGmin_old = -INFINITY
     cdef double PGmax_new = 0.0, PGmin_new = 0.0
-    cdef signed char yi
-    with nogil:
-        smo_mt_seed(&gen, <uint32_t>seed)
-        for t in range(l):
-            i = index[t]
-            if squared_hinge:
-                diag[i] = 0.5 / C[i]
-            else:
-                upper[i] = C[i]
-            alpha[i] = at_most(at_least(alpha[i], 0.0), upper[i])
-            QD[i] = squares_from(&r, i, diag[i])
-            if alpha[i] != 0:
-                add_row(&r, i, y[i] * alpha[i], &w[0])
-        while it < max_iter:
-            PGmax_new = -INFINITY
-            PGmin_new = INFINITY
-            for t in range(active):
-                j = t + smo_mt_bounded(&gen, <uint32_t>(active - t))
-                index[t], index[j] = index[j], index[t]
-            s = 0
-            while s < active:
-                i = index[s]
-                if s + 1 < active:
-                    prefetch_row(&r, index[s + 1])
-                yi = y[i]
-                G = dot_w(&r, i, &w[0])
-                G = G * yi - 1
-                Ci = upper[i]
-                G += alpha[i] * diag[i]
-                PG = 0
-                if alpha[i] == 0:
-                    if G > PGmax_old:
-                        active -= 1
-                        index[s], index[active] = index[active], index[s]
-                        continue
-                    elif G < 0:
+    try:
+        with nogil:
+            smo_mt_seed(&gen, <uint32_t>seed)
+            while it < max_iter:
+                PGmax_new = -INFINITY
+                PGmin_new = INFINITY
+                for t in range(active):
+                    j = t + smo_mt_bounded(&gen, <uint32_t>(active - t))
+                    index[t], index[j] = index[j], index[t]
+                s = 0
+                while s < active:
+                    if s + RECORD_AHEAD < active:
+                        smo_prefetch_read(&ex[index[s + RECORD_AHEAD]])
+                    if s + ROW_AHEAD < active:
+                        prefetch_span(&r, ex[index[s + ROW_AHEAD]].start)
+                    e = &ex[index[s]]
+                    G = dot_span(&r, e.start, e.end, &w[0], 0.0)
+                    G = G * e.target - 1
+                    Ci = e.upper
+                    G += e.dual * e.diag
+                    PG = 0
+                    if e.dual == 0:
+                        if G > PGmax_old:
+                            active -= 1
+                            index[s], index[active] = index[active], index[s]
+                            continue
+                        elif G < 0:
+                            PG = G
+                    elif e.dual == Ci:
+                        if G < PGmin_old:
+                            active -= 1
+                            index[s], index[active] = index[active], index[s]
+                            continue
+                        elif G > 0:
+                            PG = G
+                    else:
                         PG = G
-                elif alpha[i] == Ci:
-                    if G < PGmin_old:
-                        active -= 1
-                        index[s], index[active] = index[active], index[s]
-                        continue
-                    elif G > 0:
-                        PG = G
-                else:
-                    PG = G
-                PGmax_new = at_least(PGmax_new, PG)
-                PGmin_new = at_most(PGmin_new, PG)
-                if fabs(PG) > MOVE_MIN:
-                    a_old = alpha[i]
-                    alpha[i] = at_most(at_least(alpha[i] - G / QD[i], 0.0), Ci)
-                    d = (alpha[i] - a_old) * yi
-                    add_row(&r, i, d, &w[0])
-                s += 1
-            it += 1
-            status = _poll(flag)
-            if status != RUNNING:
-                break
-            if (PGmax_new - PGmin_new <= tol and fabs(PGmax_new) <= tol
-                    and fabs(PGmin_new) <= tol):
-                if active == l:
-                    status = OPTIMAL
+                    PGmax_new = at_least(PGmax_new, PG)
+                    PGmin_new = at_most(PGmin_new, PG)
+                    if fabs(PG) > MOVE_MIN:
+                        a_old = e.dual
+                        e.dual = at_most(at_least(e.dual - G / e.qd, 0.0), Ci)
+                        d = (e.dual - a_old) * e.target
+                        add_span(&r, e.start, e.end, d, &w[0])
+                    s += 1
+                it += 1
+                status = _poll(flag)
+                if status != RUNNING:
                     break
-                active = l
-                PGmax_old = INFINITY
-                PGmin_old = -INFINITY
-                continue
-            PGmax_old = PGmax_new
-            PGmin_old = PGmin_new
-            if PGmax_old <= 0:
-                PGmax_old = INFINITY
-            if PGmin_old >= 0:
-                PGmin_old = -INFINITY
-        if status == RUNNING:
-            status = MAX_ITER
-        for t in range(nw):
-            v += w[t] * w[t]
+                if (PGmax_new - PGmin_new <= tol and fabs(PGmax_new) <= tol
+                        and fabs(PGmin_new) <= tol):
+                    if active == l:
+                        status = OPTIMAL
+                        break
+                    active = l
+                    PGmax_old = INFINITY
+                    PGmin_old = -INFINITY
+                    continue
+                PGmax_old = PGmax_new
+                PGmin_old = PGmin_new
+                if PGmax_old <= 0:
+                    PGmax_old = INFINITY
+                if PGmin_old >= 0:
+                    PGmin_old = -INFINITY
+            if status == RUNNING:
+                status = MAX_ITER
+            for t in range(nw):
+                v += w[t] * w[t]
+            for t in range(l):
+                v += ex[t].dual * (ex[t].dual * ex[t].diag - 2)
+        dual = np.zeros(n)
         for t in range(l):
-            i = members[t]
-            v += alpha[i] * (alpha[i] * diag[i] - 2)
+            dual[members[t]] = ex[t].dual
+    finally:
+        PyMem_Free(ex)
+        PyMem_Free(index)
     if status == INTERRUPTED:
         raise KeyboardInterrupt
-    return LinearSolution(np.asarray(w)[:nw], np.asarray(alpha), it, v / 2,
-                          STATUS_NAMES[status], PGmax_new - PGmin_new)
+    return LinearSolution(np.asarray(w)[:nw], dual, it, v / 2, STATUS_NAMES[status],
+                          PGmax_new - PGmin_new)
 
 
 def svr_dual(LinearRows rows not None, order, targets, bounds, *, double epsilon=0.0,
@@ -318,144 +357,126 @@ def svr_dual(LinearRows rows not None, order, targets, bounds, *, double epsilon
 
     Raises
     ------
-    ValueError
-        As `svc_dual`, or a negative epsilon.
-    KeyboardInterrupt
-        Ctrl-C.
+    ValueError, KeyboardInterrupt
+        As `svc_dual`; a negative epsilon.
     """
     cdef Py_ssize_t n = rows.n_rows, nw = rows.n_weights
     if not tol > 0 or max_iter < 0 or seed > 0xFFFFFFFF or not epsilon >= 0:
         raise ValueError(f"tol must be > 0, max_iter >= 0, seed a 32-bit int and "
                          f"epsilon >= 0; got {tol!r}, {max_iter!r}, {seed!r}, {epsilon!r}")
-    upper_given = np.ascontiguousarray(bounds, dtype=np.float64)
-    z = np.ascontiguousarray(targets, dtype=np.float64)
-    if upper_given.shape != (n,) or z.shape != (n,):
-        raise ValueError(f"targets and bounds must have shape ({n},), got "
-                         f"{z.shape} and {upper_given.shape}")
-    cdef const int[::1] members = _problem_rows(rows, order, upper_given, "bounds")
-    cdef const double[::1] yv = z
-    cdef double[::1] C = upper_given.copy()
-    cdef double[::1] lam = np.zeros(n)
-    cdef double[::1] upper = np.full(n, INFINITY)
-    cdef double[::1] beta = np.zeros(n)
-    cdef double[::1] QD = np.zeros(n)
+    members, C, yv, beta0 = _inputs(rows, order, targets, bounds, start)
     cdef double[::1] w = np.zeros(max(nw, 1))
-    cdef int[::1] index = np.array(members, dtype=np.int32)
-    if stop_flag is not None and stop_flag.shape[0] < 1:
-        raise ValueError("stop_flag must have one entry")
-    cdef signed char* flag = &stop_flag[0] if stop_flag is not None else NULL
-    if start is not None:
-        start = np.asarray(start, dtype=np.float64)
-        if start.shape != (n,):
-            raise ValueError(f"start must have shape ({n},), got {start.shape}")
-        beta = np.nan_to_num(start, nan=0.0, posinf=0.0, neginf=0.0)
+    cdef signed char* flag = _flag(stop_flag)
     cdef RowData r = rows.view()
-    cdef Py_ssize_t l = index.shape[0], s, t, i, j
+    cdef Py_ssize_t l = members.shape[0], s, t, j
+    cdef int* index = NULL
+    cdef Example* ex = _examples(&r, members, yv, C, beta0, squared_loss, True, &w[0],
+                                 &index)
+    cdef Example* e
     cdef Py_ssize_t active = l
     cdef long it = 0
     cdef int status = RUNNING
     cdef smo_mt19937 gen
     cdef double G, H, Gp, Gn, d, b_old, violation, Ui, p = epsilon, v = 0.0
     cdef double Gmax_old = INFINITY, Gmax_new = 0.0, Gnorm1_new = 0.0, Gnorm1_init = -1.0
-    with nogil:
-        smo_mt_seed(&gen, <uint32_t>seed)
-        for t in range(l):
-            i = index[t]
-            if squared_loss:
-                lam[i] = 0.5 / C[i]
-            else:
-                upper[i] = C[i]
-            beta[i] = at_most(at_least(beta[i], -upper[i]), upper[i])
-            QD[i] = squares_from(&r, i, 0.0)
-            if beta[i] != 0:
-                add_row(&r, i, beta[i], &w[0])
-        while it < max_iter:
-            Gmax_new = 0
-            Gnorm1_new = 0
-            for t in range(active):
-                j = t + smo_mt_bounded(&gen, <uint32_t>(active - t))
-                index[t], index[j] = index[j], index[t]
-            s = 0
-            while s < active:
-                i = index[s]
-                if s + 1 < active:
-                    prefetch_row(&r, index[s + 1])
-                G = dot_w(&r, i, &w[0], -yv[i] + lam[i] * beta[i])
-                H = QD[i] + lam[i]
-                Gp = G + p
-                Gn = G - p
-                violation = 0
-                Ui = upper[i]
-                if beta[i] == 0:
-                    if Gp < 0:
-                        violation = -Gp
-                    elif Gn > 0:
-                        violation = Gn
-                    elif Gp > Gmax_old and Gn < -Gmax_old:
-                        active -= 1
-                        index[s], index[active] = index[active], index[s]
+    try:
+        with nogil:
+            smo_mt_seed(&gen, <uint32_t>seed)
+            while it < max_iter:
+                Gmax_new = 0
+                Gnorm1_new = 0
+                for t in range(active):
+                    j = t + smo_mt_bounded(&gen, <uint32_t>(active - t))
+                    index[t], index[j] = index[j], index[t]
+                s = 0
+                while s < active:
+                    if s + RECORD_AHEAD < active:
+                        smo_prefetch_read(&ex[index[s + RECORD_AHEAD]])
+                    if s + ROW_AHEAD < active:
+                        prefetch_span(&r, ex[index[s + ROW_AHEAD]].start)
+                    e = &ex[index[s]]
+                    G = dot_span(&r, e.start, e.end, &w[0], -e.target + e.diag * e.dual)
+                    H = e.qd + e.diag
+                    Gp = G + p
+                    Gn = G - p
+                    violation = 0
+                    Ui = e.upper
+                    if e.dual == 0:
+                        if Gp < 0:
+                            violation = -Gp
+                        elif Gn > 0:
+                            violation = Gn
+                        elif Gp > Gmax_old and Gn < -Gmax_old:
+                            active -= 1
+                            index[s], index[active] = index[active], index[s]
+                            continue
+                    elif e.dual >= Ui:
+                        if Gp > 0:
+                            violation = Gp
+                        elif Gp < -Gmax_old:
+                            active -= 1
+                            index[s], index[active] = index[active], index[s]
+                            continue
+                    elif e.dual <= -Ui:
+                        if Gn < 0:
+                            violation = -Gn
+                        elif Gn > Gmax_old:
+                            active -= 1
+                            index[s], index[active] = index[active], index[s]
+                            continue
+                    elif e.dual > 0:
+                        violation = fabs(Gp)
+                    else:
+                        violation = fabs(Gn)
+                    Gmax_new = at_least(Gmax_new, violation)
+                    Gnorm1_new += violation
+                    # the Newton direction of the one-variable problem
+                    if Gp < H * e.dual:
+                        d = -Gp / H
+                    elif Gn > H * e.dual:
+                        d = -Gn / H
+                    else:
+                        d = -e.dual
+                    s += 1
+                    if fabs(d) < MOVE_MIN:
                         continue
-                elif beta[i] >= Ui:
-                    if Gp > 0:
-                        violation = Gp
-                    elif Gp < -Gmax_old:
-                        active -= 1
-                        index[s], index[active] = index[active], index[s]
-                        continue
-                elif beta[i] <= -Ui:
-                    if Gn < 0:
-                        violation = -Gn
-                    elif Gn > Gmax_old:
-                        active -= 1
-                        index[s], index[active] = index[active], index[s]
-                        continue
-                elif beta[i] > 0:
-                    violation = fabs(Gp)
-                else:
-                    violation = fabs(Gn)
-                Gmax_new = at_least(Gmax_new, violation)
-                Gnorm1_new += violation
-                # the Newton direction of the one-variable problem
-                if Gp < H * beta[i]:
-                    d = -Gp / H
-                elif Gn > H * beta[i]:
-                    d = -Gn / H
-                else:
-                    d = -beta[i]
-                s += 1
-                if fabs(d) < MOVE_MIN:
-                    continue
-                b_old = beta[i]
-                beta[i] = at_most(at_least(beta[i] + d, -Ui), Ui)
-                d = beta[i] - b_old
-                if d != 0:
-                    add_row(&r, i, d, &w[0])
-            if it == 0:
-                Gnorm1_init = Gnorm1_new
-            it += 1
-            status = _poll(flag)
-            if status != RUNNING:
-                break
-            if Gnorm1_new <= tol * Gnorm1_init:
-                if active == l:
-                    status = OPTIMAL
+                    b_old = e.dual
+                    e.dual = at_most(at_least(e.dual + d, -Ui), Ui)
+                    d = e.dual - b_old
+                    if d != 0:
+                        add_span(&r, e.start, e.end, d, &w[0])
+                if it == 0:
+                    Gnorm1_init = Gnorm1_new
+                it += 1
+                status = _poll(flag)
+                if status != RUNNING:
                     break
-                active = l
-                Gmax_old = INFINITY
-                continue
-            Gmax_old = Gmax_new
-        if status == RUNNING:
-            status = MAX_ITER
-        for t in range(nw):
-            v += w[t] * w[t]
-        v = 0.5 * v
+                if Gnorm1_new <= tol * Gnorm1_init:
+                    if active == l:
+                        status = OPTIMAL
+                        break
+                    active = l
+                    Gmax_old = INFINITY
+                    continue
+                Gmax_old = Gmax_new
+            if status == RUNNING:
+                status = MAX_ITER
+            for t in range(nw):
+                v += w[t] * w[t]
+            v = 0.5 * v
+            for t in range(l):
+                e = &ex[t]
+                v += (p * fabs(e.dual) - e.target * e.dual
+                      + 0.5 * e.diag * e.dual * e.dual)
+        dual = np.zeros(n)
         for t in range(l):
-            i = members[t]
-            v += p * fabs(beta[i]) - yv[i] * beta[i] + 0.5 * lam[i] * beta[i] * beta[i]
+            dual[members[t]] = ex[t].dual
+    finally:
+        PyMem_Free(ex)
+        PyMem_Free(index)
     if status == INTERRUPTED:
         raise KeyboardInterrupt
-    return LinearSolution(np.asarray(w)[:nw], np.asarray(beta), it, v,
-                          STATUS_NAMES[status],
+    return LinearSolution(np.asarray(w)[:nw], dual, it, v, STATUS_NAMES[status],
                           Gnorm1_new / Gnorm1_init if Gnorm1_init > 0 else 0.0)
 
 

@@ -40,18 +40,25 @@ cdef class LinearRows:
     cdef RowData view(self)
 
 
-cdef inline double dot_w(const RowData* r, Py_ssize_t i, const double* w,
-                         double start=0.0) noexcept nogil:
-    """start + x_i'w, the terms added to start one by one in the row's order and the
-    bias feature's last (scikit-learn's LIBLINEAR adds them so); for unit rows the sum
-    of w at the row's columns, the same value."""
+cdef inline long long row_start(const RowData* r, Py_ssize_t i) noexcept nogil:
+    """Where row i's values begin (CSR: in data; dense: in the array's values): with
+    `row_end`, the span a solver keeps per row for `dot_span` and `add_span`."""
+    return r.starts[i] if r.starts != NULL else i * r.d
+
+
+cdef inline long long row_end(const RowData* r, Py_ssize_t i) noexcept nogil:
+    return r.starts[i + 1] if r.starts != NULL else (i + 1) * r.d
+
+
+cdef inline double dot_span(const RowData* r, long long k, long long end, const double* w,
+                            double start) noexcept nogil:
+    """start + x'w for the row stored in [k, end), the terms added to start one by one
+    in the row's order and the bias feature's last (scikit-learn's LIBLINEAR adds them
+    so); for unit rows the sum of w at the row's columns, the same value."""
     cdef double s = start
-    cdef long long k, end
-    cdef Py_ssize_t f
     cdef const double* x
+    cdef long long f
     if r.starts != NULL:
-        k = r.starts[i]
-        end = r.starts[i + 1]
         if r.unit:
             while k < end:
                 s += w[r.columns[k]]
@@ -61,22 +68,20 @@ cdef inline double dot_w(const RowData* r, Py_ssize_t i, const double* w,
                 s += w[r.columns[k]] * r.values[k]
                 k += 1
     else:
-        x = r.values + i * r.d
-        for f in range(r.d):
+        x = r.values + k
+        for f in range(end - k):
             s += w[f] * x[f]
     if r.bias > 0:
         s += w[r.d] * r.bias
     return s
 
 
-cdef inline void add_row(const RowData* r, Py_ssize_t i, double a, double* w) noexcept nogil:
-    """w += a x_i (the bias feature's weight too)."""
-    cdef long long k, end
-    cdef Py_ssize_t f
+cdef inline void add_span(const RowData* r, long long k, long long end, double a,
+                          double* w) noexcept nogil:
+    """w += a x for the row stored in [k, end) (the bias feature's weight too)."""
     cdef const double* x
+    cdef long long f
     if r.starts != NULL:
-        k = r.starts[i]
-        end = r.starts[i + 1]
         if r.unit:
             while k < end:
                 w[r.columns[k]] += a
@@ -86,11 +91,32 @@ cdef inline void add_row(const RowData* r, Py_ssize_t i, double a, double* w) no
                 w[r.columns[k]] += a * r.values[k]
                 k += 1
     else:
-        x = r.values + i * r.d
-        for f in range(r.d):
+        x = r.values + k
+        for f in range(end - k):
             w[f] += a * x[f]
     if r.bias > 0:
         w[r.d] += a * r.bias
+
+
+cdef inline void prefetch_span(const RowData* r, long long k) noexcept nogil:
+    """Ask for the start of the row stored from k ahead of its use."""
+    if r.starts != NULL:
+        smo_prefetch_read(r.columns + k)
+        if not r.unit:
+            smo_prefetch_read(r.values + k)
+    else:
+        smo_prefetch_read(r.values + k)
+
+
+cdef inline double dot_w(const RowData* r, Py_ssize_t i, const double* w,
+                         double start=0.0) noexcept nogil:
+    """start + x_i'w (`dot_span` over row i)."""
+    return dot_span(r, row_start(r, i), row_end(r, i), w, start)
+
+
+cdef inline void add_row(const RowData* r, Py_ssize_t i, double a, double* w) noexcept nogil:
+    """w += a x_i (`add_span` over row i)."""
+    add_span(r, row_start(r, i), row_end(r, i), a, w)
 
 
 cdef inline void add_squares(const RowData* r, Py_ssize_t i, double a, double* out) noexcept nogil:
@@ -135,11 +161,13 @@ cdef inline double squares_from(const RowData* r, Py_ssize_t i, double start) no
     return s
 
 
-cdef inline void prefetch_row(const RowData* r, Py_ssize_t i) noexcept nogil:
-    """Ask for the start of row i's stored values ahead of their use."""
-    if r.starts != NULL:
-        smo_prefetch_read(r.columns + r.starts[i])
-        if not r.unit:
-            smo_prefetch_read(r.values + r.starts[i])
-    else:
-        smo_prefetch_read(r.values + i * r.d)
+
+cdef inline double at_most(double x, double y) noexcept nogil:
+    """LIBLINEAR's min(x, y): (x < y) ? x : y (which of two equal zeros it returns
+    matters to the bits of what follows)."""
+    return x if x < y else y
+
+
+cdef inline double at_least(double x, double y) noexcept nogil:
+    """LIBLINEAR's max(x, y): (x > y) ? x : y."""
+    return x if x > y else y
