@@ -24,16 +24,18 @@ def n_samples(X):
         raise TypeError(f"X must be a sequence of samples, got {type(X).__name__}") from None
 
 
-def validate_features(estimator, X, y=None, reset=True):
+def validate_features(estimator, X, y=None, reset=True, dtype=np.float64):
     """X (and y) as the kernel reads them: dense C-contiguous float64 or CSR; with
     reset=True (fit) n_features_in_ is recorded, else X must have that many columns.
+    `dtype` (scikit-learn's: a type, or a list of the types kept as they are, the
+    others made the first) lets the linear estimators read float32 rows in place.
 
     Returns
     -------
     X, y
     """
     if HAVE_SKLEARN:
-        options = dict(accept_sparse="csr", dtype=np.float64, order="C",
+        options = dict(accept_sparse="csr", dtype=dtype, order="C",
                        accept_large_sparse=False, reset=reset)
         if y is None:
             return validate_data(estimator, X, **options), None

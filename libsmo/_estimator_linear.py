@@ -35,14 +35,16 @@ from libsmo._random import SklearnRandom
 from libsmo._sklearn_compat import (HAVE_SKLEARN, BaseEstimator, ClassifierMixin,
                                     RegressorMixin, check_is_fitted)
 from libsmo.exceptions import ConvergenceWarning
-from libsmo.linear_training import (LinearTask, choose_dual, solve_crammer_singer,
-                                    solve_task)
+from libsmo.linear_training import (FeatureColumns, LinearTask, choose_dual,
+                                    solve_crammer_singer, solve_task)
 from libsmo.params import SOLVER_CONSTRAINTS as SOLVER
 
 __all__ = ["LinearSVC", "LinearSVR"]
 
 # scikit-learn's words, which its users' filters and tests match
 NOT_CONVERGED = "Liblinear failed to converge, increase the number of iterations."
+# the values the solvers read without a copy (float32: a vectorizer's dtype=np.float32)
+READ_AS_IS = [np.float64, np.float32]
 COMMON = {
     "tol": pv.Positive(),
     "C": pv.Positive(),
@@ -85,7 +87,7 @@ class _BaseLinear(BaseEstimator):
     def _fit_start(self, X, y):
         validate_parameters(self)
         y = check_targets(self, y)
-        return validate_features(self, X, y, reset=True)
+        return validate_features(self, X, y, reset=True, dtype=READ_AS_IS)
 
     def _use_dual(self, X, penalty="l2"):
         return choose_dual(self.loss, penalty, self.dual, X.shape)
@@ -141,7 +143,7 @@ class _BaseLinear(BaseEstimator):
 
     def _scores(self, X):
         check_is_fitted(self)
-        X, _ = validate_features(self, X, reset=False)
+        X, _ = validate_features(self, X, reset=False, dtype=READ_AS_IS)
         return _dense_scores(X, self.coef_, self.intercept_)
 
     def __sklearn_tags__(self):
@@ -160,9 +162,10 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
 
     Parameters
     ----------
-    penalty : {"l2"}, default="l2"
-        The regularisation. scikit-learn's "l1" (LIBLINEAR -s 5) is not implemented here
-        and is refused with a ValueError.
+    penalty : {"l1", "l2"}, default="l2"
+        The regularisation: "l1" (squared hinge, dual=False: LIBLINEAR's -s 5, by
+        coordinate descent over the features, on a column-major copy of the rows)
+        gives sparse coef_.
     loss : {"hinge", "squared_hinge"}, default="squared_hinge"
     dual : bool or "auto", default="auto"
         The dual coordinate descent (True) or the primal Newton method (False; squared
@@ -266,10 +269,6 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
             raise ValueError("This solver needs samples of at least 2 classes in the "
                              f"data, but the data contains only one class: {classes[0]!r}")
         crammer_singer = self.multi_class == "crammer_singer"   # loss, penalty, dual unused
-        if (self.penalty == "l1" and self.loss == "squared_hinge" and self.dual is not True
-                and not crammer_singer):
-            raise ValueError("penalty='l1' (LIBLINEAR -s 5) is not implemented by "
-                             "libsmo's LinearSVC; use penalty='l2'")
         dual = True if crammer_singer else self._use_dual(X, self.penalty)
         previous_classes = getattr(self, "classes_", None)
         self.classes_ = classes
@@ -297,10 +296,12 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         starts = (self._warm_starts(len(positives), n, dual) if same_classes
                   else [None] * len(positives))
         stop_flag = np.zeros(1, dtype=np.int8)
+        columns = (FeatureColumns.of(X, order, rows.bias) if self.penalty == "l1"
+                   else None)
         tasks = [LinearTask(rows, order, np.where(p, 1.0, -1.0), b, dual,
                             self.loss == "squared_hinge", False, 0.0, float(self.tol),
                             int(self.max_iter), (seed + k) & 0xFFFFFFFF, stop_flag,
-                            start)
+                            start, columns)
                  for k, (p, b, start) in enumerate(zip(positives, bounds, starts))]
         fits = self._solve(tasks, self.n_jobs)
         self.coef_, self.intercept_ = self._coef_and_intercept(fits)
@@ -488,5 +489,5 @@ class LinearSVR(RegressorMixin, _BaseLinear):
         ndarray of shape (n_samples,)
         """
         check_is_fitted(self)
-        X, _ = validate_features(self, X, reset=False)
+        X, _ = validate_features(self, X, reset=False, dtype=READ_AS_IS)
         return _dense_scores(X, self.coef_[None, :], self.intercept_).ravel()

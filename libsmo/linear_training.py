@@ -1,8 +1,9 @@
 """The linear SVMs' binary (and regression) problems as tasks, and how each is solved:
 LIBLINEAR's dual coordinate descent (`libsmo._core.linear_cd`) or its primal Newton
 method (`libsmo._core.linear_newton`), and the switch from a stalled dual to the Newton
-method that LIBLINEAR makes for the squared losses (-s 1, -s 12); and Crammer and
-Singer's joint multi-class problem (`libsmo._core.linear_cs`, -s 4).
+method that LIBLINEAR makes for the squared losses (-s 1, -s 12); the L1-regularised
+squared hinge over the features' columns (`libsmo._core.linear_l1`, -s 5); and Crammer
+and Singer's joint multi-class problem (`libsmo._core.linear_cs`, -s 4).
 
 A `LinearTask` holds everything one problem needs (the rows, read in place, its
 targets, bounds, method, seed and start), so that one-vs-rest classes run as joblib
@@ -14,10 +15,11 @@ import numpy as np
 
 from libsmo._core.linear_cd import svc_dual, svr_dual
 from libsmo._core.linear_cs import crammer_singer
+from libsmo._core.linear_l1 import l1_svc
 from libsmo._core.linear_newton import primal_newton
 from libsmo._core.linear_rows import LinearRows
 
-__all__ = ["LinearFit", "LinearTask", "choose_dual", "primal_tolerance",
+__all__ = ["FeatureColumns", "LinearFit", "LinearTask", "choose_dual", "primal_tolerance",
            "solve_crammer_singer", "solve_task"]
 
 # the (loss, penalty, dual) that LIBLINEAR solves, with its solver numbers
@@ -79,6 +81,31 @@ class LinearTask:
     seed: int
     stop_flag: np.ndarray
     start: object = None      # a dual start (n_rows,) or a primal w (n_weights,)
+    columns: object = None    # penalty="l1": `FeatureColumns` of the problem's rows
+
+
+@dataclass(frozen=True)
+class FeatureColumns:
+    """The problem's rows by feature (LIBLINEAR's transpose, for penalty="l1"): column
+    j's values and their rows' positions in the problem in [ptr[j], ptr[j + 1]), the
+    bias column last."""
+    values: np.ndarray
+    rows: np.ndarray
+    ptr: np.ndarray
+
+    @classmethod
+    def of(cls, X, order, bias):
+        """The columns of X's rows `order` (in that order), and a bias column of value
+        `bias` (> 0) after them."""
+        import scipy.sparse as sp
+        part = sp.csr_matrix(X[order]) if not sp.issparse(X) else X[order]
+        if bias > 0:
+            part = sp.hstack([part, np.full((len(order), 1), bias)], format="csr")
+        cols = part.tocsc()
+        cols.sort_indices()
+        return cls(np.asarray(cols.data, dtype=np.float64),
+                   np.asarray(cols.indices, dtype=np.int32),
+                   np.asarray(cols.indptr, dtype=np.int64))
 
 
 @dataclass(frozen=True)
@@ -114,6 +141,14 @@ def solve_task(task):
     LinearFit
     """
     common = dict(tol=task.tol, max_iter=task.max_iter, stop_flag=task.stop_flag)
+    if task.columns is not None:
+        signs = task.targets[task.order]
+        cols = task.columns
+        sol = l1_svc(cols.values * signs[cols.rows], cols.rows, cols.ptr, signs,
+                     task.bounds[task.order], seed=task.seed,
+                     **dict(common, tol=primal_tolerance(task)))
+        return LinearFit(sol.w, sol.dual, sol.n_iter, sol.status != "max_iter", "l1",
+                         sol.objective)
     if not task.dual:
         start = task.start if task.start is not None and len(task.start) == \
             task.rows.n_weights else None

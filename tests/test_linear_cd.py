@@ -52,6 +52,27 @@ def test_dense_and_csr_rows_take_the_same_steps(squared):
     assert runs[0].n_iter == runs[1].n_iter
 
 
+@pytest.mark.parametrize("layout", ["dense", "csr"])
+def test_float32_rows_are_read_as_their_float64_copy(layout):
+    """float32 values (a vectorizer's dtype=np.float32) are read in place, each
+    converted exactly where it is used: the steps of their float64 copy, bit for bit,
+    for both methods."""
+    X, signs, order = binary_problem("a1a")
+    X = (X.multiply(np.linspace(0.3, 1.7, X.shape[1])).tocsr() / 3).astype(np.float32)
+    if layout == "dense":
+        X = X.toarray()
+    rows32, rows64 = LinearRows(X, 1.0), LinearRows(X.astype(np.float64), 1.0)
+    assert rows32.single and not rows64.single
+    C = np.full(len(signs), 0.7)
+    for squared in (False, True):
+        a = svc_dual(rows32, order, signs, C, squared_hinge=squared, tol=1e-4, seed=4)
+        b = svc_dual(rows64, order, signs, C, squared_hinge=squared, tol=1e-4, seed=4)
+        np.testing.assert_array_equal(a.w, b.w)
+    a = primal_newton(rows32, order, signs, C, tol=1e-8)
+    b = primal_newton(rows64, order, signs, C, tol=1e-8)
+    np.testing.assert_array_equal(a.w, b.w)
+
+
 def test_unit_rows_take_the_same_steps_as_their_values():
     """a1a's values are all 1: the loops read its indices alone, the same sums as the
     dense rows'."""
@@ -208,8 +229,10 @@ def test_bad_input_is_refused():
         svr_dual(rows, order, signs, ones, epsilon=-1.0)
     with pytest.raises(ValueError, match="finite and > 0"):
         primal_newton(rows, order, signs, np.full(len(signs), np.inf))
-    with pytest.raises(TypeError, match="C-contiguous float64"):
+    with pytest.raises(TypeError, match="C-contiguous"):
         LinearRows(np.asfortranarray(X.toarray()))
+    with pytest.raises(TypeError, match="float64 or float32"):
+        LinearRows(X.astype(np.int64))
     with pytest.raises(ValueError, match="2-D"):
         LinearRows(np.ones(3))
     with pytest.raises(ValueError, match="bias"):

@@ -334,8 +334,8 @@ def test_parameters_are_checked_at_fit():
             libsmo.LinearSVC(**bad).fit(X, y)
     with pytest.raises(ValueError, match="not supported when dual=False"):
         libsmo.LinearSVC(loss="hinge", dual=False).fit(X, y)
-    with pytest.raises(ValueError, match="penalty='l1'"):
-        libsmo.LinearSVC(penalty="l1", dual=False).fit(X, y)
+    with pytest.raises(ValueError, match="not supported when dual=True"):
+        libsmo.LinearSVC(penalty="l1", dual=True).fit(X, y)
     with pytest.raises(ValueError, match="only one class"):
         libsmo.LinearSVC().fit(X, np.ones(len(y)))
     with pytest.raises(InvalidParameterError, match="epsilon"):
@@ -360,3 +360,37 @@ def test_crammer_singer_takes_scikit_learns_steps(name, scale):
         np.testing.assert_array_equal(ours.coef_, theirs.coef_)
         np.testing.assert_array_equal(ours.intercept_, theirs.intercept_)
         assert ours.n_iter_ == theirs.n_iter_
+
+
+def test_float32_rows_give_the_float64_model():
+    """float32 data (a vectorizer's dtype=np.float32) is read without a copy and gives
+    the model of its float64 copy, which scikit-learn trains on: the same bits."""
+    X, y = load_dataset("a1a")
+    X = (X.multiply(np.linspace(0.2, 1.8, X.shape[1])).tocsr() / 2).astype(np.float32)
+    for params in (dict(loss="hinge", dual=True), dict(dual=False)):
+        ours = libsmo.LinearSVC(random_state=0, **params).fit(X, y)
+        double = libsmo.LinearSVC(random_state=0, **params).fit(X.astype(np.float64), y)
+        np.testing.assert_array_equal(ours.coef_, double.coef_)
+        if params["dual"]:
+            theirs = sk.LinearSVC(random_state=0, **params).fit(X, y)
+            np.testing.assert_array_equal(ours.coef_, theirs.coef_)
+        np.testing.assert_array_equal(ours.decision_function(X), double.decision_function(X))
+
+
+@pytest.mark.parametrize("name", ["heart_scale", "a1a", "pendigits"])
+def test_l1_penalty_takes_scikit_learns_steps(name, layout):
+    """penalty="l1" (LIBLINEAR's -s 5, coordinate descent over the features): a binary
+    problem (and the first class of several) is scikit-learn's step for step; the
+    coefficients are sparse."""
+    X, y = load_dataset(name, n_rows=1000)
+    X = in_layout(X.toarray() / (100.0 if name == "pendigits" else 1.0), layout)
+    for fit_intercept in (True, False):
+        ours = quiet_fit(libsmo.LinearSVC(penalty="l1", dual=False, C=0.2, random_state=1,
+                                          fit_intercept=fit_intercept), X, y)
+        theirs = quiet_fit(sk.LinearSVC(penalty="l1", dual=False, C=0.2, random_state=1,
+                                        fit_intercept=fit_intercept), X, y)
+        np.testing.assert_array_equal(ours.coef_[0], theirs.coef_[0])
+        assert np.mean(ours.coef_ == 0) > 0.05
+        if len(ours.classes_) == 2:
+            np.testing.assert_array_equal(ours.intercept_, theirs.intercept_)
+            assert ours.n_iter_ == theirs.n_iter_

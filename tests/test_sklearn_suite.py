@@ -53,10 +53,6 @@ PROB_ATTRIBUTES_KEPT = (
     "probA_ and probB_ are LIBSVM's Platt parameters and stay, without scikit-learn 1.9's "
     "FutureWarning")
 
-L1_PENALTY = (
-    "penalty='l1' (LIBLINEAR's -s 5: the L1-regularised squared hinge by coordinate "
-    "descent over the features) is not implemented in libsmo's LinearSVC, which refuses "
-    "it with a ValueError naming it")
 NEWTON_CONVERGES = (
     "LinearSVC(max_iter=2) on the 6-sample toy data: libsmo's primal Newton method "
     "(LIBLINEAR 2.50's line-search Newton) reaches the exact optimum in 2 steps, so there "
@@ -80,11 +76,6 @@ EXPECTED_FAILURES = {
         "X whose squared row norms overflow double precision is refused before training "
         "with a ValueError naming the row and saying to scale the features; scikit-learn "
         "trains and then reports non-finite dual coefficients"),
-    "test_svm::test_linearsvc_parameters[42-False-l1-squared_hinge]": L1_PENALTY,
-    "test_svm::test_linearsvc[42]": L1_PENALTY,
-    "test_svm::test_linearsvm_liblinear_sample_weight[42-LinearSVC-params0]": L1_PENALTY,
-    "test_svm::test_dense_liblinear_intercept_handling": L1_PENALTY,
-    "test_sparse::test_sparse_liblinear_intercept_handling": L1_PENALTY,
     "test_svm::test_linear_svm_convergence_warnings[42]": NEWTON_CONVERGES,
 }
 
@@ -143,12 +134,12 @@ def _expected_failure(request):
 
 def test_the_suite_is_whole_and_the_list_names_its_tests(request):
     """All 286 of scikit-learn's tests are collected here (none lost to a changed import
-    or fixture), at most 17 of them are expected to fail, and every entry of
+    or fixture), at most 12 of them are expected to fail, and every entry of
     EXPECTED_FAILURES names one of them."""
     names = {f"{item.cls.suite_module}::{item.name}" for item in request.session.items
              if hasattr(getattr(item, "cls", None), "suite_module")}
     if not names:   # this test was selected alone
         pytest.skip("run with the whole module to compare the list with the suite")
     assert len(names) == 286
-    assert len(EXPECTED_FAILURES) <= 17
+    assert len(EXPECTED_FAILURES) <= 12
     assert set(EXPECTED_FAILURES) <= names, sorted(set(EXPECTED_FAILURES) - names)

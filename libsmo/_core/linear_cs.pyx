@@ -29,7 +29,8 @@ from libc.stdint cimport uint32_t
 from libc.stdlib cimport qsort
 from libsmo._core.arrays import check_indices
 from libsmo._core.linear_cd import LinearSolution
-from libsmo._core.linear_rows cimport LinearRows, RowData, at_most
+from libsmo._core.linear_rows cimport (LinearRows, RowData, at_most, row_end, row_start,
+                                       value_at)
 
 cnp.import_array()
 
@@ -53,21 +54,15 @@ cdef Py_ssize_t _entries(const RowData* r, Py_ssize_t i, int* cols,
                          double* vals) noexcept nogil:
     """Row i's stored features (dense rows: its non-zeros) and the bias feature last,
     as LIBLINEAR's feature nodes list them. Returns their count."""
-    cdef Py_ssize_t n = 0, f
-    cdef long long k
-    cdef const double* x
-    if r.starts != NULL:
-        for k in range(r.starts[i], r.starts[i + 1]):
-            cols[n] = r.columns[k]
-            vals[n] = 1.0 if r.unit else r.values[k]
+    cdef Py_ssize_t n = 0
+    cdef long long k, first = row_start(r, i)
+    cdef double x
+    for k in range(first, row_end(r, i)):
+        x = value_at(r, k)
+        if x != 0 or r.starts != NULL:
+            cols[n] = r.columns[k] if r.starts != NULL else <int>(k - first)
+            vals[n] = x
             n += 1
-    else:
-        x = r.values + i * r.d
-        for f in range(r.d):
-            if x[f] != 0:
-                cols[n] = <int>f
-                vals[n] = x[f]
-                n += 1
     if r.bias > 0:
         cols[n] = <int>r.d
         vals[n] = r.bias

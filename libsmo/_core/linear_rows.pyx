@@ -11,7 +11,7 @@ of w. Where every stored value of CSR rows is 1 (binary features: a9a, w8a) the 
 read the column indices alone: half the memory traffic, the same sums.
 """
 import numpy as np
-from libsmo._core.arrays import csr_arrays, matrix_shape
+from libsmo._core.arrays import checked_indptr, matrix_shape
 
 
 cdef class LinearRows:
@@ -19,8 +19,10 @@ cdef class LinearRows:
 
     Parameters
     ----------
-    X : ndarray of shape (n, d), C-contiguous float64, or scipy.sparse CSR
-        Validated rows (float64 values, int32 column indices); never copied or written.
+    X : ndarray of shape (n, d), C-contiguous, or scipy.sparse CSR
+        Validated rows (float64 or float32 values, int32 column indices); never copied
+        or written. float32 values are read as they are, each converted exactly to a
+        double where it is used: the sums of the float64 copy scikit-learn would make.
     bias : float
         The value of LIBLINEAR's extra feature (scikit-learn's intercept_scaling), > 0;
         0 for none.
@@ -33,13 +35,15 @@ cdef class LinearRows:
     sparse : bool
     unit_values : bool
         CSR rows whose every stored value is 1.
+    single : bool
+        The values are float32.
 
     Raises
     ------
     ValueError
         X is not 2-D, CSR arrays that do not describe its rows, or a negative bias.
     TypeError
-        Dense X that is not C-contiguous float64.
+        Values that are not float64 or float32, or dense X that is not C-contiguous.
 
     Examples
     --------
@@ -57,18 +61,28 @@ cdef class LinearRows:
         self.bias = bias
         self.source = X
         self.sparse = hasattr(X, "indptr")
+        values = X.data if self.sparse else np.asarray(X)
+        self.single = values.dtype == np.float32
+        if values.dtype not in (np.float64, np.float32):
+            raise TypeError(f"the rows' values must be float64 or float32, got {values.dtype}")
         if self.sparse:
-            data, indices, indptr = csr_arrays(X)
-            self.data, self.indices, self.indptr = data, indices, indptr
-            stored = data[indptr[0]:indptr[self.n_rows]]
+            indptr = checked_indptr(X.indptr, self.n_rows, len(values), X.indices,
+                                    self.n_features)
+            self.indices, self.indptr = X.indices, indptr
+            if self.single:
+                self.data32 = values
+            else:
+                self.data = values
+            stored = values[indptr[0]:indptr[self.n_rows]]
             self.unit_values = bool(np.all(stored == 1.0))
         else:
-            X = np.asarray(X)
-            if X.dtype != np.float64 or not X.flags.c_contiguous:
-                raise TypeError("dense rows must be a C-contiguous float64 array, got "
-                                f"{X.dtype} ({'' if X.flags.c_contiguous else 'not '}"
-                                "C-contiguous)")
-            self.dense = X
+            if not values.flags.c_contiguous:
+                raise TypeError(f"dense rows must be a C-contiguous array, got a "
+                                f"{values.dtype} array that is not")
+            if self.single:
+                self.dense32 = values
+            else:
+                self.dense = values
             self.unit_values = False
 
     @property
@@ -85,13 +99,22 @@ cdef class LinearRows:
         r.d = self.n_features
         r.bias = self.bias
         r.unit = self.unit_values
+        r.values = NULL
+        r.values32 = NULL
+        r.columns = NULL
+        r.starts = NULL
+        # (without stored values every row is empty and the pointers are never read)
         if self.sparse:
             r.starts = &self.indptr[0]
-            # without stored values every row is empty and these are never read
-            r.values = &self.data[0] if self.data.shape[0] > 0 else NULL
-            r.columns = &self.indices[0] if self.indices.shape[0] > 0 else NULL
-        else:
-            r.starts = NULL
-            r.columns = NULL
-            r.values = &self.dense[0, 0] if self.dense.size > 0 else NULL
+            if self.indices.shape[0] > 0:
+                r.columns = &self.indices[0]
+                if self.single:
+                    r.values32 = &self.data32[0]
+                else:
+                    r.values = &self.data[0]
+        elif self.n_rows > 0 and self.n_features > 0:
+            if self.single:
+                r.values32 = &self.dense32[0, 0]
+            else:
+                r.values = &self.dense[0, 0]
         return r
