@@ -15,7 +15,7 @@ from setuptools.command.build_ext import build_ext
 # each other, then the io layer's text parser and writer
 CORE = ["arrays", "bitmaps", "int_rows", "sparse_dots", "rows", "kernel", "kernel_blocks",
         "cache", "qmatrix", "stopping",
-        "solution", "thread_governor", "smo", "platt_smo", "linear_smo", "linear_rows", "linear_cd", "linear_newton", "linear_cs", "linear_l1", "blas_dots",
+        "solution", "thread_governor", "smo", "platt_smo", "linear_smo", "linear_rows", "linear_solution", "linear_cd", "linear_newton", "linear_cs", "linear_l1", "blas_dots",
         "pair_votes"]
 EXTENSIONS = [f"_core/{name}" for name in CORE] + ["io/_svmlight", "io/_writer"]
 

@@ -34,9 +34,11 @@ import numpy as np
 cimport numpy as cnp
 from cpython.exc cimport PyErr_CheckSignals
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from libc.stdlib cimport free
 from libc.math cimport fabs, INFINITY
 from libc.stdint cimport uint32_t
 from libsmo._core.arrays import check_indices
+from libsmo._core.linear_solution import LinearSolution
 from libsmo._core.linear_rows cimport (LinearRows, RowData, add_span, at_least, at_most,
                                        dot_span, prefetch_span, row_end, row_start,
                                        smo_prefetch_read, squares_from)
@@ -48,6 +50,9 @@ cdef extern from "mt19937.h" nogil:
         pass
     void smo_mt_seed(smo_mt19937* g, uint32_t seed)
     uint32_t smo_mt_bounded(smo_mt19937* g, uint32_t range)
+
+cdef extern from "stdlib.h" nogil:
+    int posix_memalign(void** memptr, size_t alignment, size_t size)
 
 cdef enum Status:
     RUNNING = 0
@@ -68,7 +73,7 @@ cdef int ROW_AHEAD = 4
 
 cdef struct Example:
     # one example's state, kept together: the random order of the epochs makes every
-    # visit a cache miss, one line here instead of one per array
+    # visit a cache miss, one cache line here instead of one per array
     double dual         # a_i (classification) or b_i (regression)
     double qd           # Q_ii + D_ii (regression: Q_ii)
     double upper        # U_i
@@ -76,41 +81,7 @@ cdef struct Example:
     long long start     # the row's values: [start, end)
     long long end
     double target       # y_i: +1 / -1, or the regression target
-
-
-cdef class LinearSolution:
-    """The result of one coordinate descent run (read-only arrays).
-
-    Attributes
-    ----------
-    w : ndarray of shape (n_weights,)
-        The weights; with a bias feature its weight is the last entry.
-    dual : ndarray of shape (n_rows,)
-        a (classification) or b (regression) of every row, 0 for rows not in the problem.
-    n_iter : int
-        Epochs run.
-    objective : float
-        The dual objective at `dual` (LIBLINEAR's "Objective value").
-    status : str
-        "optimal", "max_iter" or "stopped" (another thread's stop flag).
-    violation : float
-        The last epoch's stopping figure: max - min projected gradient (classification),
-        or summed violation over the first epoch's (regression).
-    """
-    cdef readonly object w, dual
-    cdef readonly long n_iter
-    cdef readonly double objective, violation
-    cdef readonly str status
-
-    def __init__(self, w, dual, n_iter, objective, status, violation):
-        w.flags.writeable = False
-        dual.flags.writeable = False
-        self.w, self.dual, self.n_iter = w, dual, n_iter
-        self.objective, self.status, self.violation = objective, status, violation
-
-    def __repr__(self):
-        return (f"LinearSolution(status={self.status!r}, n_iter={self.n_iter}, "
-                f"objective={self.objective!r})")
+    double unused       # to 64 bytes: with the array aligned, one record one line
 
 
 cdef tuple _inputs(LinearRows rows, order, targets, bounds, start):
@@ -141,13 +112,15 @@ cdef tuple _inputs(LinearRows rows, order, targets, bounds, start):
 cdef Example* _examples(const RowData* r, const int[::1] rows, const double[::1] targets,
                         const double[::1] C, const double[::1] start, bint squared,
                         bint regression, double* w, int** index) except NULL:
-    """The examples' records (and the visiting order 0..l-1 in *index, both to be
-    freed with PyMem_Free), the start clipped into its box and added to w."""
+    """The examples' records (to be freed with free()) and the visiting order 0..l-1
+    in *index (PyMem_Free), the start clipped into its box and added to w."""
     cdef Py_ssize_t t, l = rows.shape[0]
-    cdef Example* ex = <Example*>PyMem_Malloc(max(l, 1) * sizeof(Example))
+    cdef Example* ex = NULL
+    if posix_memalign(<void**>&ex, 64, max(l, 1) * sizeof(Example)) != 0:
+        ex = NULL
     index[0] = <int*>PyMem_Malloc(max(l, 1) * sizeof(int))
     if ex == NULL or index[0] == NULL:
-        PyMem_Free(ex)
+        free(ex)
         PyMem_Free(index[0])
         raise MemoryError()
     cdef Example* e
@@ -319,7 +292,7 @@ def svc_dual(LinearRows rows not None, order, signs, bounds, *, bint squared_hin
         for t in range(l):
             dual[members[t]] = ex[t].dual
     finally:
-        PyMem_Free(ex)
+        free(ex)
         PyMem_Free(index)
     if status == INTERRUPTED:
         raise KeyboardInterrupt
@@ -472,7 +445,7 @@ def svr_dual(LinearRows rows not None, order, targets, bounds, *, double epsilon
         for t in range(l):
             dual[members[t]] = ex[t].dual
     finally:
-        PyMem_Free(ex)
+        free(ex)
         PyMem_Free(index)
     if status == INTERRUPTED:
         raise KeyboardInterrupt

@@ -28,7 +28,7 @@ from libc.math cimport INFINITY, fabs
 from libc.stdint cimport uint32_t
 from libc.stdlib cimport qsort
 from libsmo._core.arrays import check_indices
-from libsmo._core.linear_cd import LinearSolution
+from libsmo._core.linear_solution import LinearSolution
 from libsmo._core.linear_rows cimport (LinearRows, RowData, at_most, row_end, row_start,
                                        value_at)
 

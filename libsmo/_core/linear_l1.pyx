@@ -28,7 +28,7 @@ from cpython.exc cimport PyErr_CheckSignals
 from libc.math cimport fabs
 from libc.stdint cimport uint32_t
 from libsmo._core.arrays import checked_indptr
-from libsmo._core.linear_cd import LinearSolution
+from libsmo._core.linear_solution import LinearSolution
 
 cnp.import_array()
 

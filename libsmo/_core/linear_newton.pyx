@@ -30,7 +30,7 @@ cimport numpy as cnp
 from cpython.exc cimport PyErr_CheckSignals
 from libc.math cimport fabs, sqrt
 from libsmo._core.arrays import check_indices
-from libsmo._core.linear_cd import LinearSolution
+from libsmo._core.linear_solution import LinearSolution
 from libsmo._core.linear_rows cimport LinearRows, RowData, add_row, add_squares, dot_w
 
 cnp.import_array()
