@@ -35,6 +35,10 @@ LinearSVC at their defaults (tol=1e-4, max_iter=1000, dual="auto", both losses) 
 the same data and C values, the data as given and standardised (StandardScaler without
 centring, which keeps sparse data sparse).
 
+OpenMP threads wait passively (OMP_WAIT_POLICY=passive, unless set): spinning at
+liblinear-multicore's barriers on a shared machine made its 2-thread runs 40 times
+slower than its one thread (a9a, C=1).
+
 liblinear-official and liblinear-multicore install the same package, `liblinear`;
 the importable one is used as whichever it is (liblinear-multicore has `-m`), and the
 other is loaded from a folder given by --liblinear-official / --liblinear-multicore
@@ -52,6 +56,9 @@ rows to train and the rest to test, predicting the "Recommended IND" column (bin
 import os
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+# liblinear-multicore's threads wait at a barrier each epoch; spinning there (libgomp's
+# default) on a shared machine made its runs 40 times slower than one thread
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
 import argparse
 import gc
 import importlib

@@ -36,7 +36,7 @@ from libsmo._sklearn_compat import (HAVE_SKLEARN, BaseEstimator, ClassifierMixin
                                     RegressorMixin, check_is_fitted)
 from libsmo.exceptions import ConvergenceWarning
 from libsmo.linear_training import (FeatureColumns, LinearTask, choose_dual,
-                                    solve_crammer_singer, solve_task)
+                                    solve_crammer_singer, solve_guarded)
 from libsmo.params import SOLVER_CONSTRAINTS as SOLVER
 
 __all__ = ["LinearSVC", "LinearSVR"]
@@ -109,7 +109,11 @@ class _BaseLinear(BaseEstimator):
     def _solve(self, tasks, n_jobs):
         """Solve the tasks (as joblib tasks with n_jobs), warn once if any stopped at
         max_iter, and keep what a warm start needs."""
-        fits = map_tasks(solve_task, tasks, n_jobs)
+        try:
+            fits = map_tasks(solve_guarded, tasks, n_jobs)
+        except BaseException:
+            tasks[0].stop_flag[0] = 1     # Ctrl-C here: the other classes stop too
+            raise
         if not all(f.converged for f in fits):
             warnings.warn(self._stall_message(fits), ConvergenceWarning, stacklevel=3)
         if self.verbose:
@@ -124,7 +128,9 @@ class _BaseLinear(BaseEstimator):
         return fits
 
     def _stall_message(self, fits):
-        if self.loss in self._squared_losses:
+        if any(f.method == "l1" for f in fits):
+            why = " The L1-regularised coordinate descent took max_iter epochs."
+        elif self.loss in self._squared_losses:
             why = " The primal Newton method took its maximum of steps."
         else:
             why = (f" The dual coordinate descent of loss={self.loss!r}, which has no "

@@ -20,7 +20,7 @@ from libsmo._core.linear_newton import primal_newton
 from libsmo._core.linear_rows import LinearRows
 
 __all__ = ["FeatureColumns", "LinearFit", "LinearTask", "choose_dual", "primal_tolerance",
-           "solve_crammer_singer", "solve_task"]
+           "solve_crammer_singer", "solve_guarded", "solve_task"]
 
 # the (loss, penalty, dual) that LIBLINEAR solves, with its solver numbers
 SOLVER_TYPES = {("hinge", "l2", True): 3, ("squared_hinge", "l2", True): 1,
@@ -32,6 +32,9 @@ SOLVER_TYPES = {("hinge", "l2", True): 3, ("squared_hinge", "l2", True): 1,
 # what LIBLINEAR 2.50 multiplies the primal tolerance by when it continues a stalled
 # dual with the Newton method (-s 1: 0.1, -s 12: 0.001)
 SWITCH_TOL = {False: 0.1, True: 0.001}
+# the statuses of a run that ended at its own stopping rule ("stalled": the Newton
+# method found no more decrease, where LIBLINEAR stops without a warning)
+REACHED = ("optimal", "stalled")
 # the Newton steps the switched method may take (LIBLINEAR's NEWTON default), whatever
 # epochs the dual had
 SWITCH_MAX_ITER = 1000
@@ -147,7 +150,7 @@ def solve_task(task):
         sol = l1_svc(cols.values * signs[cols.rows], cols.rows, cols.ptr, signs,
                      task.bounds[task.order], seed=task.seed,
                      **dict(common, tol=primal_tolerance(task)))
-        return LinearFit(sol.w, sol.dual, sol.n_iter, sol.status != "max_iter", "l1",
+        return LinearFit(sol.w, sol.dual, sol.n_iter, sol.status in REACHED, "l1",
                          sol.objective)
     if not task.dual:
         start = task.start if task.start is not None and len(task.start) == \
@@ -155,7 +158,7 @@ def solve_task(task):
         sol = primal_newton(task.rows, task.order, task.targets, task.bounds,
                             regression=task.regression, epsilon=task.epsilon,
                             start=start, **dict(common, tol=primal_tolerance(task)))
-        return LinearFit(sol.w, sol.dual, sol.n_iter, sol.status != "max_iter", "primal",
+        return LinearFit(sol.w, sol.dual, sol.n_iter, sol.status in REACHED, "primal",
                          sol.objective)
     start = task.start if task.start is not None and len(task.start) == \
         task.rows.n_rows else None
@@ -167,14 +170,25 @@ def solve_task(task):
         sol = svc_dual(task.rows, task.order, task.targets, task.bounds,
                        squared_hinge=task.squared, seed=task.seed, start=start, **common)
     if sol.status != "max_iter" or not task.squared:
-        return LinearFit(sol.w, sol.dual, sol.n_iter, sol.status != "max_iter", "dual",
+        return LinearFit(sol.w, sol.dual, sol.n_iter, sol.status in REACHED, "dual",
                          sol.objective)
     tol = primal_tolerance(task) * SWITCH_TOL[task.regression]
     newton = primal_newton(task.rows, task.order, task.targets, task.bounds,
                            regression=task.regression, epsilon=task.epsilon,
                            start=sol.w, **dict(common, tol=tol, max_iter=SWITCH_MAX_ITER))
     return LinearFit(newton.w, newton.dual, sol.n_iter + newton.n_iter,
-                     newton.status != "max_iter", "dual+primal", newton.objective)
+                     newton.status in REACHED, "dual+primal", newton.objective)
+
+
+def solve_guarded(task):
+    """`solve_task`, setting the task's shared stop flag if it fails, so that the
+    problems running beside it (one-vs-rest classes on other threads) stop at their
+    next epoch instead of finishing for nothing."""
+    try:
+        return solve_task(task)
+    except BaseException:
+        task.stop_flag[0] = 1
+        raise
 
 
 def solve_crammer_singer(rows, order, labels, bounds, n_classes, tol, max_iter, seed):
@@ -189,4 +203,4 @@ def solve_crammer_singer(rows, order, labels, bounds, n_classes, tol, max_iter, 
     sol = crammer_singer(rows, order, labels, bounds, n_classes, tol=tol,
                          max_iter=max_iter, seed=seed)
     return LinearFit(np.ascontiguousarray(sol.w.T), sol.dual, sol.n_iter,
-                     sol.status != "max_iter", "crammer_singer", sol.objective)
+                     sol.status in REACHED, "crammer_singer", sol.objective)

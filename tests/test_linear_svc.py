@@ -394,3 +394,20 @@ def test_l1_penalty_takes_scikit_learns_steps(name, layout):
         if len(ours.classes_) == 2:
             np.testing.assert_array_equal(ours.intercept_, theirs.intercept_)
             assert ours.n_iter_ == theirs.n_iter_
+
+
+def test_a_failed_class_stops_the_others():
+    """A one-vs-rest problem that fails sets the fit's shared stop flag: the classes on
+    other threads stop at their next epoch."""
+    import dataclasses
+    from libsmo._core.linear_rows import LinearRows
+    from libsmo.linear_training import LinearTask, solve_guarded
+    X, y = load_dataset("heart_scale")
+    flag = np.zeros(1, dtype=np.int8)
+    bad = LinearTask(LinearRows(X, 1.0), np.arange(len(y)), signs(y), np.zeros(len(y)),
+                     True, False, False, 0.0, 1e-6, 1000, 0, flag)
+    with pytest.raises(ValueError, match="finite and > 0"):
+        solve_guarded(bad)
+    assert flag[0] == 1
+    stopped = solve_guarded(dataclasses.replace(bad, bounds=np.ones(len(y))))
+    assert stopped.n_iter == 1 and not stopped.converged
