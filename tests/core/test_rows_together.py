@@ -1,0 +1,99 @@
+"""Q rows computed together on a cache miss (`RowPaths.rows_together`,
+`QMatrix.get_rows`, `Rows.dots_many`): the kernel values are the same bits as one row
+at a time, so the solver takes the same steps to the same solution; only the time
+changes. Also the sixteen-sum dense dot product behind both."""
+import numpy as np
+import pytest
+
+from helpers.data import load_fashion_mnist
+from helpers.training import train_on_paths
+from libsmo._core.kernel import Kernel
+from libsmo.training import _execution as execution
+
+
+def _fit(X, y, rows_together, monkeypatch, int_rows=True, **params):
+    return train_on_paths(X, y, int_rows=int_rows, rows_together=rows_together,
+                          rows_together_min_bytes=0, **params)
+
+
+@pytest.mark.parametrize("options", [
+    dict(),                                   # int16 rows of the pixels / 255
+    dict(int_rows=False),                     # the private row-major copy
+    dict(int_rows=False, cache_size=9),       # rows read in place (no room for a copy)
+    dict(n_threads=2),                        # OpenMP over the rows
+    dict(shrinking=False),
+])
+def test_rows_together_take_the_same_steps(options, monkeypatch):
+    """1,200 Fashion-MNIST images, binary (clothes against footwear and bags), C=10:
+    8 rows computed together give the alphas, rho and step count of 1 row at a time,
+    exactly."""
+    X, labels = load_fashion_mnist("train", n_rows=1200)
+    y = np.where(labels >= 5, 1.0, -1.0)
+    params = dict(C=10.0, gamma=0.0102, **options)
+    one = _fit(X, y, 1, monkeypatch, **params)
+    many = _fit(X, y, 8, monkeypatch, **params)
+    assert many.n_iter == one.n_iter
+    np.testing.assert_array_equal(many.support, one.support)
+    np.testing.assert_array_equal(many.sv_coef, one.sv_coef)
+    np.testing.assert_array_equal(many.rho, one.rho)
+
+
+def test_rows_together_in_one_vs_one(monkeypatch):
+    """Ten classes (45 pairs): the same model either way."""
+    X, y = load_fashion_mnist("train", n_rows=1500)
+    one = _fit(X, y, 1, monkeypatch, C=10.0, gamma=0.0102)
+    many = _fit(X, y, 8, monkeypatch, C=10.0, gamma=0.0102)
+    assert many.n_iter == one.n_iter
+    np.testing.assert_array_equal(many.sv_coef, one.sv_coef)
+    np.testing.assert_array_equal(many.rho, one.rho)
+
+
+@pytest.mark.parametrize("d", [1, 7, 15, 16, 17, 31, 100, 784])
+def test_the_dense_dot_is_exact_on_integers_and_close_elsewhere(d):
+    """The sixteen running sums give exact dot products of small integers (every
+    partial sum is exact) and agree with numpy to rounding on real values, for every
+    remainder of d modulo 16."""
+    rng = np.random.default_rng(d)
+    X = rng.integers(-50, 50, size=(40, d)).astype(np.float64)
+    kernel = Kernel(X, "linear", 1.0, 3, 0.0, copy_dense=d > 64)
+    np.testing.assert_array_equal(kernel.kernel_row(3), X @ X[3])
+    Z = rng.standard_normal((40, d))
+    kernel = Kernel(Z, "linear", 1.0, 3, 0.0, copy_dense=False)
+    np.testing.assert_allclose(kernel.kernel_row(5), Z @ Z[5], rtol=1e-12, atol=1e-12)
+
+
+def test_which_problems_compute_rows_together():
+    """Dense rows stored row by row whose Q fits in the cache, and int16 rows of small
+    integers (CSR ones too): 8 rows at a time; a cache too small for every row, other
+    CSR rows and feature-major rows: one at a time."""
+    from scipy import sparse
+
+    from libsmo._core.qmatrix import QMatrix
+    X, labels = load_fashion_mnist("train", n_rows=1200)
+    sign = np.where(labels >= 5, 1.0, -1.0)
+    rbf = ("rbf", 0.0102, 3, 0.0)
+    assert QMatrix(Kernel(X, *rbf), sign, 100.0, rows_together=8).rows_together == 8
+    assert QMatrix(Kernel(X, *rbf, copy_dense=False), sign, 9.0,
+                   rows_together=8).rows_together == 8
+    assert QMatrix(Kernel(X, *rbf), sign, 4.0, rows_together=8).rows_together == 1
+    assert QMatrix(Kernel(sparse.csr_matrix(X), *rbf), sign, 100.0,
+                   rows_together=8).rows_together == 8
+    assert QMatrix(Kernel(sparse.csr_matrix(X), *rbf, int_rows=False), sign, 100.0,
+                   rows_together=8).rows_together == 1
+    narrow = np.ascontiguousarray(X[:, :16])
+    assert QMatrix(Kernel(narrow, *rbf), sign, 100.0, rows_together=8).rows_together == 1
+
+
+def test_the_executor_asks_for_rows_together_on_large_dense_rows():
+    """Rows that stay in the processor's caches are computed one at a time (there the
+    rows computed ahead cost more than they save); 12 MB or more of dense rows, 8."""
+    from scipy import sparse
+
+    from libsmo.training._params import KernelParams, RowPaths, SolverParams
+    X, _ = load_fashion_mnist("train", n_rows=2100)   # 2,100 x 784 doubles: 12.6 MB
+    kernel = KernelParams(kernel="rbf", gamma=0.0102)
+    executor = execution.Executor(X, kernel, SolverParams(), "never")
+    assert executor._rows_together(2100) == RowPaths().rows_together == 8
+    assert executor._rows_together(1200) == 1
+    sparse_rows = execution.Executor(sparse.csr_matrix(X), kernel, SolverParams(), "never")
+    assert sparse_rows._rows_together(2100) == 1
