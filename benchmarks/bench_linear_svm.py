@@ -47,7 +47,9 @@ other is loaded from a folder given by --liblinear-official / --liblinear-multic
 Data: ../shared/data/<name>.xz decompressed into $LIBSMO_DATA_CACHE (default
 $TMPDIR/libsmo-data-cache), never into the repository. The reviews: title and text,
 TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True), the first 80% of the
-rows to train and the rest to test, predicting the "Recommended IND" column (binary).
+rows to train and the rest to test, predicting the "Recommended IND" column (binary;
+"reviews") or the "Department Name" column (six classes, one-vs-rest;
+"reviews-department").
 
     python benchmarks/bench_linear_svm.py --liblinear-official /tmp/peers/liblinear-official
     python benchmarks/bench_linear_svm.py --data a9a --C 0.1 --repeats 1
@@ -63,7 +65,6 @@ import argparse
 import gc
 import importlib
 import importlib.util
-import re
 import statistics
 import sys
 import time
@@ -73,14 +74,14 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_train import DEFAULT_DATA_DIR, blas_threads, captured_fd1, decompress, load  # noqa: E402
-
 import libsmo  # noqa: E402
+from bench_train import DEFAULT_DATA_DIR, blas_threads, captured_fd1, decompress, load  # noqa: E402
 
 DATASETS = {
     "a9a": ("a9a", "a9a.t", 123),
     "w8a": ("w8a", "w8a.t", 300),
     "reviews": None,
+    "reviews-department": None,
     "sector": ("sector.scale", "sector.t.scale", 55197),
 }
 LOSSES = {3: "hinge", 1: "squared_hinge"}
@@ -126,12 +127,16 @@ def find_peers(args):
 
 # --------------------------------------------------------------------------- the data
 
-def reviews_data(data_dir):
+def reviews_data(data_dir, label="Recommended IND"):
+    """The reviews' TF-IDF rows and `label`: "Recommended IND" (two classes) or
+    "Department Name" (six classes, as codes of the sorted names; the reviews without
+    one left out), the first 80% to train."""
     import pandas as pd
     from sklearn.feature_extraction.text import TfidfVectorizer
     frame = pd.read_csv(decompress(data_dir, REVIEWS))
+    frame = frame[frame[label].notna()]
     text = (frame["Title"].fillna("") + " " + frame["Review Text"].fillna("")).to_numpy()
-    y = frame["Recommended IND"].to_numpy().astype(np.float64)
+    y = np.unique(frame[label].to_numpy(), return_inverse=True)[1].astype(np.float64)
     cut = int(0.8 * len(y))
     vectorizer = TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True)
     X = vectorizer.fit_transform(text[:cut]).tocsr()
@@ -151,6 +156,8 @@ def int32_csr(X):
 def dataset(name, data_dir):
     if name == "reviews":
         X, y, Xt, yt = reviews_data(data_dir)
+    elif name == "reviews-department":
+        X, y, Xt, yt = reviews_data(data_dir, "Department Name")
     else:
         train, test, n_features = DATASETS[name]
         (X, y), (Xt, yt) = load(data_dir, train, n_features), load(data_dir, test, n_features)

@@ -401,6 +401,7 @@ def test_a_failed_class_stops_the_others():
     """A one-vs-rest problem that fails sets the fit's shared stop flag: the classes on
     other threads stop at their next epoch."""
     import dataclasses
+
     from libsmo._core.linear_rows import LinearRows
     from libsmo.training._linear import LinearTask, solve_guarded
     X, y = load_dataset("heart_scale")

@@ -25,18 +25,32 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from libsmo._utils import constraints as pv
 from libsmo._core.linear_rows import LinearRows
-from libsmo.estimators._classifier import _BaseClassifier
-from libsmo.estimators._input import check_targets, effective_sample_weight, validate_features
-from libsmo.estimators._params import AnyOf, validate_parameters
+from libsmo._utils import constraints as pv
 from libsmo._utils.parallel import map_tasks
 from libsmo._utils.random_sources import SklearnRandom
-from libsmo.estimators._sklearn_compat import (HAVE_SKLEARN, BaseEstimator, ClassifierMixin,
-                                    RegressorMixin, check_is_fitted)
+from libsmo.estimators._classifier import _BaseClassifier
+from libsmo.estimators._input import (
+    check_targets,
+    effective_sample_weight,
+    validate_features,
+)
+from libsmo.estimators._params import AnyOf, validate_parameters
+from libsmo.estimators._sklearn_compat import (
+    HAVE_SKLEARN,
+    BaseEstimator,
+    ClassifierMixin,
+    RegressorMixin,
+    check_is_fitted,
+)
 from libsmo.exceptions import ConvergenceWarning
-from libsmo.training._linear import (FeatureColumns, LinearTask, choose_dual,
-                                    solve_crammer_singer, solve_guarded)
+from libsmo.training._linear import (
+    FeatureColumns,
+    LinearTask,
+    choose_dual,
+    solve_crammer_singer,
+    solve_guarded,
+)
 from libsmo.training._params import SOLVER_CONSTRAINTS as SOLVER
 
 __all__ = ["LinearSVC", "LinearSVR"]
@@ -159,57 +173,105 @@ class _BaseLinear(BaseEstimator):
 
 
 class LinearSVC(ClassifierMixin, _BaseLinear):
-    """Linear support vector classification, scikit-learn's LinearSVC on libsmo's
-    solvers (LIBLINEAR's dual coordinate descent and primal Newton method).
+    """Linear support vector classification: LIBLINEAR's problems and solvers.
 
-    Minimises 1/2 |w|^2 + sum_i C_i loss(y_i (w'x_i + b)) with the bias b as LIBLINEAR's
-    extra feature of value intercept_scaling (regularised with w); the hinge loss by the
-    dual coordinate descent, the squared hinge by it or by the primal Newton method.
+    A drop-in for `sklearn.svm.LinearSVC`: the same parameters, problems, fitted
+    attributes and messages, trained by libsmo's compiled copies of LIBLINEAR's dual
+    coordinate descent (Hsieh et al. 2008), its primal Newton method, Crammer and
+    Singer's multi-class dual and the L1-regularised coordinate descent. It minimises
+    ``1/2 w'w + sum_i C_i loss(y_i (w'x_i + b))``, the bias b being LIBLINEAR's extra
+    feature of value ``intercept_scaling`` (regularised with w). Several classes are
+    trained one-vs-rest. Beyond scikit-learn: ``n_jobs`` trains the one-vs-rest
+    problems at once, ``warm_start`` starts a fit from the previous solution, and a
+    squared-hinge dual that stalls goes on by the Newton method, as LIBLINEAR does.
 
     Parameters
     ----------
-    penalty : {"l1", "l2"}, default="l2"
-        The regularisation: "l1" (squared hinge, dual=False: LIBLINEAR's -s 5, by
-        coordinate descent over the features, on a column-major copy of the rows)
-        gives sparse coef_.
-    loss : {"hinge", "squared_hinge"}, default="squared_hinge"
-    dual : bool or "auto", default="auto"
-        The dual coordinate descent (True) or the primal Newton method (False; squared
-        hinge only); "auto" is scikit-learn's choice (the dual when n_samples <
-        n_features). A squared-hinge dual that reaches max_iter epochs finishes by the
-        Newton method from its weights (up to 1000 steps), as LIBLINEAR's -s 1 does.
+    penalty : {'l1', 'l2'}, default='l2'
+        The regularisation. 'l1' (with loss='squared_hinge' and dual=False;
+        LIBLINEAR's ``-s 5``, coordinate descent over the features on a column-major
+        copy of the rows) gives sparse ``coef_``.
+    loss : {'hinge', 'squared_hinge'}, default='squared_hinge'
+        The loss: the hinge ``max(0, 1 - y f(x))`` (LIBLINEAR's ``-s 3``; dual only)
+        or its square (``-s 1`` in the dual, ``-s 2`` in the primal).
+    dual : bool or 'auto', default='auto'
+        The dual coordinate descent (True) or the primal Newton method (False;
+        squared hinge only). 'auto' is scikit-learn's rule: the dual when
+        n_samples < n_features and the combination allows it. A squared-hinge dual
+        that reaches max_iter epochs finishes by the Newton method from its weights
+        (up to 1000 steps), as LIBLINEAR's ``-s 1`` does.
     tol : float, default=1e-4
-        LIBLINEAR's eps: the dual's projected gradients within tol; the primal's
-        gradient norm within tol x min(#pos, #neg) / n of its value at w = 0.
+        LIBLINEAR's ``-e``: the dual stops when its projected gradients lie within
+        tol; the primal when the gradient's norm is within ``tol * min(#pos, #neg) /
+        n`` of its value at w = 0.
     C : float, default=1.0
-    multi_class : {"ovr", "crammer_singer"}, default="ovr"
-        One-vs-rest, or Crammer and Singer's joint multi-class problem (LIBLINEAR's
-        -s 4, which ignores loss, penalty and dual; its epochs are bounded by max_iter,
-        where scikit-learn's copy allows 100000).
+        Regularisation parameter: the weight of the losses against ``1/2 w'w``
+        (LIBLINEAR's ``-c``). Must be positive.
+    multi_class : {'ovr', 'crammer_singer'}, default='ovr'
+        One-vs-rest problems, or Crammer and Singer's joint multi-class problem
+        (LIBLINEAR's ``-s 4``, which ignores loss, penalty and dual; its epochs are
+        bounded by max_iter, where scikit-learn's copy allows 100000).
     fit_intercept : bool, default=True
+        Whether to fit the bias b (as LIBLINEAR's extra feature); False is
+        LIBLINEAR's ``-B -1``.
     intercept_scaling : float, default=1.0
-        The bias feature's value; intercept_ = intercept_scaling x its weight.
-    class_weight : dict or "balanced", default=None
-        C of class i's rows times its weight (in one-vs-rest, for its own problem).
+        The bias feature's value (LIBLINEAR's ``-B``): ``intercept_`` is
+        intercept_scaling times its weight, so a larger value regularises the bias
+        less.
+    class_weight : dict or 'balanced', default=None
+        Multiplies C by class_weight[label] for the rows of that class (LIBLINEAR's
+        ``-wi``; in one-vs-rest, for the class's own problem); 'balanced' weighs the
+        classes by ``n_samples / (n_classes * count)``.
     verbose : int, default=0
-        Print each problem's method, iterations and objective.
+        Print each problem's method, iterations and objective after the fit.
     random_state : int, RandomState instance or None, default=None
-        The permutations' seed is drawn from it at every fit, as scikit-learn draws it.
+        The seed of the dual's random permutations, drawn from random_state at every
+        fit as scikit-learn draws it (so the same int gives scikit-learn's steps).
     max_iter : int, default=1000
-        Epochs of the dual, or Newton steps of the primal.
+        The most epochs of the dual, or Newton steps of the primal.
     warm_start : bool, default=False
-        Start from the previous fit's solution (the same rows and classes).
+        Start each fit from the previous fit's solution when the rows and classes
+        are the same (a path of C values).
     n_jobs : int, default=None
-        One-vs-rest problems trained at once (joblib tasks on threads).
+        The number of one-vs-rest problems trained at once (joblib tasks on
+        threads); None means 1. The model is the same for every n_jobs.
 
     Attributes
     ----------
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
-    intercept_ : ndarray of shape (1,) or (n_classes,), or 0.0 without an intercept
+        The weights w, one row per problem (one row for two classes).
+    intercept_ : ndarray of shape (1,) or (n_classes,), or float
+        The bias b of each problem; 0.0 when fit_intercept is False.
     classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
     n_features_in_ : int
+        The number of features seen during `fit`.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        The names of the features, when X has string column names.
     n_iter_ : int
-        The most iterations any problem took.
+        The most iterations (epochs or Newton steps) any problem took.
+
+    See Also
+    --------
+    libsmo.LinearSVR : Linear support vector regression on the same solvers.
+    libsmo.SVC : LIBSVM's problem (unregularised bias, one-vs-one); kernel='linear'.
+    sklearn.svm.LinearSVC : The scikit-learn estimator, over its copy of LIBLINEAR.
+
+    Notes
+    -----
+    The problems are scikit-learn's: for two classes one problem whose positive class
+    is ``classes_[1]``, for k classes k one-vs-rest problems, class i's weight on its
+    own rows; a sample of weight 0 or less is left out. The rows go to the solver
+    grouped by class and the permutations come from scikit-learn's Mersenne Twister,
+    so that a binary problem takes scikit-learn's steps. The bias is regularised, so
+    the optimum differs from `libsmo.SVC` with a linear kernel (LIBSVM's problem).
+
+    References
+    ----------
+    .. [1] C.-J. Hsieh, K.-W. Chang, C.-J. Lin, S. S. Keerthi and S. Sundararajan, "A
+       dual coordinate descent method for large-scale linear SVM", ICML 2008.
+    .. [2] R.-E. Fan, K.-W. Chang, C.-J. Hsieh, X.-R. Wang and C.-J. Lin, "LIBLINEAR:
+       A library for large linear classification", JMLR 9, 2008.
 
     Examples
     --------
@@ -252,18 +314,31 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         self.n_jobs = n_jobs
 
     def fit(self, X, y, sample_weight=None):
-        """Fit the model.
+        """Fit the classifier on samples X and labels y.
 
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training samples; float64 and float32 rows (dense C-contiguous or CSR)
+            are read in place, others are converted to float64.
         y : array-like of shape (n_samples,)
+            Class labels.
         sample_weight : array-like of shape (n_samples,), default=None
-            Multiplies C per sample; a weight of 0 or less leaves the sample out.
+            Multiplies C per sample; a sample of weight 0 or less is left out.
 
         Returns
         -------
         self
+            The fitted estimator itself.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from libsmo import LinearSVC
+        >>> X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 3.0], [3.0, 2.0]])
+        >>> clf = LinearSVC(random_state=0).fit(X, [0, 0, 1, 1])
+        >>> clf.classes_, clf.coef_.shape
+        (array([0, 1]), (1, 2))
         """
         X, y = self._fit_start(X, y)
         if HAVE_SKLEARN:
@@ -340,82 +415,184 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         return _BaseClassifier._class_weights(self, encoded)
 
     def decision_function(self, X):
-        """Confidence scores: w'x + b per class; (n_samples,) for two classes (positive
-        means classes_[1]).
+        """Compute the confidence scores ``w'x + b`` of the samples in X.
+
+        For two classes one score per sample (positive means ``classes_[1]``), else
+        one per sample and class (its one-vs-rest problem's).
 
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
 
         Returns
         -------
         ndarray of shape (n_samples,) or (n_samples, n_classes)
+            The scores.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from libsmo import LinearSVC
+        >>> X = np.array([[-2.0, -1.0], [-1.0, -1.0], [1.0, 1.0], [2.0, 1.0]])
+        >>> clf = LinearSVC(random_state=0).fit(X, [0, 0, 1, 1])
+        >>> clf.decision_function([[-3.0, -2.0], [3.0, 2.0]]) > 0
+        array([False,  True])
         """
         scores = self._scores(X)
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X):
-        """The class of the largest score (two classes: classes_[1] where it is > 0).
+        """Predict the class labels of the samples in X.
+
+        The class of the largest score; for two classes ``classes_[1]`` where the
+        score is positive.
 
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
 
         Returns
         -------
         ndarray of shape (n_samples,)
+            The predicted labels.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from libsmo import LinearSVC
+        >>> X = np.array([[0.0], [1.0], [2.0], [3.0], [4.0], [5.0]])
+        >>> clf = LinearSVC(random_state=0).fit(X, ["a", "a", "b", "b", "c", "c"])
+        >>> clf.predict([[0.0], [5.0]])
+        array(['a', 'c'], dtype='<U1')
         """
         scores = self.decision_function(X)
         index = (scores > 0).astype(np.intp) if scores.ndim == 1 else scores.argmax(axis=1)
         return self.classes_[index]
 
     def densify(self):
-        """coef_ as a dense array (after `sparsify`); returns self."""
+        """Convert ``coef_`` back to a dense array (after `sparsify`).
+
+        Returns
+        -------
+        self
+            The estimator itself.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from libsmo import LinearSVC
+        >>> X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 3.0], [3.0, 2.0]])
+        >>> clf = LinearSVC(random_state=0).fit(X, [0, 0, 1, 1]).sparsify()
+        >>> type(clf.densify().coef_).__name__
+        'ndarray'
+        """
         check_is_fitted(self)
         if sp.issparse(self.coef_):
             self.coef_ = self.coef_.toarray()
         return self
 
     def sparsify(self):
-        """coef_ as a CSR matrix (for coefficients that are mostly zeros); returns self."""
+        """Convert ``coef_`` to a CSR matrix, for coefficients that are mostly zeros.
+
+        Prediction then takes sparse products; `densify` converts back.
+
+        Returns
+        -------
+        self
+            The estimator itself.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from libsmo import LinearSVC
+        >>> X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 3.0], [3.0, 2.0]])
+        >>> clf = LinearSVC(penalty="l1", dual=False, random_state=0).fit(X, [0, 0, 1, 1])
+        >>> clf.sparsify().coef_.format
+        'csr'
+        """
         check_is_fitted(self)
         self.coef_ = sp.csr_matrix(self.coef_)
         return self
 
 
 class LinearSVR(RegressorMixin, _BaseLinear):
-    """Linear support vector regression, scikit-learn's LinearSVR on libsmo's solvers.
+    """Linear support vector regression: LIBLINEAR's problems and solvers.
 
-    Minimises 1/2 |w|^2 + sum_i C_i loss(y_i - w'x_i - b) with the bias as LinearSVC's;
-    the epsilon-insensitive loss by the dual coordinate descent, the squared one by it
-    or by the primal Newton method.
+    A drop-in for `sklearn.svm.LinearSVR`: the same parameters, problem, fitted
+    attributes and messages. It minimises ``1/2 w'w + sum_i C_i loss(y_i - w'x_i -
+    b)``, the bias b being LIBLINEAR's extra feature of value ``intercept_scaling``
+    (regularised with w): the epsilon-insensitive loss by LIBLINEAR's dual coordinate
+    descent (``-s 13``), its square by the dual (``-s 12``) or the primal Newton
+    method (``-s 11``). A squared-loss dual that stalls goes on by the Newton method,
+    as LIBLINEAR does; ``warm_start`` starts a fit from the previous solution.
 
     Parameters
     ----------
     epsilon : float, default=0.0
-        The insensitive zone's half width (>= 0).
+        The half width of the insensitive zone (LIBLINEAR's ``-p``): errors within
+        epsilon cost nothing. Must be non-negative.
     tol : float, default=1e-4
-        The dual stops when an epoch's summed violation is within tol of the first
-        epoch's; the primal when its gradient norm is within tol of its value at 0.
+        LIBLINEAR's ``-e``: the dual stops when an epoch's summed violation is within
+        tol of the first epoch's; the primal when the gradient's norm is within tol
+        of its value at w = 0.
     C : float, default=1.0
-    loss : {"epsilon_insensitive", "squared_epsilon_insensitive"}, \
-            default="epsilon_insensitive"
+        Regularisation parameter: the weight of the losses against ``1/2 w'w``
+        (LIBLINEAR's ``-c``). Must be positive.
+    loss : {'epsilon_insensitive', 'squared_epsilon_insensitive'}, \
+default='epsilon_insensitive'
+        The loss ``max(0, |r| - epsilon)`` of a residual r (dual only), or its
+        square.
     fit_intercept : bool, default=True
+        Whether to fit the bias b (as LIBLINEAR's extra feature).
     intercept_scaling : float, default=1.0
-    dual : bool or "auto", default="auto"
-        As LinearSVC's: a squared-loss dual that reaches max_iter finishes by the
-        Newton method (LIBLINEAR's -s 12).
+        The bias feature's value (LIBLINEAR's ``-B``): ``intercept_`` is
+        intercept_scaling times its weight.
+    dual : bool or 'auto', default='auto'
+        The dual coordinate descent (True) or the primal Newton method (False;
+        squared loss only); 'auto' is scikit-learn's rule, as in `LinearSVC`. A
+        squared-loss dual that reaches max_iter epochs finishes by the Newton method
+        (LIBLINEAR's ``-s 12``).
     verbose : int, default=0
+        Print the method, iterations and objective after the fit.
     random_state : int, RandomState instance or None, default=None
+        The seed of the dual's random permutations, drawn from random_state at every
+        fit as scikit-learn draws it.
     max_iter : int, default=1000
+        The most epochs of the dual, or Newton steps of the primal.
     warm_start : bool, default=False
+        Start each fit from the previous fit's solution when the rows are the same.
 
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
-    intercept_ : ndarray of shape (1,), or 0.0 without an intercept
+        The weights w.
+    intercept_ : ndarray of shape (1,) or float
+        The bias b; 0.0 when fit_intercept is False.
     n_features_in_ : int
+        The number of features seen during `fit`.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        The names of the features, when X has string column names.
     n_iter_ : int
+        The iterations (epochs or Newton steps) the fit took.
+
+    See Also
+    --------
+    libsmo.LinearSVC : Linear support vector classification on the same solvers.
+    libsmo.SVR : LIBSVM's epsilon-SVR (unregularised bias); kernel='linear'.
+    sklearn.svm.LinearSVR : The scikit-learn estimator, over its copy of LIBLINEAR.
+
+    Notes
+    -----
+    The differences from scikit-learn are `LinearSVC`'s: the same problem and
+    stopping rule, and a squared-loss dual that reaches max_iter finishes by the
+    Newton method instead of only warning.
+
+    References
+    ----------
+    .. [1] C.-H. Ho and C.-J. Lin, "Large-scale linear support vector regression",
+       JMLR 13, 2012.
 
     Examples
     --------
@@ -450,18 +627,31 @@ class LinearSVR(RegressorMixin, _BaseLinear):
         self.warm_start = warm_start
 
     def fit(self, X, y, sample_weight=None):
-        """Fit the model.
+        """Fit the regression on samples X and targets y.
 
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training samples; float64 and float32 rows (dense C-contiguous or CSR)
+            are read in place, others are converted to float64.
         y : array-like of shape (n_samples,)
+            Real targets.
         sample_weight : array-like of shape (n_samples,), default=None
-            Multiplies C per sample; a weight of 0 or less leaves the sample out.
+            Multiplies C per sample; a sample of weight 0 or less is left out.
 
         Returns
         -------
         self
+            The fitted estimator itself.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from libsmo import LinearSVR
+        >>> X = np.arange(10.0).reshape(-1, 1)
+        >>> reg = LinearSVR(C=10.0, random_state=0, tol=1e-6).fit(X, 3 * X.ravel())
+        >>> reg.coef_.round(1), reg.intercept_.round(1)
+        (array([3.]), array([0.]))
         """
         X, y = self._fit_start(X, y)
         y = np.asarray(y, dtype=np.float64)
@@ -484,15 +674,26 @@ class LinearSVR(RegressorMixin, _BaseLinear):
         return self
 
     def predict(self, X):
-        """w'x + b of each row.
+        """Predict the targets ``w'x + b`` of the samples in X.
 
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
 
         Returns
         -------
         ndarray of shape (n_samples,)
+            The predicted targets.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from libsmo import LinearSVR
+        >>> X = np.arange(10.0).reshape(-1, 1)
+        >>> reg = LinearSVR(C=10.0, random_state=0, tol=1e-6).fit(X, 2 * X.ravel() + 1)
+        >>> reg.predict([[0.0], [5.0]]).round(1)
+        array([ 1., 11.])
         """
         check_is_fitted(self)
         X, _ = validate_features(self, X, reset=False, dtype=READ_AS_IS)
