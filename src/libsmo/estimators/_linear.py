@@ -246,7 +246,7 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         The class labels, sorted.
     n_features_in_ : int
         The number of features seen during `fit`.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         The names of the features, when X has string column names.
     n_iter_ : int
         The most iterations (epochs or Newton steps) any problem took.
@@ -572,7 +572,7 @@ default='epsilon_insensitive'
         The bias b; 0.0 when fit_intercept is False.
     n_features_in_ : int
         The number of features seen during `fit`.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         The names of the features, when X has string column names.
     n_iter_ : int
         The iterations (epochs or Newton steps) the fit took.
