@@ -110,9 +110,12 @@ def fashion_paths():
 def load_fashion(paths, rows):
     """Fashion-MNIST as dense float64 in [0, 1]: the first `rows` training images and
     the 10,000 test images, with float labels 0..9."""
-    X = read_idx(paths["train_images"]).reshape(60000, -1)[:rows] / 255.0
+    # the idx headers' counts: 60,000 and 10,000, or the tests' first images
+    images = read_idx(paths["train_images"])
+    X = images.reshape(len(images), -1)[:rows] / 255.0
     y = read_idx(paths["train_labels"])[:rows].astype(np.float64)
-    Xt = read_idx(paths["test_images"]).reshape(10000, -1) / 255.0
+    test_images = read_idx(paths["test_images"])
+    Xt = test_images.reshape(len(test_images), -1) / 255.0
     yt = read_idx(paths["test_labels"]).astype(np.float64)
     return np.ascontiguousarray(X), y, np.ascontiguousarray(Xt), yt
 

@@ -14,6 +14,7 @@ import argparse
 import io
 import json
 import lzma
+import os
 import shutil
 import statistics
 import tempfile
@@ -93,7 +94,7 @@ def bench_model(path, repeats):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-dir", type=Path, default=REPO.parent / "shared" / "data")
+    parser.add_argument("--data-dir", type=Path, default=Path(os.environ.get("LIBSMO_DATA_DIR", REPO.parent / "shared" / "data")))
     parser.add_argument("--files", default="a9a,sector.scale")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--output", type=Path,

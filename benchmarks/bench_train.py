@@ -65,7 +65,8 @@ import numpy as np
 import libsmo
 
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_DATA_DIR = REPO.parent / "shared" / "data"
+# LIBSMO_DATA_DIR, as in the tests; else the shared folder beside the repository
+DEFAULT_DATA_DIR = Path(os.environ.get("LIBSMO_DATA_DIR", REPO.parent / "shared" / "data"))
 CACHE_DIR = Path(os.environ.get("LIBSMO_DATA_CACHE",
                                 Path(tempfile.gettempdir()) / "libsmo-data-cache"))
 DEFAULT_OUTPUT = REPO / "benchmarks" / "results" / "bench_train.json"

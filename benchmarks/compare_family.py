@@ -71,7 +71,7 @@ def score(svm_type, pred, y):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-dir", type=Path, default=REPO.parent / "shared" / "data")
+    parser.add_argument("--data-dir", type=Path, default=Path(os.environ.get("LIBSMO_DATA_DIR", REPO.parent / "shared" / "data")))
     args = parser.parse_args(argv)
     print("| svm_type | data (test) | objective libsmo | objective LIBSVM | rel diff | "
           "libsmo | LIBSVM | train s libsmo/LIBSVM |")

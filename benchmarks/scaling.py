@@ -28,7 +28,7 @@ LADDER = [1605, 2265, 3185, 4781, 6414, 11220, 16100, 22696, 32561]
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-dir", type=Path, default=REPO.parent / "shared" / "data")
+    parser.add_argument("--data-dir", type=Path, default=Path(os.environ.get("LIBSMO_DATA_DIR", REPO.parent / "shared" / "data")))
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--max-rows", type=int, default=LADDER[-1])
     args = parser.parse_args(argv)

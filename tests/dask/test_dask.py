@@ -69,7 +69,7 @@ def test_binary_cascade_is_the_single_machine_optimum(client):
 
 
 def test_fashion_mnist_cascaded_pairs(client):
-    X, y = load_fashion_mnist("train", n_rows=6000)
+    X, y = load_fashion_mnist("train", n_rows=3000)
     keep = np.isin(y, [0, 2, 6])          # T-shirt, pullover, shirt: the hard ones
     X, y = X[keep][:1500], y[keep][:1500]
     X_test, _ = load_fashion_mnist("t10k", n_rows=1000)

@@ -189,3 +189,62 @@ def test_imports_without_scikit_learn():
                          cwd=tempfile.gettempdir())
     assert out.returncode == 0, out.stderr
     assert "SVC(" in out.stdout
+
+
+def test_max_iter_minus_one_is_no_limit_as_in_sklearn(monkeypatch, heart_scale):
+    """max_iter=-1 lifts every cap in the estimators (scikit-learn's copy of LIBSVM has
+    none), while libsmo.train's default keeps LIBSVM's and its warning names that cap.
+    LIBSVM's cap, max(10^7, 100 l), is lowered to 40 steps here so that a small fit
+    reaches it."""
+    from libsmo.training import _params
+    monkeypatch.setattr(_params, "libsvm_step_cap", lambda n_variables: 40)
+    X, y = heart_scale
+    with pytest.warns(libsmo.ConvergenceWarning,
+                      match=r"LIBSVM's cap max\(10\^7, 100 l\).* of 40 steps reached"):
+        capped = libsmo.train(X, y, C=10.0, gamma=0.1)
+    assert capped.status == ["max_iter"] and capped.n_iter == [40]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", libsmo.ConvergenceWarning)
+        ours = libsmo.SVC(C=10.0, gamma=0.1).fit(X, y)
+    assert ours.fit_status_ == 0 and ours._model.n_iter[0] > 40
+    theirs = sk.SVC(C=10.0, gamma=0.1).fit(X, y)
+    np.testing.assert_array_equal(ours.support_, theirs.support_)
+    # an explicit cap is the one the warning quotes
+    with pytest.warns(libsmo.ConvergenceWarning, match=r"max_iter=25\)"):
+        stopped = libsmo.SVC(C=10.0, gamma=0.1, max_iter=25).fit(X, y)
+    assert stopped.fit_status_ == 1 and stopped._model.n_iter == [25]
+
+
+def test_html_repr_links_to_the_api_page():
+    """scikit-learn's HTML repr links each estimator to its page of libsmo's API
+    documentation (DOC_LINK_TEMPLATE), under the name it is public as."""
+    from sklearn.utils._repr_html.estimator import estimator_html_repr
+
+    from libsmo.estimators._sklearn_compat import DOC_LINK_TEMPLATE
+    for estimator, public in [(libsmo.SVC(), "libsmo.SVC"), (libsmo.NuSVR(), "libsmo.NuSVR"),
+                              (libsmo.RandomFourierFeatures(), "libsmo.RandomFourierFeatures")]:
+        url = DOC_LINK_TEMPLATE.format(public_name=public)
+        assert estimator._get_doc_link() == url
+        assert f'href="{url}"' in estimator_html_repr(estimator)
+    pipeline = make_pipeline(StandardScaler(), libsmo.SVC())
+    assert DOC_LINK_TEMPLATE.format(public_name="libsmo.SVC") in estimator_html_repr(pipeline)
+
+
+def test_width_mismatch_between_files_names_both_widths_and_the_fix(tmp_path):
+    """a1a (largest index 119) and the repository's rows of a1a.t (121) read one by one
+    have different widths; the error names both and the two ways out, which then
+    work."""
+    from helpers.data import data_file
+    train, test = data_file("a1a"), data_file("a1a.t")
+    X, y = libsmo.load_svmlight_file(str(train))
+    Xt, yt = libsmo.load_svmlight_file(str(test))
+    assert (X.shape[1], Xt.shape[1]) == (119, 121)
+    clf = libsmo.SVC(kernel="linear").fit(X, y)
+    with pytest.raises(ValueError, match=r"^X has 121 features, but SVC is expecting 119 "
+                       r"features as input\. .*load_svmlight_files.*n_features=119"):
+        clf.score(Xt, yt)
+    X, y, Xt, yt = libsmo.load_svmlight_files([str(train), str(test)])
+    assert X.shape[1] == Xt.shape[1] == 121
+    assert libsmo.SVC(kernel="linear").fit(X, y).score(Xt, yt) > 0.8
+    X, y = libsmo.load_svmlight_file(str(train), n_features=121)
+    assert libsmo.SVC(kernel="linear").fit(X, y).score(Xt, yt) > 0.8

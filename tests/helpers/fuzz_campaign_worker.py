@@ -208,7 +208,7 @@ def random_params(rng):
     hostile = {
         "svm_type": ["C_SVC", "bad", 0, None], "kernel": ["RBF", "bad", 2, None],
         "degree": [0, -1, 2.5, 10**9, "3", None], "gamma": ["bad", "scale", -1.0, np.nan],
-        "max_iter": [0, -1, 2.5, "10"], "n_threads": [0, -1, 2**63, 1.5, "2"],
+        "max_iter": [0, -2, 2.5, "10"], "n_threads": [0, -1, 2**63, 1.5, "2"],
         "class_weight": [{1: -1.0}, {1: np.nan}, "balanced", "bad", {1: "x"}],
         "random_state": [2**32, -1, "x", 1.5], "time_limit": [0.0, -1.0, np.nan, "1"],
         "shrinking": ["yes", 2], "probability": ["yes", None],

@@ -27,7 +27,7 @@ LEVELS = [
     ("training", ["training"]),
     ("cascade", ["cascade"]),
     ("estimators", ["estimators"]),
-    ("interfaces", ["cli", "dask", "__init__", "__main__"]),
+    ("interfaces", ["cli", "dask", "onnx", "__init__", "__main__"]),
 ]
 LEVEL_OF = {name: rank for rank, (_, names) in enumerate(LEVELS) for name in names}
 

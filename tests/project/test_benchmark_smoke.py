@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.data import data_file, load_fashion_mnist
+from helpers.data import REPO_DATA_DIR, data_file, load_fashion_mnist, script_env
 
 RUN = Path(__file__).resolve().parents[2] / "benchmarks" / "run.py"
 CASES = ("a9a", "housing")
@@ -23,7 +23,7 @@ LIBRARIES = ("libsmo", "libsvm", "sklearn")
 def test_benchmark_smoke(tmp_path):
     pytest.importorskip("libsvm")
     pytest.importorskip("sklearn")
-    # the data the two cases read (fails under CI when missing, skips elsewhere)
+    # the data the two cases read, the repository's
     for name in ("a9a", "a9a.t", "housing_scale"):
         data_file(name)
     out = tmp_path / "results"
@@ -32,8 +32,8 @@ def test_benchmark_smoke(tmp_path):
     proc = subprocess.run(
         [sys.executable, str(RUN), "--cases", ",".join(CASES), "--rows", "400",
          "--repeats", "1", "--threads", "1", "--libraries", ",".join(LIBRARIES),
-         "--out", str(out)],
-        cwd=work, capture_output=True, text=True, timeout=300)
+         "--out", str(out), "--data-dir", str(REPO_DATA_DIR)],
+        cwd=work, capture_output=True, text=True, timeout=300, env=script_env())
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
 
     results = json.loads((out / "latest.json").read_text())
@@ -71,7 +71,7 @@ def test_fit_loop_smoke(tmp_path, extra):
     data_file("housing_scale")
     proc = subprocess.run(
         [sys.executable, str(RUN.parent / "fit_loop.py"), "housing", "--repeats", "2",
-         *extra], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+         *extra], cwd=tmp_path, capture_output=True, text=True, timeout=120, env=script_env())
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert "housing: 2 fits, median" in proc.stdout and "steps 220" in proc.stdout
 
@@ -82,7 +82,7 @@ def test_fit_loop_predict_smoke(tmp_path):
     data_file("letter.scale.t")
     proc = subprocess.run(
         [sys.executable, str(RUN.parent / "fit_loop.py"), "letter", "--predict",
-         "--repeats", "2"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+         "--repeats", "2"], cwd=tmp_path, capture_output=True, text=True, timeout=300, env=script_env())
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     assert "letter: 2 predictions of 5000 rows, median" in proc.stdout
     assert "accuracy 97.64%" in proc.stdout
@@ -91,11 +91,11 @@ def test_fit_loop_predict_smoke(tmp_path):
 def test_rows_together_smoke(tmp_path):
     """benchmarks/rows_together.py (the measurement behind execution.ROWS_TOGETHER)
     runs, and every setting reaches the same objective in the same steps."""
-    load_fashion_mnist("train", n_rows=10)   # fails under CI, skips elsewhere, if absent
+    load_fashion_mnist("train", n_rows=10)   # the repository's first images
     proc = subprocess.run(
         [sys.executable, str(RUN.parent / "rows_together.py"), "--rows", "600",
          "--binary", "--repeats", "1", "--together", "4,8"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, env=script_env())
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     fits = [line.split(", ", 1)[1] for line in proc.stdout.splitlines()
             if " s, objective " in line]
@@ -105,10 +105,10 @@ def test_rows_together_smoke(tmp_path):
 def test_contention_smoke(tmp_path):
     """benchmarks/contention.py (one training alone, then two at once) runs, prints its
     table, and every copy takes the same steps."""
-    load_fashion_mnist("train", n_rows=10)   # fails under CI, skips elsewhere, if absent
+    load_fashion_mnist("train", n_rows=10)   # the repository's first images
     proc = subprocess.run(
         [sys.executable, str(RUN.parent / "contention.py"), "--rows", "1500",
-         "--repeats", "1"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+         "--repeats", "1"], cwd=tmp_path, capture_output=True, text=True, timeout=300, env=script_env())
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     copies = [line for line in proc.stdout.splitlines() if " at once: cpu " in line]
     assert len(copies) == 3, proc.stdout
@@ -118,11 +118,11 @@ def test_contention_smoke(tmp_path):
 def test_contention_all_pairs_smoke(tmp_path):
     """contention.py --all-pairs trains the 45 pairs in one process, then shared out
     over two, and the steps summed over the pairs are the same both ways."""
-    load_fashion_mnist("train", n_rows=10)   # fails under CI, skips elsewhere, if absent
+    load_fashion_mnist("train", n_rows=10)   # the repository's first images
     proc = subprocess.run(
         [sys.executable, str(RUN.parent / "contention.py"), "--rows", "1500",
          "--repeats", "1", "--all-pairs"], cwd=tmp_path, capture_output=True, text=True,
-        timeout=300)
+        timeout=300, env=script_env())
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     runs = [line for line in proc.stdout.splitlines() if " at once: cpu " in line]
     assert len(runs) == 3, proc.stdout
@@ -180,7 +180,7 @@ def test_first_fit_smoke(tmp_path, prefault):
         [sys.executable, str(RUN.parent / "first_fit.py"), "--cases", "housing",
          "--libraries", "libsmo,libsvm", "--threads", "1", "--repeats", "1",
          *(["--prefault-heap", "2"] if prefault else [])],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, env=script_env())
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     rows = {line.split(" | ")[0].strip("| "): line.strip("| ").split(" | ")
             for line in proc.stdout.splitlines() if line.startswith("| libs")}

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from helpers.data import DATA_DIR, data_file
+from helpers.data import REPO_DATA_DIR, data_file
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 PERCENT = re.compile(r"(-?\d+(?:\.\d+)?)%")
@@ -74,9 +74,9 @@ def test_text_reviews(tmp_path):
 
 def test_large_scale(tmp_path):
     for name in ("a9a", "a9a.t", "ijcnn1.val"):
-        data_file(name)  # fails under CI / skips elsewhere when the data are missing
+        data_file(name)  # the repository's
     out_dir = tmp_path / "out"
-    stdout = run("large_scale.py", "--data-dir", DATA_DIR, "--rows", 1000,
+    stdout = run("large_scale.py", "--data-dir", REPO_DATA_DIR, "--rows", 1000,
                  "--components", "100,300", "--out-dir", out_dir, cwd=tmp_path)
     assert (out_dir / "large_scale_accuracy_vs_time.png").stat().st_size > 0
     # majority rates: a9a.t 76.4%, ijcnn1.val 90.4%
@@ -91,7 +91,7 @@ def test_large_scale(tmp_path):
 def test_grid_search(tmp_path):
     data_file("heart_scale")
     out_dir = tmp_path / "out"
-    stdout = run("grid_search.py", "--data-dir", DATA_DIR, "--log2c", "-1,3,2",
+    stdout = run("grid_search.py", "--data-dir", REPO_DATA_DIR, "--log2c", "-1,3,2",
                  "--log2g", "-5,-1,2", "--out-dir", out_dir, cwd=tmp_path)
     assert (out_dir / "grid_search_heart_scale.png").stat().st_size > 0
     best = re.search(r"best: C = 2\^(\S+) = \S+, gamma = 2\^(\S+) = \S+, "

@@ -4,7 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from helpers.data import DATA_DIR, data_file
+from helpers.data import REPO_DATA_DIR, data_file
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -26,11 +26,11 @@ def test_quickstart():
 
 
 def test_training_benchmark_smoke(tmp_path):
-    data_file("a9a")  # fails under CI / skips elsewhere when the data are missing
+    data_file("a9a")  # the repository's
     data_file("a9a.t")
     output = tmp_path / "bench.json"
     run(REPO / "benchmarks" / "bench_train.py", "--cases", "a9a", "--rows", "400",
-        "--repeats", "1", "--data-dir", DATA_DIR, "--output", output)
+        "--repeats", "1", "--data-dir", REPO_DATA_DIR, "--output", output)
     (result,) = json.loads(output.read_text())
     assert result["objective_rel_diff"] < 1e-4
     assert result["train_ratio"] > 0

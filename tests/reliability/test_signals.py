@@ -152,7 +152,8 @@ def test_200_interrupted_fits_do_not_grow_memory():
         X, y = load_dataset("a9a", n_rows=4000)
         def interrupted_fit():
             timer = threading.Timer(0.01, lambda: os.kill(os.getpid(), signal.SIGINT))
-            try:   # on a busy machine the one signal may come anywhere in here
+            try:
+                # on a busy machine the signal may come while start() still waits
                 timer.start()
                 libsmo.train(X, y, gamma=0.05, tol=1e-12, cache_size=20)
                 timer.join()

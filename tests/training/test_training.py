@@ -32,7 +32,7 @@ def test_status_optimal_and_objective(heart_scale):
 
 def test_max_iter_stops_with_a_usable_model(heart_scale):
     X, y = heart_scale
-    with pytest.warns(libsmo.ConvergenceWarning, match="max_iter after 10 steps"):
+    with pytest.warns(libsmo.ConvergenceWarning, match="max_iter of 10 steps reached"):
         model = libsmo.train(X, y, max_iter=10)
     assert model.status == ["max_iter"]
     assert model.n_iter == [10]

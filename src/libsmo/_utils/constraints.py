@@ -230,6 +230,18 @@ class Jobs(_Constraint):
         return int(value)
 
 
+class StepCap(_Constraint):
+    """A cap on solver steps: an int > 0, or -1 for no limit (scikit-learn's
+    max_iter=-1)."""
+    __slots__ = ()
+
+    def check(self, value, name):
+        if (isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+                and value == -1):
+            return -1
+        return check_positive(value, name, integer=True)
+
+
 class OrNone(_Constraint):
     """None, or what `inner` accepts."""
     __slots__ = ("inner",)

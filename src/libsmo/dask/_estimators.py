@@ -189,6 +189,8 @@ class SVC(_SVC):
     >>> client.close()
     """
 
+    _public_module = "libsmo.dask"      # its page of the API documentation
+
     _parameter_constraints = {**_SVC._parameter_constraints,
                               "cascade_rows": pv.Positive(integer=True, allow_zero=True)}
 

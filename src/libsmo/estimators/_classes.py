@@ -77,8 +77,9 @@ class SVC(_BaseClassifier):
         logger (LIBSVM prints them unless ``-q``).
     max_iter : int, default=-1
         Steps of each binary problem before the solver stops (a
-        `libsmo.ConvergenceWarning` then says so); -1 is LIBSVM's own cap,
-        max(10^7, 100 times the rows of the binary problem).
+        `libsmo.ConvergenceWarning` then says so); -1 is no limit, as in
+        scikit-learn (``libsmo.train`` and the commands keep LIBSVM's cap of
+        max(10^7, 100 times the rows of the binary problem)).
     decision_function_shape : {'ovr', 'ovo'}, default='ovr'
         Shape of `decision_function` for more than two classes: one-vs-rest scores
         of shape (n_samples, n_classes), or LIBSVM's one-vs-one values of shape

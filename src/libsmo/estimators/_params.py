@@ -69,7 +69,7 @@ COMMON = {
     "shrinking": SOLVER["shrinking"],
     "cache_size": SOLVER["cache_size"],
     "verbose": SOLVER["verbose"],
-    "max_iter": AnyOf(Exactly(-1, "no limit but LIBSVM's cap"), pv.Positive(integer=True)),
+    "max_iter": AnyOf(Exactly(-1, "no limit"), pv.Positive(integer=True)),
     # libsmo's own: start from the previous fit; one-vs-one pairs as joblib tasks
     "warm_start": pv.Boolean(),
     "n_jobs": SOLVER["n_jobs"],

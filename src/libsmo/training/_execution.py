@@ -307,7 +307,14 @@ class Executor:
             for _ in range(solution.few_free_rebuilds):
                 logger.info("WARNING: using -h 0 may be faster")
             logger.info("optimization finished, #iter = %d", solution.n_iter)
-        if solution.status != "optimal":
+        if solution.status == "max_iter":
+            # the step cap reached is the cap used: max_iter, or LIBSVM's for None
+            cap = ("max_iter" if self.solver.max_iter is not None
+                   else "LIBSVM's cap max(10^7, 100 l) (max_iter=None; -1: no limit)")
+            warnings.warn(f"libsmo: training stopped before the optimum: {cap} of "
+                          f"{solution.n_iter} steps reached", sklearn_compatible_warning(),
+                          stacklevel=5)
+        elif solution.status != "optimal":
             warnings.warn(f"libsmo: training stopped before the optimum "
                           f"({solution.status} after {solution.n_iter} steps)",
                           sklearn_compatible_warning(), stacklevel=5)

@@ -115,8 +115,9 @@ def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0
         bound); an example of weight 0 is left out.
     max_iter : int, default=None
         Stop each binary problem after this many SMO steps; the model's status then
-        says 'max_iter' and a `libsmo.ConvergenceWarning` is issued. None is
-        LIBSVM's cap, max(10^7, 100 * number of variables).
+        says 'max_iter' and a `libsmo.ConvergenceWarning`, naming the cap, is issued.
+        None is LIBSVM's cap, max(10^7, 100 * number of variables); -1 is no limit
+        (the estimators' ``max_iter=-1``, as in scikit-learn).
     time_limit : float, default=None
         Seconds of training after which the solver stops where it is, as with
         max_iter (status 'time_limit', ConvergenceWarning). The whole fit shares the

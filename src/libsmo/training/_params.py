@@ -90,7 +90,7 @@ SOLVER_CONSTRAINTS = {
     "cache_size": pv.Positive(),
     "shrinking": pv.Boolean(),
     "selection": pv.OneOf(SELECTIONS),
-    "max_iter": pv.OrNone(pv.Positive(integer=True)),
+    "max_iter": pv.OrNone(pv.StepCap()),
     "time_limit": pv.OrNone(pv.Positive()),
     "callback": pv.OrNone(pv.IsCallable()),
     "callback_every": pv.Positive(integer=True),
@@ -181,8 +181,9 @@ class SolverParams:
         The Q-row cache in MB (LIBSVM's -m).
     shrinking : bool
     selection : {"second_order", "platt"}
-    max_iter : int > 0 or None
-        Steps per binary problem; None is LIBSVM's cap, max(10^7, 100 l).
+    max_iter : int > 0, -1 or None
+        Steps per binary problem; None is LIBSVM's cap, max(10^7, 100 l); -1 is no
+        limit (scikit-learn's max_iter=-1).
     time_limit : float > 0 or None
         Seconds for the whole fit.
     callback : callable or None
@@ -215,10 +216,16 @@ class SolverParams:
         _check_fields(self, SOLVER_CONSTRAINTS)
 
     def step_cap(self, n_variables):
-        """max_iter, or LIBSVM's safety cap max(10^7, 100 n) for n variables: a
-        degenerate problem must still end."""
-        return self.max_iter if self.max_iter is not None else max(10_000_000,
-                                                                    100 * n_variables)
+        """max_iter (-1: no limit), or for None LIBSVM's safety cap max(10^7, 100 n) for
+        n variables: there a degenerate problem must still end."""
+        if self.max_iter is None:
+            return libsvm_step_cap(n_variables)
+        return self.max_iter
+
+
+def libsvm_step_cap(n_variables):
+    """LIBSVM's cap on the steps of one problem of n variables: max(10^7, 100 n)."""
+    return max(10_000_000, 100 * n_variables)
 
 
 @dataclass(frozen=True)
