@@ -413,3 +413,88 @@ def test_a_failed_class_stops_the_others():
     assert flag[0] == 1
     stopped = solve_guarded(dataclasses.replace(bad, bounds=np.ones(len(y))))
     assert stopped.n_iter == 1 and not stopped.converged
+
+
+# ------------------------------------------------------------- LIBLINEAR's model files
+
+@pytest.mark.parametrize("name,n_rows,params", [
+    ("heart_scale", None, dict(loss="hinge", dual=True)),
+    ("heart_scale", None, dict(dual=False, fit_intercept=False)),
+    ("heart_scale", None, dict(multi_class="crammer_singer", intercept_scaling=2.0)),
+    ("pendigits", 1500, dict(dual=True)),
+    ("pendigits", 1500, dict(multi_class="crammer_singer")),
+    ("pendigits", 1500, dict(penalty="l1", dual=False, C=0.1)),
+])
+def test_saved_model_predicts_in_liblinear_and_back(tmp_path, name, n_rows, params):
+    """`save` writes LIBLINEAR's model file: liblinear-official's load_model predicts
+    the estimator's labels with it, and `from_model` gives its decision values."""
+    ll = pytest.importorskip("liblinear.liblinearutil")
+    X, y = load_dataset(name, n_rows=n_rows)
+    clf = quiet_fit(libsmo.LinearSVC(random_state=0, **params), X, y)
+    path = str(tmp_path / "linear.model")
+    clf.save(path)
+    labels, _, _ = ll.predict(y, X, ll.load_model(path), "-q")
+    np.testing.assert_array_equal(labels, clf.predict(X))
+    again = libsmo.LinearSVC.from_model(path)
+    np.testing.assert_array_equal(again.classes_, clf.classes_)
+    np.testing.assert_allclose(again.decision_function(X), clf.decision_function(X),
+                               rtol=1e-12, atol=1e-12)
+    assert again.get_params()["fit_intercept"] == clf.fit_intercept
+
+
+@pytest.mark.parametrize("name,n_rows,options", [
+    ("heart_scale", None, "-s 3 -c 1 -B 1"),
+    ("heart_scale", None, "-s 2 -c 0.5"),
+    ("heart_scale", None, "-s 4 -c 0.5 -B 1"),
+    ("pendigits", 1500, "-s 1 -c 0.1 -B 3"),
+    ("pendigits", 1500, "-s 4 -c 0.1 -B 1"),
+])
+def test_liblinears_model_file_predicts_as_liblinear(tmp_path, name, n_rows, options):
+    """A model file liblinear-official writes, read by `from_model`: LIBLINEAR's
+    labels (its own label order undone into sorted classes_)."""
+    ll = pytest.importorskip("liblinear.liblinearutil")
+    X, y = load_dataset(name, n_rows=n_rows)
+    model = ll.train(y, X, options + " -q")
+    path = str(tmp_path / "liblinear.model")
+    ll.save_model(path, model)
+    labels, _, _ = ll.predict(y, X, model, "-q")
+    clf = libsmo.LinearSVC.from_model(path, n_features=X.shape[1] + 2)
+    assert clf.n_features_in_ == X.shape[1] + 2
+    wider = sp.hstack([X, sp.csr_matrix((X.shape[0], 2))]).tocsr()
+    np.testing.assert_array_equal(clf.predict(wider), labels)
+
+
+def test_regression_model_file_both_ways(tmp_path):
+    ll = pytest.importorskip("liblinear.liblinearutil")
+    X, y = load_dataset("housing_scale")
+    reg = quiet_fit(libsmo.LinearSVR(C=1.0, epsilon=0.5, random_state=0), X, y)
+    path = str(tmp_path / "svr.model")
+    reg.save(path)
+    values, _, _ = ll.predict(y, X, ll.load_model(path), "-q")
+    np.testing.assert_allclose(values, reg.predict(X), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(libsmo.LinearSVR.from_model(path).predict(X),
+                               reg.predict(X), rtol=1e-12, atol=1e-12)
+    theirs = ll.train(y, X, "-s 11 -c 1 -p 0.5 -B 1 -q")
+    ll.save_model(path, theirs)
+    values, _, _ = ll.predict(y, X, theirs, "-q")
+    loaded = libsmo.LinearSVR.from_model(path)
+    assert loaded.loss == "squared_epsilon_insensitive" and loaded.dual is False
+    np.testing.assert_allclose(loaded.predict(X), values, rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="L2R_L2LOSS_SVR model is not a LinearSVC"):
+        libsmo.LinearSVC.from_model(path)
+
+
+def test_model_files_refuse_what_liblinear_cannot_hold(tmp_path):
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 3.0], [3.0, 2.0]])
+    clf = libsmo.LinearSVC(random_state=0).fit(X, ["a", "a", "b", "b"])
+    with pytest.raises(ValueError, match="32-bit integer labels; classes_ holds 'a'"):
+        clf.save(tmp_path / "m.model")
+    clf = libsmo.LinearSVC(random_state=0).fit(X, [0, 0, 2**40, 2**40])
+    with pytest.raises(ValueError, match="classes_ holds 1099511627776"):
+        clf.save(tmp_path / "m.model")
+    assert not (tmp_path / "m.model").exists()
+    libsmo.LinearSVC(random_state=0).fit(X, [0, 0, 1, 1]).save(tmp_path / "m.model")
+    with pytest.raises(ValueError, match="n_features must be an integer of at least"):
+        libsmo.LinearSVC.from_model(tmp_path / "m.model", n_features=1)
+    with pytest.raises(ValueError, match="is not a LinearSVR model"):
+        libsmo.LinearSVR.from_model(tmp_path / "m.model")

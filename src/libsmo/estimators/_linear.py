@@ -44,7 +44,14 @@ from libsmo.estimators._sklearn_compat import (
     check_is_fitted,
 )
 from libsmo.exceptions import ConvergenceWarning
+from libsmo.io.liblinear_model import (
+    SVM_SOLVERS,
+    LiblinearModel,
+    load_liblinear_model,
+    save_liblinear_model,
+)
 from libsmo.training._linear import (
+    SOLVER_TYPES,
     FeatureColumns,
     LinearTask,
     choose_dual,
@@ -70,6 +77,9 @@ COMMON = {
     "max_iter": pv.Positive(integer=True, allow_zero=True),
     "warm_start": pv.Boolean(),
 }
+# LIBLINEAR's solver numbers -> its names (the model file's solver_type)
+SOLVER_NAMES = {number: name for name, number in SVM_SOLVERS.items()}
+INT32 = np.iinfo(np.int32)
 
 
 def fit_seed(random_state):
@@ -165,6 +175,85 @@ class _BaseLinear(BaseEstimator):
         check_is_fitted(self)
         X, _ = validate_features(self, X, reset=False, dtype=READ_AS_IS)
         return _dense_scores(X, self.coef_, self.intercept_)
+
+    def _weight_columns(self):
+        """coef_ and the bias feature's weights as LIBLINEAR's w: one row per feature
+        (the bias feature's last, where fit_intercept), one column per problem."""
+        check_is_fitted(self)
+        coef = self.coef_.toarray() if sp.issparse(self.coef_) else np.asarray(self.coef_)
+        coef = np.atleast_2d(coef)
+        if not self.fit_intercept:
+            return coef.T, -1.0
+        bias = float(self.intercept_scaling)
+        intercept = np.broadcast_to(np.asarray(self.intercept_, dtype=np.float64),
+                                    (coef.shape[0],))
+        return np.vstack([coef.T, intercept / bias]), bias
+
+    def save(self, path):
+        r"""Write the fitted model as a LIBLINEAR model file.
+
+        The file is LIBLINEAR 2.50's (its save_model's format): liblinear-predict,
+        liblinear-official's `load_model` and `from_model` read it, and predict this
+        estimator's labels.
+
+        Parameters
+        ----------
+        path : str, path-like or binary file object
+            Where to write; a path is written to a temporary file in its folder and
+            renamed into place, so that a failure leaves any previous file intact.
+
+        Raises
+        ------
+        ValueError
+            The model cannot be written in LIBLINEAR's format (class labels that are
+            not 32-bit integers, NaN or infinite weights).
+
+        See Also
+        --------
+        from_model : The other way: an estimator from a LIBLINEAR model file.
+
+        Examples
+        --------
+        >>> import io
+        >>> import numpy as np
+        >>> from libsmo import LinearSVC
+        >>> X = np.array([[-2.0, -1.0], [-1.0, -1.0], [1.0, 1.0], [2.0, 1.0]])
+        >>> clf = LinearSVC(random_state=0).fit(X, [-1, -1, 1, 1])
+        >>> out = io.BytesIO()
+        >>> clf.save(out)
+        >>> print(out.getvalue().decode().split("w\n")[0], end="")
+        solver_type L2R_L2LOSS_SVC
+        nr_class 2
+        label 1 -1
+        nr_feature 2
+        bias 1
+        """
+        save_liblinear_model(self._liblinear_model(), path)
+
+    @classmethod
+    def _read_liblinear(cls, model, n_features):
+        """(the estimator with the solver's parameters, the model, the features' and
+        the bias feature's weights, the width)."""
+        if not isinstance(model, LiblinearModel):
+            model = load_liblinear_model(model)
+        if model.solver_type not in cls._solver_parameters:
+            raise ValueError(f"a {model.solver_type} model is not a {cls.__name__} "
+                             f"model (solver types {sorted(cls._solver_parameters)})")
+        width = model.n_features if n_features is None else n_features
+        if not isinstance(width, (int, np.integer)) or width < model.n_features:
+            raise ValueError(f"n_features must be an integer of at least the model's "
+                             f"nr_feature {model.n_features}, got {n_features!r}")
+        with_bias = model.bias > 0
+        estimator = cls(**cls._solver_parameters[model.solver_type],
+                        fit_intercept=bool(with_bias),
+                        intercept_scaling=model.bias if with_bias else 1.0)
+        features = np.zeros((int(width), model.nr_w))
+        features[:model.n_features] = model.w[:model.n_features]
+        bias_weights = (model.bias * model.w[model.n_features] if with_bias
+                        else np.zeros(model.nr_w))
+        estimator.n_features_in_ = int(width)
+        estimator._solver_type = model.solver_type
+        return estimator, model, features, bias_weights
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -293,6 +382,13 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         **COMMON,
     }
     _squared_losses = ("squared_hinge",)
+    _solver_parameters = {
+        "L2R_L2LOSS_SVC_DUAL": {"loss": "squared_hinge", "dual": True},
+        "L2R_L2LOSS_SVC": {"loss": "squared_hinge", "dual": False},
+        "L2R_L1LOSS_SVC_DUAL": {"loss": "hinge", "dual": True},
+        "MCSVM_CS": {"multi_class": "crammer_singer"},
+        "L1R_L2LOSS_SVC": {"penalty": "l1", "loss": "squared_hinge", "dual": False},
+    }
 
     def __init__(self, penalty="l2", loss="squared_hinge", *, dual="auto", tol=1e-4,
                  C=1.0, multi_class="ovr", fit_intercept=True, intercept_scaling=1,
@@ -351,6 +447,8 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
                              f"data, but the data contains only one class: {classes[0]!r}")
         crammer_singer = self.multi_class == "crammer_singer"   # loss, penalty, dual unused
         dual = True if crammer_singer else self._use_dual(X, self.penalty)
+        self._solver_type = ("MCSVM_CS" if crammer_singer else
+                             SOLVER_NAMES[SOLVER_TYPES[(self.loss, self.penalty, dual)]])
         previous_classes = getattr(self, "classes_", None)
         self.classes_ = classes
         n = len(encoded)
@@ -470,6 +568,89 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         scores = self.decision_function(X)
         index = (scores > 0).astype(np.intp) if scores.ndim == 1 else scores.argmax(axis=1)
         return self.classes_[index]
+
+    def _liblinear_model(self):
+        """This classifier as LIBLINEAR's model: two classes one column, the weights of
+        classes_[1] (LIBLINEAR's label[0], its positive class), several classes one
+        column per class. Crammer-Singer's format has a column per class for two
+        classes too, but LIBLINEAR predicts two classes from the first column alone:
+        coef_ there, and zeros in the second."""
+        W, bias = self._weight_columns()
+        labels = []
+        for label in self.classes_.tolist():
+            if (isinstance(label, bool) or not isinstance(label, (int, float))
+                    or label != int(label) or not INT32.min <= label <= INT32.max):
+                raise ValueError("LIBLINEAR's model files hold 32-bit integer labels; "
+                                 f"classes_ holds {label!r}")
+            labels.append(int(label))
+        if len(labels) == 2:
+            labels = labels[::-1]
+            if self._solver_type == "MCSVM_CS":     # LIBLINEAR reads column 0 alone
+                W = np.hstack([W, np.zeros_like(W)])
+        return LiblinearModel(self._solver_type, tuple(labels), self.n_features_in_,
+                              bias, W)
+
+    @classmethod
+    def from_model(cls, model, n_features=None):
+        r"""Make a classifier that predicts with a LIBLINEAR model, without fitting.
+
+        Parameters
+        ----------
+        model : LiblinearModel, str, path-like or binary file object
+            A LIBLINEAR model file (liblinear-train's, liblinear-official's or
+            `save`'s) of a classifier: solver type L2R_L2LOSS_SVC_DUAL (``-s 1``),
+            L2R_L2LOSS_SVC (2), L2R_L1LOSS_SVC_DUAL (3), MCSVM_CS (4) or
+            L1R_L2LOSS_SVC (5).
+        n_features : int, default=None
+            Columns of the data it will predict (``n_features_in_``); the features
+            past the model's nr_feature weigh 0, as in LIBLINEAR. None takes the
+            model's nr_feature.
+
+        Returns
+        -------
+        LinearSVC
+            Fitted: loss, penalty, dual or multi_class from the solver type,
+            fit_intercept and intercept_scaling from the bias; ``coef_``,
+            ``intercept_`` and ``classes_`` (sorted) such that it predicts the model's
+            labels. C and tol keep their defaults (a model file does not record them).
+            A two-class Crammer-Singer model predicts as LIBLINEAR predicts it, from
+            its first class's weights alone.
+
+        Raises
+        ------
+        ValueError
+            The file is not a classifier's model (a regression or logistic
+            regression model), or n_features is smaller than its nr_feature.
+
+        See Also
+        --------
+        save : The other way: write a fitted classifier's model file.
+
+        Examples
+        --------
+        >>> import io
+        >>> from libsmo import LinearSVC
+        >>> text = b"solver_type L2R_L1LOSS_SVC_DUAL\nnr_class 2\nlabel 1 -1\n"
+        >>> text += b"nr_feature 2\nbias -1\nw\n1 \n-1 \n"
+        >>> clf = LinearSVC.from_model(io.BytesIO(text))
+        >>> clf.loss, clf.classes_, clf.predict([[2.0, 1.0], [0.0, 1.0]])
+        ('hinge', array([-1,  1]), array([ 1, -1]))
+        """
+        estimator, model, features, bias_weights = cls._read_liblinear(model, n_features)
+        labels = list(model.labels)
+        classes = np.array(sorted(labels), dtype=np.int64)
+        if len(labels) == 2:
+            # label[0] where the first column's value is positive, as LIBLINEAR
+            # predicts (Crammer-Singer's second column included, which it ignores)
+            sign = 1.0 if labels[0] == classes[1] else -1.0
+            coef, intercept = sign * features[:, :1].T, sign * bias_weights[:1]
+        else:
+            order = [labels.index(c) for c in classes]
+            coef, intercept = features[:, order].T, bias_weights[order]
+        estimator.classes_ = classes
+        estimator.coef_ = np.ascontiguousarray(coef)
+        estimator.intercept_ = intercept if estimator.fit_intercept else 0.0
+        return estimator
 
     def densify(self):
         """Convert ``coef_`` back to a dense array (after `sparsify`).
@@ -610,6 +791,11 @@ default='epsilon_insensitive'
         **COMMON,
     }
     _squared_losses = ("squared_epsilon_insensitive",)
+    _solver_parameters = {
+        "L2R_L2LOSS_SVR": {"loss": "squared_epsilon_insensitive", "dual": False},
+        "L2R_L2LOSS_SVR_DUAL": {"loss": "squared_epsilon_insensitive", "dual": True},
+        "L2R_L1LOSS_SVR_DUAL": {"loss": "epsilon_insensitive", "dual": True},
+    }
 
     def __init__(self, *, epsilon=0.0, tol=1e-4, C=1.0, loss="epsilon_insensitive",
                  fit_intercept=True, intercept_scaling=1.0, dual="auto", verbose=0,
@@ -656,6 +842,7 @@ default='epsilon_insensitive'
         X, y = self._fit_start(X, y)
         y = np.asarray(y, dtype=np.float64)
         dual = self._use_dual(X)
+        self._solver_type = SOLVER_NAMES[SOLVER_TYPES[(self.loss, "l2", dual)]]
         n = len(y)
         weight = effective_sample_weight(sample_weight, n)
         weight = np.ones(n) if weight is None else weight
@@ -698,3 +885,52 @@ default='epsilon_insensitive'
         check_is_fitted(self)
         X, _ = validate_features(self, X, reset=False, dtype=READ_AS_IS)
         return _dense_scores(X, self.coef_[None, :], self.intercept_).ravel()
+
+    def _liblinear_model(self):
+        W, bias = self._weight_columns()
+        return LiblinearModel(self._solver_type, None, self.n_features_in_, bias, W)
+
+    @classmethod
+    def from_model(cls, model, n_features=None):
+        r"""Make a regression that predicts with a LIBLINEAR model, without fitting.
+
+        Parameters
+        ----------
+        model : LiblinearModel, str, path-like or binary file object
+            A LIBLINEAR model file (liblinear-train's, liblinear-official's or
+            `save`'s) of a support vector regression: solver type L2R_L2LOSS_SVR
+            (``-s 11``), L2R_L2LOSS_SVR_DUAL (12) or L2R_L1LOSS_SVR_DUAL (13).
+        n_features : int, default=None
+            Columns of the data it will predict (``n_features_in_``); the features
+            past the model's nr_feature weigh 0. None takes the model's nr_feature.
+
+        Returns
+        -------
+        LinearSVR
+            Fitted: loss and dual from the solver type, fit_intercept and
+            intercept_scaling from the bias, ``coef_`` and ``intercept_``. C, epsilon
+            and tol keep their defaults (a model file does not record them).
+
+        Raises
+        ------
+        ValueError
+            The file is not a regression's model, or n_features is smaller than its
+            nr_feature.
+
+        See Also
+        --------
+        save : The other way: write a fitted regression's model file.
+
+        Examples
+        --------
+        >>> import io
+        >>> from libsmo import LinearSVR
+        >>> text = b"solver_type L2R_L1LOSS_SVR_DUAL\nnr_class 2\n"
+        >>> text += b"nr_feature 1\nbias 1\nw\n2 \n1 \n"
+        >>> LinearSVR.from_model(io.BytesIO(text)).predict([[0.0], [3.0]])
+        array([1., 7.])
+        """
+        estimator, model, features, bias_weights = cls._read_liblinear(model, n_features)
+        estimator.coef_ = np.ascontiguousarray(features[:, 0])
+        estimator.intercept_ = bias_weights[:1] if estimator.fit_intercept else 0.0
+        return estimator
