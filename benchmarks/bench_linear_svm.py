@@ -30,6 +30,11 @@ reached eps, or when libsmo's n_jobs=2 model is not its n_jobs=1 model. A run th
 stopped at its 300 epochs before eps (LIBLINEAR's hinge; the estimators' warnings) is
 marked "capped" and not checked: its answer depends on the epochs' random orders.
 
+--svc-linear adds libsmo.SVC(kernel="linear") on the two-class sets with the hinge loss:
+LIBSVM's problem (an unregularised bias and its equality constraint, solved by SMO on
+w), so its time and accuracy are shown beside the others and its objective (computed
+with b^2, which its problem does not have) is not checked.
+
 --convergence instead counts ConvergenceWarnings of libsmo's and scikit-learn's
 LinearSVC at their defaults (tol=1e-4, max_iter=1000, dual="auto", both losses) over
 the same data and C values, the data as given and standardised (StandardScaler without
@@ -229,7 +234,9 @@ def estimator_runner(make, X, y, Xt, yt):
         pred, predict_seconds = timed(lambda: est.predict(Xt))
         stalled = any("converge" in str(w.message) for w in caught)
         return {"train": seconds, "cpu": cpu["seconds"], "predict": predict_seconds,
-                "W": np.asarray(est.coef_), "b": np.atleast_1d(est.intercept_),
+                "W": (est.coef_.toarray() if hasattr(est.coef_, "toarray")
+                      else np.asarray(est.coef_)),
+                "b": np.atleast_1d(est.intercept_),
                 "capped": stalled, "accuracy": float(np.mean(pred == yt))}
     return run
 
@@ -258,6 +265,11 @@ def run_case(name, data, solver, C, args, peers):
         from sklearn.svm import LinearSVC
         runners["scikit-learn"] = estimator_runner(
             lambda seed: LinearSVC(random_state=seed, **common), X, y, Xt, yt)
+    if args.svc_linear and len(classes) == 2 and solver == 3:
+        # LIBSVM's problem (unregularised bias, its optimum), not LIBLINEAR's: its time
+        # and accuracy beside the others, its objective not comparable
+        runners["SVC linear"] = estimator_runner(
+            lambda seed: libsmo.SVC(kernel="linear", C=C, tol=args.eps), X, y, Xt, yt)
     runs = {k: [] for k in runners}
     order = list(runners)
     for r in range(args.repeats):
@@ -374,6 +386,9 @@ def main(argv=None):
     parser.add_argument("--liblinear-multicore", type=Path, default=None)
     parser.add_argument("--no-sklearn", action="store_true")
     parser.add_argument("--convergence", action="store_true")
+    parser.add_argument("--svc-linear", action="store_true",
+                        help="libsmo.SVC(kernel='linear') (LIBSVM's problem) beside them, "
+                             "on the binary sets and the hinge loss")
     args = parser.parse_args(argv)
     if args.convergence:
         count_convergence_warnings(args.data, args.C, args)
