@@ -78,9 +78,13 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+if not __package__:
+    # run as a file: the repository root on the path instead of this folder
+    sys.path[0] = str(Path(__file__).resolve().parents[1])
+
 import libsmo  # noqa: E402
-from bench_train import DEFAULT_DATA_DIR, blas_threads, captured_fd1, decompress, load  # noqa: E402
+from benchmarks import data as bench_data  # noqa: E402
+from benchmarks.measure import blas_threads  # noqa: E402
 
 DATASETS = {
     "a9a": ("a9a", "a9a.t", 123),
@@ -138,7 +142,7 @@ def reviews_data(data_dir, label="Recommended IND"):
     one left out), the first 80% to train."""
     import pandas as pd
     from sklearn.feature_extraction.text import TfidfVectorizer
-    frame = pd.read_csv(decompress(data_dir, REVIEWS))
+    frame = pd.read_csv(bench_data.decompress(REVIEWS, data_dir))
     frame = frame[frame[label].notna()]
     text = (frame["Title"].fillna("") + " " + frame["Review Text"].fillna("")).to_numpy()
     y = np.unique(frame[label].to_numpy(), return_inverse=True)[1].astype(np.float64)
@@ -165,7 +169,8 @@ def dataset(name, data_dir):
         X, y, Xt, yt = reviews_data(data_dir, "Department Name")
     else:
         train, test, n_features = DATASETS[name]
-        (X, y), (Xt, yt) = load(data_dir, train, n_features), load(data_dir, test, n_features)
+        X, y = bench_data.load_svmlight(train, n_features=n_features, data_dir=data_dir)
+        Xt, yt = bench_data.load_svmlight(test, n_features=n_features, data_dir=data_dir)
     return int32_csr(X), y, int32_csr(Xt), yt
 
 
@@ -200,11 +205,17 @@ def liblinear_runner(util, prob, Xt, yt, classes, solver, C, eps, threads):
     options = (f"-s {solver} -c {C!r} -e {eps!r} -B 1"
                + (f" -m {threads}" if threads > 1 else ""))
 
+    # LIBLINEAR's messages through a Python callback, as the LIBSVM peer reads its own:
+    # the one line that says the epochs ran out
+    callback_type = importlib.import_module(
+        util.__name__.rsplit(".", 1)[0] + ".liblinear").PRINT_STRING_FUN
+
     def run(repeat):
         param = util.parameter(options)
+        printed = []
+        param.print_func = callback_type(lambda text: printed.append(text.decode()))
         cpu = {}
-        with captured_fd1() as out:
-            model, seconds = timed(lambda: util.train(prob, param), cpu)
+        model, seconds = timed(lambda: util.train(prob, param), cpu)
         labels = list(model.get_labels())
         if len(classes) == 2:
             w, b = model.get_decfun()
@@ -215,7 +226,7 @@ def liblinear_runner(util, prob, Xt, yt, classes, solver, C, eps, threads):
             W = np.array([p[0] for p in pairs])
             B = np.array([p[1] for p in pairs])
         (pred, _, _), predict_seconds = timed(lambda: util.predict(yt, Xt, model, "-q"))
-        capped = "reaching max number of iterations" in out[0] and solver == 3
+        capped = "reaching max number of iterations" in "".join(printed) and solver == 3
         return {"train": seconds, "cpu": cpu["seconds"], "predict": predict_seconds,
                 "W": W, "b": B, "accuracy": float(np.mean(np.asarray(pred) == yt)),
                 "capped": capped}
@@ -375,7 +386,7 @@ def count_convergence_warnings(names, Cs, args):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-dir", default=DEFAULT_DATA_DIR, type=Path)
+    parser.add_argument("--data-dir", default=bench_data.DATA_DIR, type=Path)
     parser.add_argument("--data", nargs="+", default=list(DATASETS), choices=list(DATASETS))
     parser.add_argument("--C", nargs="+", type=float, default=[0.01, 0.1, 1.0, 10.0])
     parser.add_argument("--solvers", nargs="+", type=int, default=[3, 1], choices=[3, 1])

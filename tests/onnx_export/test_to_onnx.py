@@ -4,14 +4,12 @@ diabetes sets, standardised), against the estimators' own labels, probabilities 
 decision values. ONNX's SVM operators compute in float32: values agree to float32's
 precision, labels exactly (no row here sits within float32 rounding of a boundary)."""
 import numpy as np
+import onnxruntime as ort
 import pytest
+from sklearn import datasets
 
 import libsmo
-
-pytest.importorskip("skl2onnx")
-ort = pytest.importorskip("onnxruntime")
-datasets = pytest.importorskip("sklearn.datasets")
-import libsmo.onnx  # noqa: E402
+import libsmo.onnx
 
 
 def standardised(name):

@@ -50,7 +50,6 @@ def test_gallery_script_with_libsmo_is_scikit_learns(tmp_path, script):
     if not EXAMPLES:
         pytest.skip("SKLEARN_EXAMPLES is not set (the examples/ folder of scikit-learn's "
                     "sdist)")
-    pytest.importorskip("matplotlib")
     import matplotlib.image
     import numpy as np
     path = Path(EXAMPLES) / script
