@@ -29,11 +29,16 @@ def _skl2onnx():
 
 
 def register_converters():
-    """Register libsmo's five SVM estimators with skl2onnx, under the aliases, shape
-    calculators, converters and parsers of scikit-learn's own SVC, NuSVC, SVR, NuSVR
-    and OneClassSVM. Called by `to_onnx`; call it yourself to convert a scikit-learn
-    Pipeline that holds a libsmo estimator with `skl2onnx.to_onnx`. Registering twice
-    does nothing more.
+    """Register libsmo's five SVM estimators with skl2onnx.
+
+    Each libsmo class gets the alias, shape calculator, converter and parser of
+    scikit-learn's own SVC, NuSVC, SVR, NuSVR or OneClassSVM. Called by `to_onnx`;
+    call it yourself to convert a scikit-learn Pipeline that holds a libsmo estimator
+    with `skl2onnx.to_onnx`. Registering twice does nothing more.
+
+    See Also
+    --------
+    to_onnx : Registers, then converts one fitted estimator.
 
     Examples
     --------
@@ -57,6 +62,10 @@ def register_converters():
 def to_onnx(estimator, X_sample, *, options=None, target_opset=None):
     """A fitted libsmo estimator as an ONNX model (skl2onnx's `ModelProto`).
 
+    The estimator's fitted attributes go through skl2onnx's converter of the
+    scikit-learn SVM of the same kind, so that onnxruntime computes the estimator's
+    labels, probabilities and decision values in ONNX's float32 SVM operators.
+
     Parameters
     ----------
     estimator : fitted SVC, NuSVC, SVR, NuSVR or OneClassSVM
@@ -66,13 +75,13 @@ def to_onnx(estimator, X_sample, *, options=None, target_opset=None):
         A few rows of input, from which skl2onnx takes the input's width and type
         (float32 rows give a float32 input, float64 rows a float64 input).
     options : dict, optional
-        skl2onnx's converter options for the estimator, e.g. ``{"zipmap": False}`` (a
+        The skl2onnx converter options for the estimator, e.g. ``{"zipmap": False}`` (a
         classifier's probabilities as one tensor, not a list of dicts) or
         ``{"raw_scores": True}`` (decision values instead of probabilities: for two
         classes the columns -d and d). With float64 rows "zipmap" defaults to False,
         as onnxruntime's ZipMap takes float32 only.
     target_opset : int, optional
-        skl2onnx's target opset (default: its newest).
+        The skl2onnx target opset (default: its newest).
 
     Returns
     -------
@@ -88,6 +97,10 @@ def to_onnx(estimator, X_sample, *, options=None, target_opset=None):
         Not one of the five estimators, or a precomputed or callable kernel.
     ImportError
         skl2onnx is not installed.
+
+    See Also
+    --------
+    register_converters : The registration alone, for pipelines.
 
     Examples
     --------

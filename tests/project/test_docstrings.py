@@ -62,7 +62,7 @@ PROPERTY_PR02_MARK = "This property returns a method"
 # points, the console scripts of pyproject.toml and ``python -m libsmo``; the types
 # that public functions return)
 PUBLIC_MODULES = ["libsmo", "libsmo.io", "libsmo.dask", "libsmo.cascade", "libsmo.training",
-                  "libsmo.scaling", "libsmo.cli", "libsmo.io.range_file",
+                  "libsmo.scaling", "libsmo.cli", "libsmo.onnx", "libsmo.io.range_file",
                   "libsmo.training._grid"]
 LISTED = {"libsmo.cli": ["grid_main", "main", "predict_main", "scale_main", "train_main"],
           "libsmo.io.range_file": ["RangeFile"],      # read_range_file's

@@ -85,6 +85,9 @@ BAD = [
     ("random_state", 1.5, TypeError),
     ("random_state", np.random.RandomState(0), TypeError),
     ("row_paths", {"bit_rows": False}, TypeError),
+    ("solver", "cascade", ValueError), ("partitions", 0, ValueError),
+    ("partitions", "many", ValueError), ("partitions", 2.5, TypeError),
+    ("partitioning", "clustered", ValueError), ("progress_bar", 1, TypeError),
 ]
 ACCEPTS_ANYTHING = {"verbose"}   # read as a bool
 

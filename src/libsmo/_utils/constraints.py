@@ -230,6 +230,21 @@ class Jobs(_Constraint):
         return int(value)
 
 
+class OrAuto(_Constraint):
+    """The string "auto" (a value the fit chooses), or what `inner` accepts."""
+    __slots__ = ("inner",)
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def check(self, value, name):
+        if isinstance(value, str):
+            if value != "auto":
+                raise ValueError(f"{name} must be 'auto' or a number, got {value!r}")
+            return value
+        return self.inner.check(value, name)
+
+
 class StepCap(_Constraint):
     """A cap on solver steps: an int > 0, or -1 for no limit (scikit-learn's
     max_iter=-1)."""

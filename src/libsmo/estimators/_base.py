@@ -125,7 +125,12 @@ class _BaseSVM(DocumentationLink, BaseEstimator):
         if self._kernel_name() == "precomputed":
             return 0.0
         if self.gamma == "scale":
-            var = X.multiply(X).mean() - X.mean() ** 2 if sp.issparse(X) else X.var()
+            if sp.issparse(X):
+                var = X.multiply(X).mean() - X.mean() ** 2
+            elif X.dtype == np.uint8:
+                var = v.byte_variance(X)
+            else:
+                var = X.var()
             return 1.0 / (X.shape[1] * var) if var != 0 else 1.0
         if self.gamma == "auto":
             return 1.0 / X.shape[1]
@@ -136,6 +141,8 @@ class _BaseSVM(DocumentationLink, BaseEstimator):
                     tol=self.tol, cache_size=self.cache_size, shrinking=self.shrinking,
                     max_iter=self.max_iter,     # -1: no limit, as in scikit-learn
                     verbose=bool(self.verbose), n_jobs=self.n_jobs,
+                    # the partitioned solver's progress bar (SVC's solver=)
+                    progress_bar=bool(self.verbose),
                     # libsmo.dask's estimators fit without _fit_model
                     flavor=getattr(self, "_flavor", "sklearn"))
 

@@ -89,6 +89,9 @@ C = {"C": FORMULATION["C"]}
 NU = {"nu": FORMULATION["nu"]}
 EPSILON = {"epsilon": FORMULATION["epsilon"]}
 LINEAR_SOLVER = {"linear_solver": SOLVER["linear_solver"]}
+# SVC's: C-SVC's binary problems by the partitioned solver (`libsmo.train`'s solver=)
+PARTITIONED = {"solver": SOLVER["solver"], "partitions": SOLVER["partitions"],
+               "partitioning": SOLVER["partitioning"]}
 
 
 def validate_parameters(estimator):

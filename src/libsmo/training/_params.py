@@ -21,6 +21,11 @@ from libsmo._utils.names import CLASSIFICATION_TYPES, FLAVORS, KERNELS, SVM_TYPE
 
 SELECTIONS = ("second_order", "platt")
 LINEAR_SOLVERS = ("auto", "primal", "kernel")
+# how a C-SVC binary problem is solved: LIBSVM's SMO over all its rows, the partitioned
+# method (`libsmo.cascade`), or the partitioned method where it was measured to win
+SOLVERS = ("smo", "partitioned", "auto")
+# how the partitioned method splits a problem's rows (`libsmo.cascade._partitioning`)
+PARTITIONINGS = ("stratified", "random", "kmeans")
 
 
 @dataclass(frozen=True)
@@ -99,6 +104,10 @@ SOLVER_CONSTRAINTS = {
     "linear_solver": pv.OneOf(LINEAR_SOLVERS),
     "verbose": pv.Truthy(),
     "row_paths": pv.InstanceOf(RowPaths),
+    "solver": pv.OneOf(SOLVERS),
+    "partitions": pv.OrAuto(pv.Positive(integer=True)),
+    "partitioning": pv.OneOf(PARTITIONINGS),
+    "progress_bar": pv.Boolean(),
 }
 
 FORMULATION_CONSTRAINTS = {
@@ -197,6 +206,17 @@ class SolverParams:
     verbose : bool
     row_paths : RowPaths
         The core's faster data paths (all on by default; the same steps on any).
+    solver : {"smo", "partitioned", "auto"}
+        How C-SVC's binary problems are solved (see `libsmo.train`): LIBSVM's SMO over
+        all their rows, or the partitioned exact method (`libsmo.cascade`) for those
+        above its size, or the latter only where it was measured to win.
+    partitions : int >= 1 or "auto"
+        Partitions of a problem the partitioned method solves.
+    partitioning : {"stratified", "random", "kmeans"}
+        How the partitioned method splits a problem's rows.
+    progress_bar : bool
+        A progress bar on stderr for the partitioned method (the estimators'
+        ``verbose``).
     """
     tol: float = 1e-3
     cache_size: float = 100.0
@@ -211,6 +231,10 @@ class SolverParams:
     linear_solver: str = "auto"
     verbose: bool = False
     row_paths: RowPaths = RowPaths()
+    solver: str = "smo"
+    partitions: object = "auto"
+    partitioning: str = "stratified"
+    progress_bar: bool = False
 
     def __post_init__(self):
         _check_fields(self, SOLVER_CONSTRAINTS)
