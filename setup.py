@@ -21,7 +21,8 @@ from setuptools.command.build_ext import build_ext
 # each other, then the io layer's text parser and writer
 CORE = ["checks", "arrays", "bitmaps", "int_rows", "sparse_dots", "rows", "kernel", "kernel_blocks",
         "cache", "qmatrix", "stopping",
-        "solution", "thread_governor", "smo", "platt_smo", "linear_smo", "blas_dots",
+        "solution", "thread_governor", "smo", "platt_smo", "linear_smo", "linear_rows",
+        "linear_solution", "linear_cd", "linear_newton", "linear_cs", "linear_l1", "blas_dots",
         "pair_votes"]
 EXTENSIONS = [f"_core/{name}" for name in CORE] + ["io/_svmlight", "io/_writer"]
 
@@ -90,7 +91,7 @@ extensions = [
                  "src/libsmo/_core/step_loops.h",
                  "src/libsmo/_core/bit_counts.h", "src/libsmo/_core/column_loops.h",
                  "src/libsmo/_core/int_dots.h", "src/libsmo/_core/openmp_threads.h",
-                 "src/libsmo/_core/thread_governor.h"],
+                 "src/libsmo/_core/thread_governor.h", "src/libsmo/_core/mt19937.h"],
         include_dirs=[numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )

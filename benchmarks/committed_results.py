@@ -180,6 +180,35 @@ def distributed_table():
     return header, rows
 
 
+def linear_svm_table():
+    """LinearSVC against LIBLINEAR 2.50, liblinear-multicore and scikit-learn's
+    LinearSVC: training ratios over LIBLINEAR's, the primal objectives, accuracies."""
+    data = load("linear_svm")
+    header = ["case", "LIBLINEAR train s", "libsmo / LIBLINEAR", "(CPU time)",
+              "scikit-learn / LIBLINEAR", "libsmo n_jobs=2 / LIBLINEAR",
+              "liblinear-multicore 2 threads / LIBLINEAR", "primal objective LIBLINEAR",
+              "libsmo (rel. diff)", "test accuracy % libsmo / LIBLINEAR / scikit-learn"]
+
+    def run_ratio(runs, name, key="train_ratio"):
+        return ratio(runs[name][key]) if name in runs else "-"
+    rows = []
+    for r in data["rows"]:
+        runs = r["runs"]
+        ours, ref, sk = runs["libsmo"], runs["LIBLINEAR"], runs.get("scikit-learn")
+        capped = " (capped)" if ours["capped"] or ref["capped"] else ""
+        rows.append([
+            f"{r['data']} ({r['classes']} classes), {r['loss']}, C={r['C']:g}",
+            number(ref["train_s"]), run_ratio(runs, "libsmo"),
+            run_ratio(runs, "libsmo", "cpu_ratio"), run_ratio(runs, "scikit-learn"),
+            run_ratio(runs, "libsmo 2 jobs"), run_ratio(runs, "LIBLINEAR-mc 2t"),
+            f"{ref['objective']:.6f}",
+            f"{ours['objective']:.6f} ({ours['objective_rel_diff']:.1e}){capped}",
+            f"{ours['accuracy_percent']:.2f} / {ref['accuracy_percent']:.2f} / "
+            f"{sk['accuracy_percent']:.2f}" if sk else
+            f"{ours['accuracy_percent']:.2f} / {ref['accuracy_percent']:.2f} / -"])
+    return header, rows
+
+
 def partitioned_table():
     data = load("partitioned")
     header = ["case", "run", "fit s", "CPU s", "CPU / smo CPU", "objective",
@@ -199,7 +228,7 @@ def partitioned_table():
 TABLES = {"fastest_peer": fastest_peer_table, "objectives": objectives_table,
           "all_peers": all_peers_table, "scaling_a9a": scaling_table, "grid": grid_table,
           "startup": startup_table, "distributed": distributed_table,
-          "partitioned": partitioned_table}
+          "partitioned": partitioned_table, "linear_svm": linear_svm_table}
 
 
 def markdown(header, rows):

@@ -18,8 +18,9 @@ import importlib
 
 from libsmo.exceptions import ConvergenceWarning
 
-__all__ = ["ConvergenceWarning", "LibsvmRandom", "Model", "NuSVC", "NuSVR", "OneClassSVM",
-           "RandomFourierFeatures", "SVC", "SVR", "Scaler", "cross_validation",
+__all__ = ["ConvergenceWarning", "LibsvmRandom", "LinearSVC", "LinearSVR", "Model", "NuSVC",
+           "NuSVR", "OneClassSVM", "RandomFourierFeatures", "SVC", "SVR", "Scaler",
+           "cross_validation",
            "dump_svmlight_file", "load_model", "load_svmlight_file", "load_svmlight_files",
            "save_model", "train"]
 __version__ = "0.1.0"
@@ -33,6 +34,7 @@ _LAZY = {"train": "libsmo.training", "cross_validation": "libsmo.training",
          "SVC": "libsmo.estimators", "NuSVC": "libsmo.estimators",
          "SVR": "libsmo.estimators", "NuSVR": "libsmo.estimators",
          "OneClassSVM": "libsmo.estimators", "RandomFourierFeatures": "libsmo.estimators",
+         "LinearSVC": "libsmo.estimators", "LinearSVR": "libsmo.estimators",
          "Scaler": "libsmo.scaling", "dump_svmlight_file": "libsmo.io",
          "load_model": "libsmo.io", "load_svmlight_file": "libsmo.io",
          "load_svmlight_files": "libsmo.io", "save_model": "libsmo.io"}

@@ -1,8 +1,7 @@
 """Honest counts for scikit-learn's own SVM tests (test_sklearn_suite.py): a test of
 that suite that passes without ever calling one of libsmo's estimators -- scikit-learn's
-LinearSVC, LinearSVR and liblinear tests, which the shim leaves to scikit-learn until
-libsmo has a linear estimator -- is reported as skipped, with that reason, instead of
-passed. The pass count is then the count of scikit-learn's tests that libsmo passed."""
+own l1_min_c and liblinear internals, which the shim leaves to scikit-learn -- is
+reported as skipped, with that reason, instead of passed. The pass count is then the count of scikit-learn's tests that libsmo passed."""
 import functools
 import inspect
 
@@ -10,13 +9,14 @@ import pytest
 
 import libsmo
 
-ESTIMATORS = (libsmo.SVC, libsmo.NuSVC, libsmo.SVR, libsmo.NuSVR, libsmo.OneClassSVM)
+ESTIMATORS = (libsmo.SVC, libsmo.NuSVC, libsmo.SVR, libsmo.NuSVR, libsmo.OneClassSVM,
+              libsmo.LinearSVC, libsmo.LinearSVR)
 # what a test that runs libsmo calls: making an estimator, fitting, predicting
 METHODS = ("__init__", "fit", "predict", "decision_function", "predict_proba",
            "predict_log_proba", "score_samples")
-NOT_LIBSMO = ("passed without calling libsmo's SVC, NuSVC, SVR, NuSVR or OneClassSVM: "
-              "a test of scikit-learn's own LinearSVC/LinearSVR/liblinear, not counted "
-              "as a libsmo pass until libsmo has a linear estimator")
+NOT_LIBSMO = ("passed without calling libsmo's SVC, NuSVC, SVR, NuSVR, OneClassSVM, "
+              "LinearSVC or LinearSVR: a test of scikit-learn's own l1_min_c or "
+              "liblinear internals, not counted as a libsmo pass")
 _calls = [0]
 
 

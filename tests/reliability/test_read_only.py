@@ -164,3 +164,25 @@ def test_ray_backend_fit():
     finally:
         ray.shutdown()
     np.testing.assert_array_equal(clf.support_, libsmo.SVC().fit(X, y).support_)
+
+
+@pytest.mark.parametrize("dense", [True, False], ids=["dense", "csr"])
+@pytest.mark.parametrize("make", [
+    lambda: libsmo.LinearSVC(loss="hinge", random_state=0),
+    lambda: libsmo.LinearSVC(dual=False),
+    lambda: libsmo.LinearSVC(penalty="l1", dual=False, C=0.1, random_state=0),
+    lambda: libsmo.LinearSVC(multi_class="crammer_singer", random_state=0),
+    lambda: libsmo.LinearSVR(random_state=0),
+    lambda: libsmo.LinearSVR(loss="squared_epsilon_insensitive", dual=False),
+], ids=["svc-hinge", "svc-primal", "svc-l1", "svc-cs", "svr-dual", "svr-primal"])
+def test_linear_estimators_read_frozen_arrays(make, dense):
+    """The linear solvers read rows, targets and weights in place: frozen ones give the
+    writable copies' coef_ and intercept_ bit for bit."""
+    X, y = load_dataset("heart_scale")
+    X = X.toarray() if dense else X
+    weights = np.linspace(0.5, 2.0, X.shape[0])
+    ours = make().fit(frozen(X), frozen(y), sample_weight=frozen(weights))
+    reference = make().fit(X, y, sample_weight=weights)
+    np.testing.assert_array_equal(ours.coef_, reference.coef_)
+    np.testing.assert_array_equal(ours.intercept_, reference.intercept_)
+    np.testing.assert_array_equal(ours.predict(frozen(X)), reference.predict(X))

@@ -1,5 +1,5 @@
 """scikit-learn estimators over libsmo's training: SVC, NuSVC, SVR, NuSVR, OneClassSVM,
-and the RandomFourierFeatures transformer.
+the linear LinearSVC and LinearSVR, and the RandomFourierFeatures transformer.
 
 ``_classes``
     the public estimators, their parameters and documentation.
@@ -11,10 +11,14 @@ and the RandomFourierFeatures transformer.
     ``warm_start=True``: the previous fit mapped onto the new fit's rows.
 ``_sklearn_compat``
     scikit-learn's base classes and exceptions, or stand-ins without it.
+``_linear``
+    LinearSVC and LinearSVR: LIBLINEAR's problems on `libsmo.training._linear`.
 ``_rff``
     random Fourier features (Rahimi and Recht 2007).
 """
 from libsmo.estimators._classes import SVC, SVR, NuSVC, NuSVR, OneClassSVM
+from libsmo.estimators._linear import LinearSVC, LinearSVR
 from libsmo.estimators._rff import RandomFourierFeatures
 
-__all__ = ["NuSVC", "NuSVR", "OneClassSVM", "RandomFourierFeatures", "SVC", "SVR"]
+__all__ = ["LinearSVC", "LinearSVR", "NuSVC", "NuSVR", "OneClassSVM", "RandomFourierFeatures",
+           "SVC", "SVR"]

@@ -24,10 +24,13 @@ def n_samples(X):
         raise TypeError(f"X must be a sequence of samples, got {type(X).__name__}") from None
 
 
-def validate_features(estimator, X, y=None, reset=True):
+def validate_features(estimator, X, y=None, reset=True, dtype=None):
     """X (and y) as the kernel reads them: dense C-contiguous float64 or CSR (at fit,
     uint8 rows stay bytes: `libsmo._utils.validation.check_data`'s keep_bytes); with
     reset=True (fit) n_features_in_ is recorded, else X must have that many columns.
+    `dtype` (scikit-learn's: a type, or a list of the types kept as they are, the
+    others made the first), when given, replaces that choice: the linear estimators
+    read float32 rows in place (and bytes as float64).
 
     Returns
     -------
@@ -35,9 +38,10 @@ def validate_features(estimator, X, y=None, reset=True):
     """
     if HAVE_SKLEARN:
         # scikit-learn keeps a dtype of the list and converts any other to the first
+        if dtype is None:
+            dtype = [np.float64, np.uint8] if reset else np.float64
         options = dict(accept_sparse="csr", order="C", accept_large_sparse=False,
-                       dtype=[np.float64, np.uint8] if reset else np.float64,
-                       reset=reset)
+                       dtype=dtype, reset=reset)
         try:
             if y is None:
                 return validate_data(estimator, X, **options), None
@@ -48,7 +52,7 @@ def validate_features(estimator, X, y=None, reset=True):
             if not reset and str(exc).startswith("X has "):
                 check_width(estimator, getattr(X, "shape", None))
             raise
-    X = v.check_data(X, "X", allow_empty=not reset, keep_bytes=reset)
+    X = v.check_data(X, "X", allow_empty=not reset, keep_bytes=reset and dtype is None)
     if reset:
         estimator.n_features_in_ = X.shape[1]
     else:

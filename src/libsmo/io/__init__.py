@@ -15,14 +15,22 @@ The map of the package:
     module here that knows `libsmo.model._model.Model`; the model layer does not import io.
 ``range_file``
     svm-scale's range files: `read_range_file`, `write_range_file`.
+``liblinear_model``
+    LIBLINEAR's model files (the linear SVMs' weights): `load_liblinear_model`,
+    `save_liblinear_model`, `LiblinearModel`.
 
 Every parse error is a ValueError naming the file and the line.
 """
 from libsmo.io.atomic import write_atomically
+from libsmo.io.liblinear_model import (
+    LiblinearModel,
+    load_liblinear_model,
+    save_liblinear_model,
+)
 from libsmo.io.model_file import load_model, model_to_bytes, save_model
 from libsmo.io.range_file import read_range_file, write_range_file
 from libsmo.io.svmlight import dump_svmlight_file, load_svmlight_file, load_svmlight_files
 
-__all__ = ["dump_svmlight_file", "load_model", "load_svmlight_file", "load_svmlight_files",
-           "model_to_bytes", "read_range_file", "save_model", "write_atomically",
-           "write_range_file"]
+__all__ = ["LiblinearModel", "dump_svmlight_file", "load_liblinear_model", "load_model",
+           "load_svmlight_file", "load_svmlight_files", "model_to_bytes", "read_range_file",
+           "save_liblinear_model", "save_model", "write_atomically", "write_range_file"]

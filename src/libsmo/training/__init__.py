@@ -20,6 +20,8 @@ cross-validation and svm-grid's search.
     svm-train's ``-v``: LIBSVM's folds and out-of-fold predictions.
 ``_grid``
     svm-grid's search in one process.
+``_linear``
+    the linear SVMs' problems (LIBLINEAR's): tasks, their solvers, one-vs-rest.
 """
 import importlib
 

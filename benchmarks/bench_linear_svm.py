@@ -1,0 +1,426 @@
+"""libsmo's LinearSVC against LIBLINEAR 2.50 (liblinear-official, liblinear-multicore at
+two threads) and scikit-learn's LinearSVC, on a9a, w8a, a TF-IDF of the clothing
+reviews and sector, at C in {0.01, 0.1, 1, 10}.
+
+Every library solves the same problem: LIBLINEAR's -s 3 (hinge, dual coordinate
+descent) or -s 1 (squared hinge, dual coordinate descent, continued by the primal Newton
+method when its 300 epochs run out), the bias as a feature of value 1 (-B 1; for the
+estimators fit_intercept=True, intercept_scaling=1), one-vs-rest for several classes, the
+same eps (--eps, default 0.001, scikit-learn's tol) and LIBLINEAR's 300 epochs
+(max_iter=300 for the estimators). libsmo runs LinearSVC(dual=True, n_jobs=1) and, for
+the one-vs-rest sets, n_jobs=2 as well; liblinear-multicore runs "-m 2" (its parallel
+dual coordinate descent). scikit-learn's copy of LIBLINEAR does not switch to Newton
+(it warns instead).
+
+Timed: training (libsmo and scikit-learn: fit on the CSR matrix, input checks
+included; LIBLINEAR: train() on a problem converted beforehand, so its Python
+conversion is left out) and prediction of the test set (LIBLINEAR: predict(), which
+converts the rows in Python; the estimators: predict()). The libraries alternate run by
+run (the order reversed every other run) and the table gives medians over --repeats
+runs and the median ratios libsmo / LIBLINEAR (below 1: libsmo faster). Other sessions
+share this machine: read ratios, not seconds.
+
+The primal objective 1/2 (|w|^2 + b^2) + C sum_i loss_i is computed here, the same way,
+from each library's w and b (summed over the one-vs-rest problems), with its relative
+difference from liblinear-official's. The dual's eps bounds the primal value only
+loosely (two runs that both reach eps 0.001 from different random orders differ by up
+to a few 1e-4), so the check is one-sided: the script exits with status 1 when
+libsmo's objective exceeds LIBLINEAR's by more than --objective-tol (1e-4) where both
+reached eps, or when libsmo's n_jobs=2 model is not its n_jobs=1 model. A run that
+stopped at its 300 epochs before eps (LIBLINEAR's hinge; the estimators' warnings) is
+marked "capped" and not checked: its answer depends on the epochs' random orders.
+
+--svc-linear adds libsmo.SVC(kernel="linear") on the two-class sets with the hinge loss:
+LIBSVM's problem (an unregularised bias and its equality constraint, solved by SMO on
+w), so its time and accuracy are shown beside the others and its objective (computed
+with b^2, which its problem does not have) is not checked.
+
+--convergence instead counts ConvergenceWarnings of libsmo's and scikit-learn's
+LinearSVC at their defaults (tol=1e-4, max_iter=1000, dual="auto", both losses) over
+the same data and C values, the data as given and standardised (StandardScaler without
+centring, which keeps sparse data sparse).
+
+OpenMP threads wait passively (OMP_WAIT_POLICY=passive, unless set): spinning at
+liblinear-multicore's barriers on a shared machine made its 2-thread runs 40 times
+slower than its one thread (a9a, C=1).
+
+liblinear-official and liblinear-multicore install the same package, `liblinear`;
+the importable one is used as whichever it is (liblinear-multicore has `-m`), and the
+other is loaded from a folder given by --liblinear-official / --liblinear-multicore
+(made by `pip install --target DIR liblinear-official`).
+
+Data: ../shared/data/<name>.xz decompressed into $LIBSMO_DATA_CACHE (default
+$TMPDIR/libsmo-data-cache), never into the repository. The reviews: title and text,
+TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True), the first 80% of the
+rows to train and the rest to test, predicting the "Recommended IND" column (binary;
+"reviews") or the "Department Name" column (six classes, one-vs-rest;
+"reviews-department").
+
+    python benchmarks/bench_linear_svm.py --liblinear-official /tmp/peers/liblinear-official
+    python benchmarks/bench_linear_svm.py --data a9a --C 0.1 --repeats 1
+    python benchmarks/bench_linear_svm.py --convergence
+"""
+import os
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+# liblinear-multicore's threads wait at a barrier each epoch; spinning there (libgomp's
+# default) on a shared machine made its runs 40 times slower than one thread
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+import argparse
+import gc
+import importlib
+import importlib.util
+import statistics
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+if not __package__:
+    # run as a file: the repository root on the path instead of this folder
+    sys.path[0] = str(Path(__file__).resolve().parents[1])
+
+import libsmo  # noqa: E402
+from benchmarks import data as bench_data  # noqa: E402
+from benchmarks.measure import blas_threads  # noqa: E402
+
+DATASETS = {
+    "a9a": ("a9a", "a9a.t", 123),
+    "w8a": ("w8a", "w8a.t", 300),
+    "reviews": None,
+    "reviews-department": None,
+    "sector": ("sector.scale", "sector.t.scale", 55197),
+}
+LOSSES = {3: "hinge", 1: "squared_hinge"}
+REVIEWS = "Womens Clothing E-Commerce Reviews.csv"
+
+
+# ------------------------------------------------------------------------- the peers
+
+def load_liblinear(folder, alias):
+    """The `liblinear` package of a `pip install --target` folder, as module `alias`."""
+    init = Path(folder) / "liblinear" / "__init__.py"
+    if not init.exists():
+        sys.exit(f"bench_linear_svm: no liblinear package in {folder}")
+    spec = importlib.util.spec_from_file_location(
+        alias, init, submodule_search_locations=[str(init.parent)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[alias] = module
+    spec.loader.exec_module(module)
+    return importlib.import_module(f"{alias}.liblinearutil")
+
+
+def is_multicore(util):
+    return "nr_thread" in getattr(util.parameter, "_names", ())
+
+
+def find_peers(args):
+    """{"official": liblinearutil or None, "multicore": ... or None}."""
+    peers = {"official": None, "multicore": None}
+    try:
+        import liblinear.liblinearutil as installed
+        peers["multicore" if is_multicore(installed) else "official"] = installed
+    except ImportError:
+        pass
+    for kind, folder in (("official", args.liblinear_official),
+                         ("multicore", args.liblinear_multicore)):
+        if folder:
+            util = load_liblinear(folder, f"liblinear_{kind}")
+            if is_multicore(util) != (kind == "multicore"):
+                sys.exit(f"bench_linear_svm: {folder} holds the other LIBLINEAR")
+            peers[kind] = util
+    return peers
+
+
+# --------------------------------------------------------------------------- the data
+
+def reviews_data(data_dir, label="Recommended IND"):
+    """The reviews' TF-IDF rows and `label`: "Recommended IND" (two classes) or
+    "Department Name" (six classes, as codes of the sorted names; the reviews without
+    one left out), the first 80% to train."""
+    import pandas as pd
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    frame = pd.read_csv(bench_data.decompress(REVIEWS, data_dir))
+    frame = frame[frame[label].notna()]
+    text = (frame["Title"].fillna("") + " " + frame["Review Text"].fillna("")).to_numpy()
+    y = np.unique(frame[label].to_numpy(), return_inverse=True)[1].astype(np.float64)
+    cut = int(0.8 * len(y))
+    vectorizer = TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True)
+    X = vectorizer.fit_transform(text[:cut]).tocsr()
+    Xt = vectorizer.transform(text[cut:]).tocsr()
+    return X, y[:cut], Xt, y[cut:]
+
+
+def int32_csr(X):
+    """CSR with 32-bit indices, as LIBLINEAR's wrappers (scikit-learn's too) take it
+    (scikit-learn's svmlight reader gives 64-bit ones)."""
+    import scipy.sparse as sp
+    X = X.tocsr()
+    return sp.csr_matrix((X.data, X.indices.astype(np.int32), X.indptr.astype(np.int32)),
+                         shape=X.shape)
+
+
+def dataset(name, data_dir):
+    if name == "reviews":
+        X, y, Xt, yt = reviews_data(data_dir)
+    elif name == "reviews-department":
+        X, y, Xt, yt = reviews_data(data_dir, "Department Name")
+    else:
+        train, test, n_features = DATASETS[name]
+        X, y = bench_data.load_svmlight(train, n_features=n_features, data_dir=data_dir)
+        Xt, yt = bench_data.load_svmlight(test, n_features=n_features, data_dir=data_dir)
+    return int32_csr(X), y, int32_csr(Xt), yt
+
+
+# ---------------------------------------------------------------------------- the runs
+
+def primal_objective(X, y, classes, W, b, C, loss):
+    """sum over the one-vs-rest problems (one for two classes: classes[1] positive) of
+    1/2 (|w|^2 + b^2) + C sum loss."""
+    total = 0.0
+    problems = [classes[1]] if len(classes) == 2 else classes
+    scores = X @ W.T + b
+    for k, positive in enumerate(problems):
+        s = np.where(y == positive, 1.0, -1.0)
+        xi = np.maximum(1 - s * scores[:, k], 0)
+        total += 0.5 * (W[k] @ W[k] + b[k] ** 2) + C * np.sum(xi * xi if loss == 1 else xi)
+    return total
+
+
+def timed(fn, cpu=None):
+    """(fn(), wall seconds); with a dict `cpu`, its "seconds" set to the process's CPU
+    seconds (all threads) the call took."""
+    gc.collect()
+    start, start_cpu = time.perf_counter(), time.process_time()
+    out = fn()
+    if cpu is not None:
+        cpu["seconds"] = time.process_time() - start_cpu
+    return out, time.perf_counter() - start
+
+
+def liblinear_runner(util, prob, Xt, yt, classes, solver, C, eps, threads):
+    # -B 1 in the parameters: train() sets the problem's bias to the parameters' own
+    options = (f"-s {solver} -c {C!r} -e {eps!r} -B 1"
+               + (f" -m {threads}" if threads > 1 else ""))
+
+    # LIBLINEAR's messages through a Python callback, as the LIBSVM peer reads its own:
+    # the one line that says the epochs ran out
+    callback_type = importlib.import_module(
+        util.__name__.rsplit(".", 1)[0] + ".liblinear").PRINT_STRING_FUN
+
+    def run(repeat):
+        param = util.parameter(options)
+        printed = []
+        param.print_func = callback_type(lambda text: printed.append(text.decode()))
+        cpu = {}
+        model, seconds = timed(lambda: util.train(prob, param), cpu)
+        labels = list(model.get_labels())
+        if len(classes) == 2:
+            w, b = model.get_decfun()
+            sign = 1.0 if labels[0] == classes[1] else -1.0
+            W, B = sign * np.array([w]), sign * np.array([b])
+        else:
+            pairs = [model.get_decfun(labels.index(c)) for c in classes]
+            W = np.array([p[0] for p in pairs])
+            B = np.array([p[1] for p in pairs])
+        (pred, _, _), predict_seconds = timed(lambda: util.predict(yt, Xt, model, "-q"))
+        capped = "reaching max number of iterations" in "".join(printed) and solver == 3
+        return {"train": seconds, "cpu": cpu["seconds"], "predict": predict_seconds,
+                "W": W, "b": B, "accuracy": float(np.mean(np.asarray(pred) == yt)),
+                "capped": capped}
+    return run
+
+
+def estimator_runner(make, X, y, Xt, yt):
+    def run(repeat):
+        # another seed each repeat: the epochs a hinge problem needs vary by the
+        # permutations' seed (reviews, C=1: 40 to 115), and LIBLINEAR's one fixed
+        # stream is one draw of that spread; the median over seeds is the fair figure
+        cpu = {}
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            est, seconds = timed(lambda: make(repeat).fit(X, y), cpu)
+        pred, predict_seconds = timed(lambda: est.predict(Xt))
+        stalled = any("converge" in str(w.message) for w in caught)
+        return {"train": seconds, "cpu": cpu["seconds"], "predict": predict_seconds,
+                "W": (est.coef_.toarray() if hasattr(est.coef_, "toarray")
+                      else np.asarray(est.coef_)),
+                "b": np.atleast_1d(est.intercept_),
+                "capped": stalled, "accuracy": float(np.mean(pred == yt))}
+    return run
+
+
+def run_case(name, data, solver, C, args, peers):
+    X, y, Xt, yt = data
+    classes = np.unique(y)
+    loss = LOSSES[solver]
+    common = dict(loss=loss, dual=True, C=C, tol=args.eps, max_iter=300)
+    runners = {}
+    if peers["official"] is not None:
+        prob = peers["official"].problem(y, X)
+        runners["LIBLINEAR"] = liblinear_runner(peers["official"], prob, Xt, yt, classes,
+                                                solver, C, args.eps, 1)
+    runners["libsmo"] = estimator_runner(
+        lambda seed: libsmo.LinearSVC(random_state=seed, **common), X, y, Xt, yt)
+    if len(classes) > 2:
+        runners["libsmo 2 jobs"] = estimator_runner(
+            lambda seed: libsmo.LinearSVC(random_state=seed, n_jobs=2, **common),
+            X, y, Xt, yt)
+    if peers["multicore"] is not None:
+        prob_mc = peers["multicore"].problem(y, X)
+        runners["LIBLINEAR-mc 2t"] = liblinear_runner(peers["multicore"], prob_mc, Xt, yt,
+                                                      classes, solver, C, args.eps, 2)
+    if not args.no_sklearn:
+        from sklearn.svm import LinearSVC
+        runners["scikit-learn"] = estimator_runner(
+            lambda seed: LinearSVC(random_state=seed, **common), X, y, Xt, yt)
+    if args.svc_linear and len(classes) == 2 and solver == 3:
+        # LIBSVM's problem (unregularised bias, its optimum), not LIBLINEAR's: its time
+        # and accuracy beside the others, its objective not comparable
+        runners["SVC linear"] = estimator_runner(
+            lambda seed: libsmo.SVC(kernel="linear", C=C, tol=args.eps), X, y, Xt, yt)
+    runs = {k: [] for k in runners}
+    order = list(runners)
+    for r in range(args.repeats):
+        for k in (order if r % 2 == 0 else order[::-1]):
+            runs[k].append(runners[k](r))
+    return summarise(name, X, y, classes, solver, C, runs, args)
+
+
+def summarise(name, X, y, classes, solver, C, runs, args):
+    reference = "LIBLINEAR" if "LIBLINEAR" in runs else "libsmo"
+    rows = {}
+    for k, rs in runs.items():
+        last = rs[-1]
+        rows[k] = {"train": statistics.median(r["train"] for r in rs),
+                   "predict": statistics.median(r["predict"] for r in rs),
+                   "objective": primal_objective(X, y, classes, last["W"], last["b"], C,
+                                                 solver),
+                   "accuracy": last["accuracy"], "capped": last["capped"],
+                   "runs": rs}
+    ref = rows[reference]
+    disagree = []
+    for k, row in rows.items():
+        row["ratio"] = statistics.median(
+            a["train"] / b["train"] for a, b in zip(row["runs"], runs[reference]))
+        row["cpu_ratio"] = statistics.median(
+            a["cpu"] / b["cpu"] for a, b in zip(row["runs"], runs[reference]))
+        row["predict_ratio"] = statistics.median(
+            a["predict"] / b["predict"] for a, b in zip(row["runs"], runs[reference]))
+        row["rel"] = (row["objective"] - ref["objective"]) / abs(ref["objective"])
+        # libsmo must reach LIBLINEAR's objective (a lower one is a better solution of
+        # the same problem: the dual's eps bounds the primal's value only loosely)
+        if (k.startswith("libsmo") and row["rel"] > args.objective_tol
+                and not (row["capped"] or ref["capped"])):
+            disagree.append(k)
+    same_seeds = all(np.array_equal(a["W"], b["W"]) for a, b in
+                     zip(runs.get("libsmo 2 jobs", []), runs["libsmo"]))
+    if not same_seeds:
+        disagree.append("libsmo 2 jobs (not libsmo's model)")
+    print(f"\n{name} ({X.shape[0]} x {X.shape[1]}, {len(classes)} classes), "
+          f"-s {solver} ({LOSSES[solver]}), C={C}, eps={args.eps}, median of {args.repeats}")
+    print(f"{'':16s} {'train s':>8s} {'/ LL':>6s} {'cpu / LL':>8s} {'predict s':>9s} "
+          f"{'/ LL':>6s} {'primal objective':>18s} {'rel. diff':>9s} {'test acc':>8s}")
+    for k, row in rows.items():
+        note = " capped" if row["capped"] else ""
+        print(f"{k:16s} {row['train']:8.3f} {row['ratio']:6.2f} {row['cpu_ratio']:8.2f} "
+              f"{row['predict']:9.4f} {row['predict_ratio']:6.2f} {row['objective']:18.6f} "
+              f"{row['rel']:9.1e} {100 * row['accuracy']:7.2f}%{note}", flush=True)
+    if disagree:
+        print(f"OBJECTIVES DISAGREE beyond {args.objective_tol:g}: {', '.join(disagree)}")
+    return {"name": name, "solver": solver, "C": C, "rows": rows, "disagree": disagree}
+
+
+def markdown(results):
+    print("\n| data | -s | C | libsmo / LIBLINEAR | (CPU time) | libsmo 2 jobs / LIBLINEAR "
+          "| LIBLINEAR-mc 2t / LIBLINEAR | scikit-learn / LIBLINEAR | objective rel. diff "
+          "(libsmo) | predict libsmo / LIBLINEAR | accuracy libsmo / LIBLINEAR |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for res in results:
+        rows = res["rows"]
+
+        def ratio(k):
+            return f"{rows[k]['ratio']:.2f}" if k in rows else ""
+        ours, ref = rows["libsmo"], rows.get("LIBLINEAR", rows["libsmo"])
+        capped = " (capped)" if ref["capped"] or ours["capped"] else ""
+        print(f"| {res['name']} | {res['solver']} | {res['C']} | {ratio('libsmo')} | "
+              f"{ours['cpu_ratio']:.2f} | {ratio('libsmo 2 jobs')} | {ratio('LIBLINEAR-mc 2t')} | "
+              f"{ratio('scikit-learn')} | {ours['rel']:.1e}{capped} | "
+              f"{ours['predict_ratio']:.2f} | {100 * ours['accuracy']:.2f} / "
+              f"{100 * ref['accuracy']:.2f} |")
+
+
+# --------------------------------------------------------------------- convergence
+
+def count_convergence_warnings(names, Cs, args):
+    """ConvergenceWarnings of libsmo's and scikit-learn's LinearSVC at their defaults."""
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import LinearSVC
+    counts = {"libsmo": 0, "scikit-learn": 0}
+    fits = 0
+    print("\n| data | scaling | loss | C | libsmo warns | scikit-learn warns |")
+    print("|---|---|---|---:|---|---|")
+    for name in names:
+        X, y, _, _ = dataset(name, args.data_dir)
+        for scaling in ("as given", "standardised"):
+            Z = X if scaling == "as given" else StandardScaler(with_mean=False).fit_transform(X)
+            for loss in ("squared_hinge", "hinge"):
+                for C in Cs:
+                    warned = {}
+                    for label, make in (("libsmo", libsmo.LinearSVC),
+                                        ("scikit-learn", LinearSVC)):
+                        with warnings.catch_warnings(record=True) as caught:
+                            warnings.simplefilter("always")
+                            make(loss=loss, C=C, random_state=0).fit(Z, y)
+                        warned[label] = any("converge" in str(w.message) for w in caught)
+                        counts[label] += warned[label]
+                    fits += 1
+                    print(f"| {name} | {scaling} | {loss} | {C} | "
+                          f"{'yes' if warned['libsmo'] else 'no'} | "
+                          f"{'yes' if warned['scikit-learn'] else 'no'} |", flush=True)
+    print(f"\nConvergenceWarnings over {fits} fits each: libsmo {counts['libsmo']}, "
+          f"scikit-learn {counts['scikit-learn']}")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-dir", default=bench_data.DATA_DIR, type=Path)
+    parser.add_argument("--data", nargs="+", default=list(DATASETS), choices=list(DATASETS))
+    parser.add_argument("--C", nargs="+", type=float, default=[0.01, 0.1, 1.0, 10.0])
+    parser.add_argument("--solvers", nargs="+", type=int, default=[3, 1], choices=[3, 1])
+    parser.add_argument("--eps", type=float, default=0.001)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--objective-tol", type=float, default=1e-4)
+    parser.add_argument("--liblinear-official", type=Path, default=None)
+    parser.add_argument("--liblinear-multicore", type=Path, default=None)
+    parser.add_argument("--no-sklearn", action="store_true")
+    parser.add_argument("--convergence", action="store_true")
+    parser.add_argument("--svc-linear", action="store_true",
+                        help="libsmo.SVC(kernel='linear') (LIBSVM's problem) beside them, "
+                             "on the binary sets and the hinge loss")
+    args = parser.parse_args(argv)
+    if args.convergence:
+        count_convergence_warnings(args.data, args.C, args)
+        return 0
+    peers = find_peers(args)
+    for kind, util in peers.items():
+        print(f"liblinear-{kind}: {util.__file__ if util else 'not found: column left out'}")
+    results = []
+    with blas_threads(1):
+        for name in args.data:
+            data = dataset(name, args.data_dir)
+            for C in args.C:
+                for solver in args.solvers:
+                    results.append(run_case(name, data, solver, C, args, peers))
+    markdown(results)
+    bad = [f"{r['name']} -s {r['solver']} C={r['C']}" for r in results if r["disagree"]]
+    if bad:
+        print(f"\nobjectives disagree in: {'; '.join(bad)}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

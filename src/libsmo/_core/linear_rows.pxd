@@ -1,0 +1,177 @@
+# The rows of a linear model's training problem as its solvers read them (the dual
+# coordinate descent of linear_cd, the primal Newton method of linear_newton): the
+# caller's CSR or dense arrays in place, LIBLINEAR's bias feature appended to every row
+# without storing it, and the per-row loops as inline functions (a method of another
+# module's class is an indirect call, which on rows of a dozen values costs as much as
+# the work).
+cimport cython
+
+cdef extern from *:
+    """
+    /* a row the loop will read next, asked for ahead: the random order of the
+       coordinate descent makes every row a cache miss otherwise */
+    #define smo_prefetch_read(p) __builtin_prefetch((const void *)(p), 0, 1)
+    """
+    void smo_prefetch_read(const void* p) nogil
+
+
+cdef struct RowData:
+    const double* values      # CSR: the stored values; dense: row i at values + i * d
+    const float* values32     # the same where the caller's values are float32 (values
+                              # is then NULL): read as is, each converted exactly
+    const int* columns        # CSR: their columns
+    const long long* starts   # CSR: row i is [starts[i], starts[i + 1]); NULL: dense
+    Py_ssize_t d              # features, the bias excluded (its weight is w[d])
+    double bias               # the extra feature's value; 0: none
+    bint unit                 # CSR whose every stored value is 1
+
+
+@cython.final
+cdef class LinearRows:
+    cdef readonly Py_ssize_t n_rows
+    cdef readonly Py_ssize_t n_features
+    cdef readonly double bias
+    cdef readonly bint sparse
+    cdef readonly bint unit_values
+    cdef readonly bint single
+    cdef const double[::1] data
+    cdef const float[::1] data32
+    cdef const int[::1] indices
+    cdef const long long[::1] indptr
+    cdef const double[:, ::1] dense
+    cdef const float[:, ::1] dense32
+    cdef readonly object source     # X as given (what a pickle carries)
+
+    cdef RowData view(self)
+
+
+cdef inline long long row_start(const RowData* r, Py_ssize_t i) noexcept nogil:
+    """Where row i's values begin (CSR: in data; dense: in the array's values): with
+    `row_end`, the span a solver keeps per row for `dot_span` and `add_span`."""
+    return r.starts[i] if r.starts != NULL else i * r.d
+
+
+cdef inline long long row_end(const RowData* r, Py_ssize_t i) noexcept nogil:
+    return r.starts[i + 1] if r.starts != NULL else (i + 1) * r.d
+
+
+cdef inline double dot_span(const RowData* r, long long k, long long end, const double* w,
+                            double start) noexcept nogil:
+    """start + x'w for the row stored in [k, end), the terms added to start one by one
+    in the row's order and the bias feature's last (scikit-learn's LIBLINEAR adds them
+    so); for unit rows the sum of w at the row's columns, the same value."""
+    cdef double s = start
+    cdef long long f
+    if r.starts != NULL:
+        if r.unit:
+            while k < end:
+                s += w[r.columns[k]]
+                k += 1
+        elif r.values32 != NULL:
+            while k < end:
+                s += w[r.columns[k]] * <double>r.values32[k]
+                k += 1
+        else:
+            while k < end:
+                s += w[r.columns[k]] * r.values[k]
+                k += 1
+    elif r.values32 != NULL:
+        for f in range(end - k):
+            s += w[f] * <double>r.values32[k + f]
+    else:
+        for f in range(end - k):
+            s += w[f] * r.values[k + f]
+    if r.bias > 0:
+        s += w[r.d] * r.bias
+    return s
+
+
+cdef inline void add_span(const RowData* r, long long k, long long end, double a,
+                          double* w) noexcept nogil:
+    """w += a x for the row stored in [k, end) (the bias feature's weight too)."""
+    cdef long long f
+    if r.starts != NULL:
+        if r.unit:
+            while k < end:
+                w[r.columns[k]] += a
+                k += 1
+        elif r.values32 != NULL:
+            while k < end:
+                w[r.columns[k]] += a * <double>r.values32[k]
+                k += 1
+        else:
+            while k < end:
+                w[r.columns[k]] += a * r.values[k]
+                k += 1
+    elif r.values32 != NULL:
+        for f in range(end - k):
+            w[f] += a * <double>r.values32[k + f]
+    else:
+        for f in range(end - k):
+            w[f] += a * r.values[k + f]
+    if r.bias > 0:
+        w[r.d] += a * r.bias
+
+
+cdef inline void prefetch_span(const RowData* r, long long k) noexcept nogil:
+    """Ask for the start of the row stored from k ahead of its use."""
+    if r.starts != NULL:
+        smo_prefetch_read(r.columns + k)
+    if r.unit:
+        return
+    if r.values32 != NULL:
+        smo_prefetch_read(r.values32 + k)
+    else:
+        smo_prefetch_read(r.values + k)
+
+
+cdef inline double dot_w(const RowData* r, Py_ssize_t i, const double* w,
+                         double start=0.0) noexcept nogil:
+    """start + x_i'w (`dot_span` over row i)."""
+    return dot_span(r, row_start(r, i), row_end(r, i), w, start)
+
+
+cdef inline void add_row(const RowData* r, Py_ssize_t i, double a, double* w) noexcept nogil:
+    """w += a x_i (`add_span` over row i)."""
+    add_span(r, row_start(r, i), row_end(r, i), a, w)
+
+
+cdef inline double value_at(const RowData* r, long long k) noexcept nogil:
+    """The stored value at position k (of data, or of the dense array), as a double."""
+    return <double>r.values32[k] if r.values32 != NULL else r.values[k]
+
+
+cdef inline void add_squares(const RowData* r, Py_ssize_t i, double a, double* out) noexcept nogil:
+    """out += a x_i^2, entry by entry (a diagonal preconditioner's terms)."""
+    cdef long long k, end = row_end(r, i)
+    cdef double x
+    for k in range(row_start(r, i), end):
+        x = value_at(r, k)
+        out[r.columns[k] if r.starts != NULL else k - i * r.d] += x * x * a
+    if r.bias > 0:
+        out[r.d] += r.bias * r.bias * a
+
+
+cdef inline double squares_from(const RowData* r, Py_ssize_t i, double start) noexcept nogil:
+    """start + the squares of x_i's values (dense rows: its non-zeros) added one by one,
+    the bias's last (scikit-learn's QD)."""
+    cdef double s = start, x
+    cdef long long k, end = row_end(r, i)
+    for k in range(row_start(r, i), end):
+        x = value_at(r, k)
+        if x != 0 or r.starts != NULL:
+            s += x * x
+    if r.bias > 0:
+        s += r.bias * r.bias
+    return s
+
+
+cdef inline double at_most(double x, double y) noexcept nogil:
+    """LIBLINEAR's min(x, y): (x < y) ? x : y (which of two equal zeros it returns
+    matters to the bits of what follows)."""
+    return x if x < y else y
+
+
+cdef inline double at_least(double x, double y) noexcept nogil:
+    """LIBLINEAR's max(x, y): (x > y) ? x : y."""
+    return x if x > y else y

@@ -1,0 +1,206 @@
+"""The linear SVMs' binary (and regression) problems as tasks, and how each is solved:
+LIBLINEAR's dual coordinate descent (`libsmo._core.linear_cd`) or its primal Newton
+method (`libsmo._core.linear_newton`), and the switch from a stalled dual to the Newton
+method that LIBLINEAR makes for the squared losses (-s 1, -s 12); the L1-regularised
+squared hinge over the features' columns (`libsmo._core.linear_l1`, -s 5); and Crammer
+and Singer's joint multi-class problem (`libsmo._core.linear_cs`, -s 4).
+
+A `LinearTask` holds everything one problem needs (the rows, read in place, its
+targets, bounds, method, seed and start), so that one-vs-rest classes run as joblib
+tasks (`libsmo._utils.parallel.map_tasks`); `solve_task` returns a `LinearFit`.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from libsmo._core.linear_cd import svc_dual, svr_dual
+from libsmo._core.linear_cs import crammer_singer
+from libsmo._core.linear_l1 import l1_svc
+from libsmo._core.linear_newton import primal_newton
+from libsmo._core.linear_rows import LinearRows
+
+__all__ = ["FeatureColumns", "LinearFit", "LinearTask", "choose_dual", "primal_tolerance",
+           "solve_crammer_singer", "solve_guarded", "solve_task"]
+
+# the (loss, penalty, dual) that LIBLINEAR solves, with its solver numbers
+SOLVER_TYPES = {("hinge", "l2", True): 3, ("squared_hinge", "l2", True): 1,
+                ("squared_hinge", "l2", False): 2, ("squared_hinge", "l1", False): 5,
+                ("epsilon_insensitive", "l2", True): 13,
+                ("squared_epsilon_insensitive", "l2", True): 12,
+                ("squared_epsilon_insensitive", "l2", False): 11}
+
+# what LIBLINEAR 2.50 multiplies the primal tolerance by when it continues a stalled
+# dual with the Newton method (-s 1: 0.1, -s 12: 0.001)
+SWITCH_TOL = {False: 0.1, True: 0.001}
+# the statuses of a run that ended at its own stopping rule ("stalled": the Newton
+# method found no more decrease, where LIBLINEAR stops without a warning)
+REACHED = ("optimal", "stalled")
+# the Newton steps the switched method may take (LIBLINEAR's NEWTON default), whatever
+# epochs the dual had
+SWITCH_MAX_ITER = 1000
+
+
+def choose_dual(loss, penalty, dual, shape):
+    """Whether to solve the dual: `dual` as given, or for "auto" scikit-learn's choice
+    (the dual where there are fewer samples than features, or where the primal is not
+    available, else the primal).
+
+    Raises
+    ------
+    ValueError
+        A combination LIBLINEAR does not solve (scikit-learn's message).
+    """
+    available = {d for d in (True, False) if (loss, penalty, d) in SOLVER_TYPES}
+    if dual != "auto":
+        if dual not in available:
+            raise ValueError(
+                f"Unsupported set of arguments: The combination of penalty='{penalty}' "
+                f"and loss='{loss}' are not supported when dual={dual}, Parameters: "
+                f"penalty='{penalty}', loss='{loss}', dual={dual}")
+        return dual
+    if not available:
+        raise ValueError(
+            f"Unsupported set of arguments: The combination of penalty='{penalty}' and "
+            f"loss='{loss}' is not supported, Parameters: penalty='{penalty}', "
+            f"loss='{loss}', dual={dual}")
+    prefer = shape[0] < shape[1]
+    return prefer if prefer in available else not prefer
+
+
+@dataclass(frozen=True)
+class LinearTask:
+    """One binary (or regression) problem for `solve_task`: its rows, targets (signs or
+    values), bounds C_i, the method and its settings, the seed and the start."""
+    rows: LinearRows
+    order: np.ndarray
+    targets: np.ndarray
+    bounds: np.ndarray
+    dual: bool
+    squared: bool
+    regression: bool
+    epsilon: float
+    tol: float
+    max_iter: int
+    seed: int
+    stop_flag: np.ndarray
+    start: object = None      # a dual start (n_rows,) or a primal w (n_weights,)
+    columns: object = None    # penalty="l1": `FeatureColumns` of the problem's rows
+
+
+@dataclass(frozen=True)
+class FeatureColumns:
+    """The problem's rows by feature (LIBLINEAR's transpose, for penalty="l1"): column
+    j's values and their rows' positions in the problem in [ptr[j], ptr[j + 1]), the
+    bias column last."""
+    values: np.ndarray
+    rows: np.ndarray
+    ptr: np.ndarray
+
+    @classmethod
+    def of(cls, X, order, bias):
+        """The columns of X's rows `order` (in that order), and a bias column of value
+        `bias` (> 0) after them."""
+        import scipy.sparse as sp
+        part = sp.csr_matrix(X[order]) if not sp.issparse(X) else X[order]
+        if bias > 0:
+            part = sp.hstack([part, np.full((len(order), 1), bias)], format="csr")
+        cols = part.tocsc()
+        cols.sort_indices()
+        return cls(np.asarray(cols.data, dtype=np.float64),
+                   np.asarray(cols.indices, dtype=np.int32),
+                   np.asarray(cols.indptr, dtype=np.int64))
+
+
+@dataclass(frozen=True)
+class LinearFit:
+    """A solved problem: the weights (bias last), the dual point, the iterations the
+    methods took in all, whether it reached its tolerance, the method that finished
+    it ("dual", "primal", or "dual+primal" after a switch) and its objective."""
+    w: np.ndarray
+    dual: np.ndarray
+    n_iter: int
+    converged: bool
+    method: str
+    objective: float
+
+
+def primal_tolerance(task):
+    """LIBLINEAR's primal tolerance: tol, for classification scaled by
+    max(min(#positive, #negative), 1) / l over the problem's rows."""
+    if task.regression:
+        return task.tol
+    positive = int(np.count_nonzero(task.targets[task.order] > 0))
+    l = len(task.order)
+    return task.tol * max(min(positive, l - positive), 1) / max(l, 1)
+
+
+def solve_task(task):
+    """Solve one `LinearTask`: the dual coordinate descent or the primal Newton method,
+    and after a dual that reached max_iter with a squared loss the Newton method from
+    the dual's weights, at LIBLINEAR's reduced tolerance (LIBLINEAR's -s 1 and -s 12).
+
+    Returns
+    -------
+    LinearFit
+    """
+    common = dict(tol=task.tol, max_iter=task.max_iter, stop_flag=task.stop_flag)
+    if task.columns is not None:
+        signs = task.targets[task.order]
+        cols = task.columns
+        sol = l1_svc(cols.values * signs[cols.rows], cols.rows, cols.ptr, signs,
+                     task.bounds[task.order], seed=task.seed,
+                     **dict(common, tol=primal_tolerance(task)))
+        return LinearFit(sol.w, sol.dual, sol.n_iter, sol.status in REACHED, "l1",
+                         sol.objective)
+    if not task.dual:
+        start = task.start if task.start is not None and len(task.start) == \
+            task.rows.n_weights else None
+        sol = primal_newton(task.rows, task.order, task.targets, task.bounds,
+                            regression=task.regression, epsilon=task.epsilon,
+                            start=start, **dict(common, tol=primal_tolerance(task)))
+        return LinearFit(sol.w, sol.dual, sol.n_iter, sol.status in REACHED, "primal",
+                         sol.objective)
+    start = task.start if task.start is not None and len(task.start) == \
+        task.rows.n_rows else None
+    if task.regression:
+        sol = svr_dual(task.rows, task.order, task.targets, task.bounds,
+                       epsilon=task.epsilon, squared_loss=task.squared, seed=task.seed,
+                       start=start, **common)
+    else:
+        sol = svc_dual(task.rows, task.order, task.targets, task.bounds,
+                       squared_hinge=task.squared, seed=task.seed, start=start, **common)
+    if sol.status != "max_iter" or not task.squared:
+        return LinearFit(sol.w, sol.dual, sol.n_iter, sol.status in REACHED, "dual",
+                         sol.objective)
+    tol = primal_tolerance(task) * SWITCH_TOL[task.regression]
+    newton = primal_newton(task.rows, task.order, task.targets, task.bounds,
+                           regression=task.regression, epsilon=task.epsilon,
+                           start=sol.w, **dict(common, tol=tol, max_iter=SWITCH_MAX_ITER))
+    return LinearFit(newton.w, newton.dual, sol.n_iter + newton.n_iter,
+                     newton.status in REACHED, "dual+primal", newton.objective)
+
+
+def solve_guarded(task):
+    """`solve_task`, setting the task's shared stop flag if it fails, so that the
+    problems running beside it (one-vs-rest classes on other threads) stop at their
+    next epoch instead of finishing for nothing."""
+    try:
+        return solve_task(task)
+    except BaseException:
+        task.stop_flag[0] = 1
+        raise
+
+
+def solve_crammer_singer(rows, order, labels, bounds, n_classes, tol, max_iter, seed):
+    """Crammer and Singer's problem over every class at once.
+
+    Returns
+    -------
+    LinearFit
+        w of shape (n_classes, n_weights), one row per class; the dual (n_rows,
+        n_classes).
+    """
+    sol = crammer_singer(rows, order, labels, bounds, n_classes, tol=tol,
+                         max_iter=max_iter, seed=seed)
+    return LinearFit(np.ascontiguousarray(sol.w.T), sol.dual, sol.n_iter,
+                     sol.status in REACHED, "crammer_singer", sol.objective)

@@ -1,0 +1,244 @@
+"""The linear SVMs' compiled solvers: the dual coordinate descent (libsmo._core.linear_cd,
+LIBLINEAR's solve_l2r_l1l2_svc / solve_l2r_l1l2_svr), the primal Newton method
+(libsmo._core.linear_newton) and the rows they read in place (libsmo._core.linear_rows).
+
+They must reach the optimum their stopping rule promises (checked from the optimality
+conditions, and by the two methods agreeing on one problem), read dense and CSR rows
+alike (the same bits), draw scikit-learn's permutations, and refuse what they cannot
+index safely."""
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from helpers.data import load_dataset
+from helpers.layouts import in_layout
+from libsmo._core.linear_cd import bounded_draws, svc_dual, svr_dual
+from libsmo._core.linear_newton import primal_newton
+from libsmo._core.linear_rows import LinearRows
+from libsmo._utils.random_sources import SklearnRandom
+
+
+def binary_problem(name="heart_scale", n_rows=None):
+    X, y = load_dataset(name, n_rows=n_rows)
+    signs = np.where(y == np.unique(y)[1], 1.0, -1.0)
+    order = np.argsort(signs > 0, kind="stable")
+    return X, signs, order
+
+
+def primal_svc(X, signs, C, w, bias, squared):
+    """1/2 |w|^2 + sum C_i loss, the bias as a feature of value `bias` (w's last entry)."""
+    margin = signs * (X @ w[:-1] + bias * w[-1])
+    loss = np.maximum(1 - margin, 0)
+    return 0.5 * w @ w + np.sum(C * (loss * loss if squared else loss))
+
+
+def test_bounded_draws_are_scikit_learns():
+    ranges = np.arange(5000, 0, -1)
+    for seed in (0, 1, 12345, 2**31 - 2):
+        np.testing.assert_array_equal(bounded_draws(seed, ranges),
+                                      SklearnRandom(seed).bounded(ranges))
+
+
+@pytest.mark.parametrize("squared", [False, True])
+def test_dense_and_csr_rows_take_the_same_steps(squared):
+    X, signs, order = binary_problem()
+    C = np.full(len(signs), 0.5)
+    runs = [svc_dual(LinearRows(in_layout(X.toarray(), layout), 1.0), order, signs, C,
+                     squared_hinge=squared, tol=1e-5, seed=7)
+            for layout in ("dense", "csr")]
+    np.testing.assert_array_equal(runs[0].w, runs[1].w)
+    np.testing.assert_array_equal(runs[0].dual, runs[1].dual)
+    assert runs[0].n_iter == runs[1].n_iter
+
+
+@pytest.mark.parametrize("layout", ["dense", "csr"])
+def test_float32_rows_are_read_as_their_float64_copy(layout):
+    """float32 values (a vectorizer's dtype=np.float32) are read in place, each
+    converted exactly where it is used: the steps of their float64 copy, bit for bit,
+    for both methods."""
+    X, signs, order = binary_problem("a1a")
+    X = (X.multiply(np.linspace(0.3, 1.7, X.shape[1])).tocsr() / 3).astype(np.float32)
+    if layout == "dense":
+        X = X.toarray()
+    rows32, rows64 = LinearRows(X, 1.0), LinearRows(X.astype(np.float64), 1.0)
+    assert rows32.single and not rows64.single
+    C = np.full(len(signs), 0.7)
+    for squared in (False, True):
+        a = svc_dual(rows32, order, signs, C, squared_hinge=squared, tol=1e-4, seed=4)
+        b = svc_dual(rows64, order, signs, C, squared_hinge=squared, tol=1e-4, seed=4)
+        np.testing.assert_array_equal(a.w, b.w)
+    a = primal_newton(rows32, order, signs, C, tol=1e-8)
+    b = primal_newton(rows64, order, signs, C, tol=1e-8)
+    np.testing.assert_array_equal(a.w, b.w)
+
+
+def test_unit_rows_take_the_same_steps_as_their_values():
+    """a1a's values are all 1: the loops read its indices alone, the same sums as the
+    dense rows'."""
+    X, signs, order = binary_problem("a1a")
+    rows = LinearRows(X, 1.0)
+    assert rows.unit_values and not LinearRows(X * 2.0, 1.0).unit_values
+    C = np.ones(len(signs))
+    a = svc_dual(rows, order, signs, C, tol=1e-3, seed=3)
+    b = svc_dual(LinearRows(X.toarray(), 1.0), order, signs, C, tol=1e-3, seed=3)
+    np.testing.assert_array_equal(a.w, b.w)
+
+
+@pytest.mark.parametrize("squared", [False, True])
+def test_the_dual_stops_at_its_optimality_conditions(squared):
+    """At the end every projected gradient of the dual lies within [-tol, tol]
+    (LIBLINEAR's rule on the last full epoch), a stays in its box, and w is
+    sum a_i y_i x_i with the bias feature."""
+    X, signs, order = binary_problem("a1a")
+    C = np.where(signs > 0, 2.0, 0.5)
+    tol = 1e-4
+    sol = svc_dual(LinearRows(X, 1.0), order, signs, C, squared_hinge=squared, tol=tol,
+                   seed=1, max_iter=100000)
+    assert sol.status == "optimal"
+    a = sol.dual
+    Xb = sp.hstack([X, np.ones((X.shape[0], 1))]).tocsr()
+    np.testing.assert_allclose(sol.w, Xb.T @ (a * signs), atol=1e-10)
+    diag = 0.5 / C if squared else 0.0
+    G = signs * (Xb @ sol.w) - 1 + a * diag
+    upper = np.inf if squared else C
+    assert np.all(a >= 0) and np.all(a <= upper)
+    PG = np.where(a == 0, np.minimum(G, 0), np.where(a == upper, np.maximum(G, 0), G))
+    assert np.abs(PG).max() <= 10 * tol   # the last epoch saw tol; w moved a little since
+    # the dual objective it reports
+    dual = 0.5 * sol.w @ sol.w + np.sum(a * (a * diag - 2)) / 2
+    assert sol.objective == pytest.approx(dual, rel=1e-12)
+
+
+@pytest.mark.parametrize("name", ["heart_scale", "a1a"])
+def test_dual_and_newton_reach_one_optimum(name):
+    """The squared hinge by both methods: the same primal objective, and each reports
+    its own figure (the dual's objective is minus the primal's at the optimum)."""
+    X, signs, order = binary_problem(name)
+    C = np.full(len(signs), 1.0)
+    rows = LinearRows(X, 1.0)
+    dual = svc_dual(rows, order, signs, C, squared_hinge=True, tol=1e-7, max_iter=100000)
+    newton = primal_newton(rows, order, signs, C, tol=1e-10)
+    assert dual.status == "optimal" and newton.status in ("optimal", "stalled")
+    f_dual = primal_svc(X, signs, C, dual.w, 1.0, True)
+    f_newton = primal_svc(X, signs, C, newton.w, 1.0, True)
+    assert newton.objective == pytest.approx(f_newton, rel=1e-10)
+    assert f_dual == pytest.approx(f_newton, rel=1e-6)
+    assert -dual.objective == pytest.approx(f_newton, rel=1e-5)
+    # the dual point the Newton method derives satisfies w = sum a_i y_i x_i, as far
+    # as the gradient w - sum a_i y_i x_i has fallen (|grad f(0)| is a few hundred)
+    Xb = sp.hstack([X, np.ones((X.shape[0], 1))]).tocsr()
+    assert newton.violation <= 1e-7
+    np.testing.assert_allclose(Xb.T @ (newton.dual * signs), newton.w, atol=1e-4)
+
+
+@pytest.mark.parametrize("squared", [False, True])
+def test_regression_dual_and_newton(squared):
+    X, y = load_dataset("housing_scale")
+    order = np.arange(len(y))
+    C = np.full(len(y), 1.0)
+    rows = LinearRows(X, 1.0)
+    sol = svr_dual(rows, order, y, C, epsilon=0.5, squared_loss=squared, tol=1e-6,
+                   max_iter=200000, seed=2)
+    assert sol.status == "optimal"
+    residual = np.abs(y - (X @ sol.w[:-1] + sol.w[-1]))
+    beyond = np.maximum(residual - 0.5, 0)
+    primal = 0.5 * sol.w @ sol.w + np.sum(beyond * beyond if squared else beyond)
+    assert np.all(np.abs(sol.dual) <= (np.inf if squared else 1.0))
+    if squared:
+        newton = primal_newton(rows, order, y, C, regression=True, epsilon=0.5, tol=1e-10)
+        assert newton.objective == pytest.approx(primal, rel=1e-6)
+    # strong duality: the dual's minimum is minus the primal's
+    assert -sol.objective == pytest.approx(primal, rel=1e-4)
+
+
+def test_rows_outside_the_problem_stay_out():
+    """Rows not in `order` (scikit-learn's weights of 0) neither move nor weigh."""
+    X, signs, order = binary_problem()
+    keep = order[::2]
+    C = np.full(len(signs), 1.0)
+    C_zero = np.where(np.isin(np.arange(len(signs)), keep), 1.0, 0.0)
+    part = svc_dual(LinearRows(X, 1.0), keep, signs, C_zero, tol=1e-4, seed=5)
+    alone = svc_dual(LinearRows(X[np.sort(keep)], 1.0),
+                     np.searchsorted(np.sort(keep), keep), signs[np.sort(keep)],
+                     C[:len(keep)], tol=1e-4, seed=5)
+    assert np.all(part.dual[np.setdiff1d(np.arange(len(signs)), keep)] == 0)
+    np.testing.assert_array_equal(part.w, alone.w)
+
+
+def test_a_warm_start_resumes_from_the_optimum():
+    X, signs, order = binary_problem("a1a")
+    C = np.full(len(signs), 1.0)
+    rows = LinearRows(X, 1.0)
+    cold = svc_dual(rows, order, signs, C, squared_hinge=True, tol=1e-4, seed=1)
+    warm = svc_dual(rows, order, signs, C, squared_hinge=True, tol=1e-4, seed=2,
+                    start=cold.dual)
+    assert warm.n_iter <= 2 < cold.n_iter
+    np.testing.assert_allclose(warm.w, cold.w, atol=1e-3)
+    newton = primal_newton(rows, order, signs, C, tol=1e-6, start=cold.w)
+    assert newton.n_iter <= 3
+
+
+def test_the_stop_flag_and_max_iter_stop_a_run():
+    X, signs, order = binary_problem("a1a")
+    C = np.full(len(signs), 10.0)
+    flag = np.ones(1, dtype=np.int8)
+    stopped = svc_dual(LinearRows(X, 1.0), order, signs, C, tol=1e-8, stop_flag=flag)
+    assert (stopped.status, stopped.n_iter) == ("stopped", 1)
+    capped = svc_dual(LinearRows(X, 1.0), order, signs, C, tol=1e-8, max_iter=3)
+    assert (capped.status, capped.n_iter) == ("max_iter", 3)
+    newton = primal_newton(LinearRows(X, 1.0), order, signs, C, tol=1e-14, max_iter=1)
+    assert (newton.status, newton.n_iter) == ("max_iter", 1)
+
+
+def test_no_bias_and_bias_value():
+    """bias 0: no extra weight; another bias value scales its feature (w's last entry
+    times the value is the intercept)."""
+    X, signs, order = binary_problem()
+    C = np.full(len(signs), 1.0)
+    none = svc_dual(LinearRows(X, 0.0), order, signs, C, tol=1e-3)
+    assert none.w.shape == (X.shape[1],)
+    scaled = svc_dual(LinearRows(X, 10.0), order, signs, C, tol=1e-6, max_iter=10**5)
+    Xb = sp.hstack([X, np.full((X.shape[0], 1), 10.0)]).tocsr()
+    explicit = svc_dual(LinearRows(Xb, 0.0), order, signs, C, tol=1e-6, max_iter=10**5)
+    np.testing.assert_array_equal(scaled.w, explicit.w)
+
+
+def test_the_rows_are_read_in_place_and_pickle():
+    X, signs, order = binary_problem()
+    before = (X.data.copy(), X.indices.copy(), X.indptr.copy())
+    rows = LinearRows(X, 1.0)
+    svc_dual(rows, order, signs, np.ones(len(signs)), tol=1e-2)
+    for a, b in zip(before, (X.data, X.indices, X.indptr)):
+        np.testing.assert_array_equal(a, b)
+    again = pickle.loads(pickle.dumps(rows))
+    assert (again.n_rows, again.n_features, again.bias) == (270, 13, 1.0)
+
+
+def test_bad_input_is_refused():
+    X, signs, order = binary_problem()
+    rows = LinearRows(X, 1.0)
+    ones = np.ones(len(signs))
+    with pytest.raises(ValueError, match="row"):
+        svc_dual(rows, [0, 270], signs, ones)
+    with pytest.raises(ValueError, match="finite and > 0"):
+        svc_dual(rows, order, signs, np.where(signs > 0, 0.0, 1.0))
+    with pytest.raises(ValueError, match="shape"):
+        svc_dual(rows, order, signs[:-1], ones)
+    with pytest.raises(ValueError, match="tol"):
+        svr_dual(rows, order, signs, ones, epsilon=-1.0)
+    with pytest.raises(ValueError, match="finite and > 0"):
+        primal_newton(rows, order, signs, np.full(len(signs), np.inf))
+    with pytest.raises(TypeError, match="C-contiguous"):
+        LinearRows(np.asfortranarray(X.toarray()))
+    with pytest.raises(TypeError, match="float64 or float32"):
+        LinearRows(X.astype(np.int64))
+    with pytest.raises(ValueError, match="2-D"):
+        LinearRows(np.ones(3))
+    with pytest.raises(ValueError, match="bias"):
+        LinearRows(X, -1.0)
+    broken = sp.csr_matrix(X, copy=True)
+    broken.indices[3] = 10**6
+    with pytest.raises(ValueError, match="column index"):
+        LinearRows(broken)

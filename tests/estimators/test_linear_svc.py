@@ -1,0 +1,500 @@
+"""libsmo.LinearSVC and libsmo.LinearSVR against their peers: scikit-learn's LinearSVC /
+LinearSVR (the same steps of the dual coordinate descent, to the bit, for a binary
+problem and for regression; the same optimum for the primal) and LIBLINEAR 2.50 (the
+`liblinear` package: the same primal objective within 1e-4 relative at the same eps,
+and the same predictions), scikit-learn's estimator checks, and what libsmo adds:
+n_jobs over one-vs-rest classes, warm starts, dual="auto"'s switch to Newton.
+
+The primal objective is computed here, the same way, from every library's w and b:
+1/2 (|w|^2 + (b / intercept_scaling)^2) + sum_i C_i loss_i.
+"""
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import libsmo
+from helpers.data import load_dataset
+from helpers.layouts import in_layout
+
+sklearn = pytest.importorskip("sklearn")
+from sklearn import svm as sk  # noqa: E402
+from sklearn.base import clone  # noqa: E402
+from sklearn.exceptions import ConvergenceWarning  # noqa: E402
+from sklearn.model_selection import GridSearchCV  # noqa: E402
+from sklearn.pipeline import make_pipeline  # noqa: E402
+from sklearn.preprocessing import StandardScaler  # noqa: E402
+from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
+
+STOCHASTIC_DUAL = (
+    "the dual coordinate descent visits the rows in a random order, so a repeated row "
+    "is not a weighted one (scikit-learn lists the same checks for its LinearSVC); "
+    "with dual=False the checks pass (test_scikit_learn_checks_of_the_primal)")
+
+
+def primal_objective(X, y, w, b, C, loss, epsilon=0.0, intercept_scaling=1.0):
+    """1/2 (|w|^2 + (b / scaling)^2) + sum C_i loss_i (y: +1/-1 for classification)."""
+    f = X @ w + b
+    if loss in ("hinge", "squared_hinge"):
+        xi = np.maximum(1 - y * f, 0)
+    else:
+        xi = np.maximum(np.abs(y - f) - epsilon, 0)
+    squared = loss.startswith("squared")
+    bias_weight = b / intercept_scaling
+    return 0.5 * (w @ w + bias_weight ** 2) + np.sum(C * (xi * xi if squared else xi))
+
+
+def signs(y):
+    return np.where(y == np.unique(y)[1], 1.0, -1.0)
+
+
+def quiet_fit(estimator, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return estimator.fit(*args, **kwargs)
+
+
+# ---------------------------------------------------------------- scikit-learn's checks
+
+@parametrize_with_checks(
+    [libsmo.LinearSVC(random_state=0), libsmo.LinearSVR(random_state=0),
+     libsmo.LinearSVC(loss="hinge", random_state=0, max_iter=20)],
+    expected_failed_checks=lambda est: {
+        "check_sample_weight_equivalence_on_dense_data": STOCHASTIC_DUAL,
+        "check_sample_weight_equivalence_on_sparse_data": STOCHASTIC_DUAL})
+def test_scikit_learn_checks(estimator, check):
+    check(estimator)
+
+
+@parametrize_with_checks(
+    [libsmo.LinearSVC(dual=False, tol=1e-12),
+     libsmo.LinearSVC(dual=False, tol=1e-12, class_weight="balanced"),
+     libsmo.LinearSVR(dual=False, tol=1e-12, loss="squared_epsilon_insensitive")])
+def test_scikit_learn_checks_of_the_primal(estimator, check):
+    """The primal Newton method: sample weights are repetitions (scikit-learn checks
+    its own LinearSVC with these settings)."""
+    check(estimator)
+
+
+# ---------------------------------------------------------------- against scikit-learn
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+@pytest.mark.parametrize("name", ["heart_scale", "a1a"])
+def test_the_dual_takes_scikit_learns_steps(name, loss, layout):
+    """A binary problem: the same Mersenne Twister permutations, the same arithmetic in
+    the same order, so the same coef_, intercept_ and n_iter_ bit for bit (weights and
+    a class weight included)."""
+    X, y = load_dataset(name)
+    X = in_layout(X.toarray(), layout)
+    rng = np.random.RandomState(0)
+    sample_weight = rng.choice([0.0, 0.5, 1.0, 2.0], size=len(y))
+    for params, fit_params in [({}, {}),
+                               ({"class_weight": {1: 3.0}, "C": 0.3,
+                                 "intercept_scaling": 2.5},
+                                {"sample_weight": sample_weight})]:
+        ours = quiet_fit(libsmo.LinearSVC(loss=loss, dual=True, random_state=3, **params),
+                         X, y, **fit_params)
+        theirs = quiet_fit(sk.LinearSVC(loss=loss, dual=True, random_state=3, **params),
+                           X, y, **fit_params)
+        np.testing.assert_array_equal(ours.coef_, theirs.coef_)
+        np.testing.assert_array_equal(ours.intercept_, theirs.intercept_)
+        assert ours.n_iter_ == theirs.n_iter_
+
+
+@pytest.mark.parametrize("loss", ["epsilon_insensitive", "squared_epsilon_insensitive"])
+def test_the_regression_dual_takes_scikit_learns_steps(loss):
+    X, y = load_dataset("housing_scale")
+    ours = quiet_fit(libsmo.LinearSVR(loss=loss, dual=True, epsilon=0.5, C=0.5,
+                                      random_state=1), X, y)
+    theirs = quiet_fit(sk.LinearSVR(loss=loss, dual=True, epsilon=0.5, C=0.5,
+                                    random_state=1), X, y)
+    np.testing.assert_array_equal(ours.coef_, theirs.coef_)
+    np.testing.assert_array_equal(ours.intercept_, theirs.intercept_)
+    assert ours.n_iter_ == theirs.n_iter_
+
+
+def test_one_vs_rest_as_scikit_learn():
+    """Several classes: class 0's problem is scikit-learn's step for step; the others
+    (seeded apart so that they can train at once) reach the same optimum."""
+    X, y = load_dataset("pendigits", n_rows=2000)
+    X = X / 100.0
+    C = 0.5
+    ours = libsmo.LinearSVC(C=C, dual=True, tol=1e-5, random_state=0, max_iter=5000).fit(X, y)
+    theirs = sk.LinearSVC(C=C, dual=True, tol=1e-5, random_state=0, max_iter=5000).fit(X, y)
+    np.testing.assert_array_equal(ours.classes_, theirs.classes_)
+    np.testing.assert_array_equal(ours.coef_[0], theirs.coef_[0])
+    for k, c in enumerate(ours.classes_):
+        s = np.where(y == c, 1.0, -1.0)
+        f_ours = primal_objective(X, s, ours.coef_[k], ours.intercept_[k], C,
+                                  "squared_hinge")
+        f_theirs = primal_objective(X, s, theirs.coef_[k], theirs.intercept_[k], C,
+                                    "squared_hinge")
+        assert f_ours == pytest.approx(f_theirs, rel=1e-4)
+    assert np.mean(ours.predict(X) == theirs.predict(X)) >= 0.995
+
+
+@pytest.mark.parametrize("C", [0.1, 10.0])
+def test_the_primal_reaches_scikit_learns_optimum(C, layout):
+    X, y = load_dataset("a1a")
+    X = in_layout(X.toarray(), layout)
+    ours = libsmo.LinearSVC(C=C, dual=False, tol=1e-6).fit(X, y)
+    theirs = sk.LinearSVC(C=C, dual=False, tol=1e-6).fit(X, y)
+    s = signs(y)
+    f = [primal_objective(X, s, m.coef_[0], m.intercept_[0], C, "squared_hinge")
+         for m in (ours, theirs)]
+    assert f[0] == pytest.approx(f[1], rel=1e-7)
+    np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+    reg = libsmo.LinearSVR(C=C, dual=False, loss="squared_epsilon_insensitive",
+                           tol=1e-6).fit(X, s)
+    peer = sk.LinearSVR(C=C, dual=False, loss="squared_epsilon_insensitive",
+                        tol=1e-6).fit(X, s)
+    f = [primal_objective(X, s, m.coef_, m.intercept_[0], C,
+                          "squared_epsilon_insensitive") for m in (reg, peer)]
+    assert f[0] == pytest.approx(f[1], rel=1e-6)
+
+
+# ------------------------------------------------------------------- against LIBLINEAR
+
+def liblinear_weights(X, y, options):
+    """w, b of LIBLINEAR's binary model, signed so that b + w'x > 0 means y's larger
+    label (LIBLINEAR's first label is the one it met first)."""
+    ll = pytest.importorskip("liblinear.liblinearutil")
+    model = ll.train(y, X, options + " -B 1 -q")
+    w, b = model.get_decfun()
+    w = np.asarray(w)
+    if model.get_labels()[0] != np.unique(y)[1]:
+        w, b = -w, -b
+    return w, b
+
+
+HINGE, SQUARED_DUAL, SQUARED_PRIMAL = ((3, dict(loss="hinge", dual=True)),
+                                      (1, dict(loss="squared_hinge", dual=True)),
+                                      (2, dict(loss="squared_hinge", dual=False)))
+
+
+# (the hinge at C=1 is left out: LIBLINEAR's 300 epochs do not reach eps there, and its
+# own runs from two orders differ by 3e-4)
+@pytest.mark.parametrize("name,C,solver,params", [
+    (name, C, *case) for name in ("heart_scale", "a1a") for C in (0.1, 1.0)
+    for case in (HINGE, SQUARED_DUAL, SQUARED_PRIMAL) if not (C == 1.0 and case == HINGE)])
+def test_same_model_as_liblinear(name, C, solver, params):
+    """LIBLINEAR -s 3 / -s 1 / -s 2 with -B 1 and the same eps (its dual's 300 epochs
+    as max_iter): the primal objectives agree within 1e-4 relative, the predictions
+    on all but the rows whose decision value is near 0."""
+    X, y = load_dataset(name)
+    eps = 0.01
+    w, b = liblinear_weights(X, y, f"-s {solver} -c {C!r} -e {eps!r}")
+    ours = quiet_fit(libsmo.LinearSVC(C=C, tol=eps, max_iter=300, random_state=0,
+                                      **params), X, y)
+    s = signs(y)
+    f_ours = primal_objective(X, s, ours.coef_[0], ours.intercept_[0], C, params["loss"])
+    f_theirs = primal_objective(X, s, w, b, C, params["loss"])
+    assert f_ours == pytest.approx(f_theirs, rel=1e-4)
+    theirs = X @ w + b
+    clear = np.abs(theirs) > 0.05
+    np.testing.assert_array_equal(ours.decision_function(X)[clear] > 0, theirs[clear] > 0)
+    assert np.mean(ours.predict(X) == np.where(theirs > 0, *np.unique(y)[::-1])) >= 0.99
+
+
+@pytest.mark.parametrize("solver,loss", [(13, "epsilon_insensitive"),
+                                         (12, "squared_epsilon_insensitive"),
+                                         (11, "squared_epsilon_insensitive")])
+def test_same_regression_as_liblinear(solver, loss):
+    ll = pytest.importorskip("liblinear.liblinearutil")
+    X, y = load_dataset("housing_scale")
+    C, p, eps = 1.0, 0.5, 1e-4
+    model = ll.train(y, X, f"-s {solver} -c {C} -p {p} -e {eps} -B 1 -q")
+    w, b = model.get_decfun()
+    ours = quiet_fit(libsmo.LinearSVR(C=C, epsilon=p, tol=eps, loss=loss,
+                                      dual=solver != 11, max_iter=300, random_state=0),
+                     X, y)
+    f = [primal_objective(X, y, np.asarray(ww), bb, C, loss, epsilon=p)
+         for ww, bb in ((ours.coef_, ours.intercept_[0]), (w, b))]
+    assert f[0] == pytest.approx(f[1], rel=1e-4)
+    np.testing.assert_allclose(ours.predict(X), X @ np.asarray(w) + b,
+                               atol=1e-2 * np.abs(y).max())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("solver,loss", [(3, "hinge"), (1, "squared_hinge")])
+def test_same_model_as_liblinear_on_a9a(solver, loss):
+    X, y = load_dataset("a9a")
+    Xt, yt = load_dataset("a9a.t", n_features=X.shape[1])
+    C, eps = 0.1, 0.01
+    w, b = liblinear_weights(X, y, f"-s {solver} -c {C} -e {eps}")
+    ours = quiet_fit(libsmo.LinearSVC(loss=loss, dual=True, C=C, tol=eps, max_iter=300,
+                                      random_state=0), X, y)
+    s = signs(y)
+    f = [primal_objective(X, s, ours.coef_[0], ours.intercept_[0], C, loss),
+         primal_objective(X, s, w, b, C, loss)]
+    assert f[0] == pytest.approx(f[1], rel=1e-4)
+    theirs = np.where(Xt @ w + b > 0, 1.0, -1.0)
+    assert np.mean(ours.predict(Xt) == theirs) >= 0.995
+
+
+# --------------------------------------------------------------------- libsmo's own
+
+def test_n_jobs_gives_the_same_model():
+    X, y = load_dataset("pendigits", n_rows=1500)
+    X = X / 100.0
+    one = libsmo.LinearSVC(dual=True, random_state=5).fit(X, y)
+    two = libsmo.LinearSVC(dual=True, random_state=5, n_jobs=2).fit(X, y)
+    np.testing.assert_array_equal(one.coef_, two.coef_)
+    np.testing.assert_array_equal(one.intercept_, two.intercept_)
+
+
+@pytest.mark.parametrize("dual", [True, False])
+def test_warm_start_along_a_path_of_C(dual):
+    """Each fit starts from the previous one's solution: fewer iterations, the same
+    optimum as a cold fit."""
+    X, y = load_dataset("a1a")
+    s = signs(y)
+    path = libsmo.LinearSVC(dual=dual, warm_start=True, tol=1e-5, random_state=0,
+                            max_iter=10000)
+    iterations = {"warm": [], "cold": []}
+    for C in (0.1, 0.12, 0.15):
+        path.set_params(C=C).fit(X, y)
+        cold = libsmo.LinearSVC(dual=dual, tol=1e-5, C=C, random_state=0,
+                                max_iter=10000).fit(X, y)
+        iterations["warm"].append(path.n_iter_)
+        iterations["cold"].append(cold.n_iter_)
+        f = [primal_objective(X, s, m.coef_[0], m.intercept_[0], C, "squared_hinge")
+             for m in (path, cold)]
+        assert f[0] == pytest.approx(f[1], rel=1e-5)
+    assert sum(iterations["warm"][1:]) < sum(iterations["cold"][1:])
+
+
+def test_a_stalled_dual_finishes_by_newton():
+    """The squared hinge's dual that reaches max_iter goes on by the Newton method from
+    its weights (LIBLINEAR's -s 1) and converges: no warning, the primal's optimum."""
+    rng = np.random.RandomState(0)
+    X = rng.randn(60, 200) * rng.gamma(0.5, 5.0, size=200)
+    y = (X[:, 0] + 0.1 * rng.randn(60) > 0).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        auto = libsmo.LinearSVC(C=100.0, max_iter=5, tol=1e-6, random_state=0).fit(X, y)
+        dual = libsmo.LinearSVC(C=100.0, max_iter=5, tol=1e-6, dual=True,
+                                random_state=0).fit(X, y)
+    assert auto.n_iter_ > 5
+    with pytest.warns(ConvergenceWarning, match="Liblinear failed to converge"):
+        sk.LinearSVC(C=100.0, max_iter=5, tol=1e-6, dual=True, random_state=0).fit(X, y)
+    exact = libsmo.LinearSVC(C=100.0, dual=False, tol=1e-10).fit(X, y)
+    s = signs(y)
+    f = [primal_objective(X, s, m.coef_[0], m.intercept_[0], 100.0, "squared_hinge")
+         for m in (auto, dual, exact)]
+    assert f[0] == pytest.approx(f[2], rel=1e-4) and f[1] == pytest.approx(f[2], rel=1e-4)
+
+
+def test_hinge_stall_says_why():
+    X, y = load_dataset("heart_scale")
+    with pytest.warns(ConvergenceWarning, match="no primal method"):
+        libsmo.LinearSVC(loss="hinge", C=100.0, max_iter=3, random_state=0).fit(X, y)
+
+
+def test_fitted_attributes_and_prediction(layout):
+    X, y = load_dataset("pendigits", n_rows=600)
+    X = in_layout(X.toarray() / 100.0, layout)
+    clf = libsmo.LinearSVC(random_state=0).fit(X, y)
+    assert clf.coef_.shape == (10, 16) and clf.intercept_.shape == (10,)
+    assert isinstance(clf.n_iter_, int) and clf.n_features_in_ == 16
+    scores = clf.decision_function(X)
+    np.testing.assert_allclose(scores, X @ clf.coef_.T + clf.intercept_, rtol=1e-12)
+    np.testing.assert_array_equal(clf.predict(X), clf.classes_[scores.argmax(axis=1)])
+    no_bias = libsmo.LinearSVC(fit_intercept=False, random_state=0).fit(X, y)
+    assert no_bias.intercept_ == 0.0
+    binary = libsmo.LinearSVC(random_state=0).fit(X, y == 3)
+    assert binary.coef_.shape == (1, 16) and binary.decision_function(X).shape == (600,)
+    reg = libsmo.LinearSVR(random_state=0).fit(X, y.astype(float))
+    assert reg.coef_.shape == (16,) and reg.intercept_.shape == (1,)
+    sparse_coef = clone(clf).fit(X, y).sparsify()
+    assert sp.issparse(sparse_coef.coef_)
+    np.testing.assert_allclose(sparse_coef.decision_function(X), scores, rtol=1e-12)
+    assert not sp.issparse(sparse_coef.densify().coef_)
+
+
+def test_pickle_pipeline_and_grid_search():
+    X, y = load_dataset("heart_scale")
+    clf = libsmo.LinearSVC(random_state=0).fit(X, y)
+    again = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(again.decision_function(X), clf.decision_function(X))
+    pipe = make_pipeline(StandardScaler(with_mean=False), libsmo.LinearSVC(random_state=0))
+    search = GridSearchCV(pipe, {"linearsvc__C": [0.01, 1.0]}, cv=3).fit(X, y)
+    assert search.best_score_ > 0.75
+    reg = GridSearchCV(libsmo.LinearSVR(random_state=0), {"C": [0.1, 1.0]}, cv=3)
+    assert reg.fit(X, y).best_estimator_.coef_.shape == (13,)
+
+
+def test_parameters_are_checked_at_fit():
+    from libsmo.estimators._sklearn_compat import InvalidParameterError
+    X, y = load_dataset("heart_scale")
+    for bad in (dict(C=0), dict(loss="log"), dict(dual="maybe"), dict(tol=-1.0),
+                dict(max_iter=-1), dict(intercept_scaling=0), dict(penalty="l3")):
+        with pytest.raises(InvalidParameterError, match=next(iter(bad))):
+            libsmo.LinearSVC(**bad).fit(X, y)
+    with pytest.raises(ValueError, match="not supported when dual=False"):
+        libsmo.LinearSVC(loss="hinge", dual=False).fit(X, y)
+    with pytest.raises(ValueError, match="not supported when dual=True"):
+        libsmo.LinearSVC(penalty="l1", dual=True).fit(X, y)
+    with pytest.raises(ValueError, match="only one class"):
+        libsmo.LinearSVC().fit(X, np.ones(len(y)))
+    with pytest.raises(InvalidParameterError, match="epsilon"):
+        libsmo.LinearSVR(epsilon=-1.0).fit(X, y)
+    with pytest.raises(ValueError, match="not supported when dual=False"):
+        libsmo.LinearSVR(dual=False).fit(X, y)
+
+
+@pytest.mark.parametrize("name,scale", [("heart_scale", 1.0), ("pendigits", 100.0)])
+def test_crammer_singer_takes_scikit_learns_steps(name, scale):
+    """multi_class="crammer_singer" (LIBLINEAR's -s 4): one joint problem, seeded as
+    scikit-learn seeds it, so its coef_ and intercept_ bit for bit (two classes: the
+    difference of the two classes' weights). scikit-learn's copy allows 100000 epochs
+    whatever max_iter says; libsmo's keeps to max_iter, given as much here."""
+    X, y = load_dataset(name, n_rows=1500)
+    X = X / scale
+    for fit_intercept in (True, False):
+        ours = libsmo.LinearSVC(multi_class="crammer_singer", random_state=2,
+                                fit_intercept=fit_intercept, max_iter=100000).fit(X, y)
+        theirs = sk.LinearSVC(multi_class="crammer_singer", random_state=2,
+                              fit_intercept=fit_intercept).fit(X, y)
+        np.testing.assert_array_equal(ours.coef_, theirs.coef_)
+        np.testing.assert_array_equal(ours.intercept_, theirs.intercept_)
+        assert ours.n_iter_ == theirs.n_iter_
+
+
+def test_float32_rows_give_the_float64_model():
+    """float32 data (a vectorizer's dtype=np.float32) is read without a copy and gives
+    the model of its float64 copy, which scikit-learn trains on: the same bits."""
+    X, y = load_dataset("a1a")
+    X = (X.multiply(np.linspace(0.2, 1.8, X.shape[1])).tocsr() / 2).astype(np.float32)
+    for params in (dict(loss="hinge", dual=True), dict(dual=False)):
+        ours = libsmo.LinearSVC(random_state=0, **params).fit(X, y)
+        double = libsmo.LinearSVC(random_state=0, **params).fit(X.astype(np.float64), y)
+        np.testing.assert_array_equal(ours.coef_, double.coef_)
+        if params["dual"]:
+            theirs = sk.LinearSVC(random_state=0, **params).fit(X, y)
+            np.testing.assert_array_equal(ours.coef_, theirs.coef_)
+        np.testing.assert_array_equal(ours.decision_function(X), double.decision_function(X))
+
+
+@pytest.mark.parametrize("name", ["heart_scale", "a1a", "pendigits"])
+def test_l1_penalty_takes_scikit_learns_steps(name, layout):
+    """penalty="l1" (LIBLINEAR's -s 5, coordinate descent over the features): a binary
+    problem (and the first class of several) is scikit-learn's step for step; the
+    coefficients are sparse."""
+    X, y = load_dataset(name, n_rows=1000)
+    X = in_layout(X.toarray() / (100.0 if name == "pendigits" else 1.0), layout)
+    for fit_intercept in (True, False):
+        ours = quiet_fit(libsmo.LinearSVC(penalty="l1", dual=False, C=0.2, random_state=1,
+                                          fit_intercept=fit_intercept), X, y)
+        theirs = quiet_fit(sk.LinearSVC(penalty="l1", dual=False, C=0.2, random_state=1,
+                                        fit_intercept=fit_intercept), X, y)
+        np.testing.assert_array_equal(ours.coef_[0], theirs.coef_[0])
+        assert np.mean(ours.coef_ == 0) > 0.05
+        if len(ours.classes_) == 2:
+            np.testing.assert_array_equal(ours.intercept_, theirs.intercept_)
+            assert ours.n_iter_ == theirs.n_iter_
+
+
+def test_a_failed_class_stops_the_others():
+    """A one-vs-rest problem that fails sets the fit's shared stop flag: the classes on
+    other threads stop at their next epoch."""
+    import dataclasses
+
+    from libsmo._core.linear_rows import LinearRows
+    from libsmo.training._linear import LinearTask, solve_guarded
+    X, y = load_dataset("heart_scale")
+    flag = np.zeros(1, dtype=np.int8)
+    bad = LinearTask(LinearRows(X, 1.0), np.arange(len(y)), signs(y), np.zeros(len(y)),
+                     True, False, False, 0.0, 1e-6, 1000, 0, flag)
+    with pytest.raises(ValueError, match="finite and > 0"):
+        solve_guarded(bad)
+    assert flag[0] == 1
+    stopped = solve_guarded(dataclasses.replace(bad, bounds=np.ones(len(y))))
+    assert stopped.n_iter == 1 and not stopped.converged
+
+
+# ------------------------------------------------------------- LIBLINEAR's model files
+
+@pytest.mark.parametrize("name,n_rows,params", [
+    ("heart_scale", None, dict(loss="hinge", dual=True)),
+    ("heart_scale", None, dict(dual=False, fit_intercept=False)),
+    ("heart_scale", None, dict(multi_class="crammer_singer", intercept_scaling=2.0)),
+    ("pendigits", 1500, dict(dual=True)),
+    ("pendigits", 1500, dict(multi_class="crammer_singer")),
+    ("pendigits", 1500, dict(penalty="l1", dual=False, C=0.1)),
+])
+def test_saved_model_predicts_in_liblinear_and_back(tmp_path, name, n_rows, params):
+    """`save` writes LIBLINEAR's model file: liblinear-official's load_model predicts
+    the estimator's labels with it, and `from_model` gives its decision values."""
+    ll = pytest.importorskip("liblinear.liblinearutil")
+    X, y = load_dataset(name, n_rows=n_rows)
+    clf = quiet_fit(libsmo.LinearSVC(random_state=0, **params), X, y)
+    path = str(tmp_path / "linear.model")
+    clf.save(path)
+    labels, _, _ = ll.predict(y, X, ll.load_model(path), "-q")
+    np.testing.assert_array_equal(labels, clf.predict(X))
+    again = libsmo.LinearSVC.from_model(path)
+    np.testing.assert_array_equal(again.classes_, clf.classes_)
+    np.testing.assert_allclose(again.decision_function(X), clf.decision_function(X),
+                               rtol=1e-12, atol=1e-12)
+    assert again.get_params()["fit_intercept"] == clf.fit_intercept
+
+
+@pytest.mark.parametrize("name,n_rows,options", [
+    ("heart_scale", None, "-s 3 -c 1 -B 1"),
+    ("heart_scale", None, "-s 2 -c 0.5"),
+    ("heart_scale", None, "-s 4 -c 0.5 -B 1"),
+    ("pendigits", 1500, "-s 1 -c 0.1 -B 3"),
+    ("pendigits", 1500, "-s 4 -c 0.1 -B 1"),
+])
+def test_liblinears_model_file_predicts_as_liblinear(tmp_path, name, n_rows, options):
+    """A model file liblinear-official writes, read by `from_model`: LIBLINEAR's
+    labels (its own label order undone into sorted classes_)."""
+    ll = pytest.importorskip("liblinear.liblinearutil")
+    X, y = load_dataset(name, n_rows=n_rows)
+    model = ll.train(y, X, options + " -q")
+    path = str(tmp_path / "liblinear.model")
+    ll.save_model(path, model)
+    labels, _, _ = ll.predict(y, X, model, "-q")
+    clf = libsmo.LinearSVC.from_model(path, n_features=X.shape[1] + 2)
+    assert clf.n_features_in_ == X.shape[1] + 2
+    wider = sp.hstack([X, sp.csr_matrix((X.shape[0], 2))]).tocsr()
+    np.testing.assert_array_equal(clf.predict(wider), labels)
+
+
+def test_regression_model_file_both_ways(tmp_path):
+    ll = pytest.importorskip("liblinear.liblinearutil")
+    X, y = load_dataset("housing_scale")
+    reg = quiet_fit(libsmo.LinearSVR(C=1.0, epsilon=0.5, random_state=0), X, y)
+    path = str(tmp_path / "svr.model")
+    reg.save(path)
+    values, _, _ = ll.predict(y, X, ll.load_model(path), "-q")
+    np.testing.assert_allclose(values, reg.predict(X), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(libsmo.LinearSVR.from_model(path).predict(X),
+                               reg.predict(X), rtol=1e-12, atol=1e-12)
+    theirs = ll.train(y, X, "-s 11 -c 1 -p 0.5 -B 1 -q")
+    ll.save_model(path, theirs)
+    values, _, _ = ll.predict(y, X, theirs, "-q")
+    loaded = libsmo.LinearSVR.from_model(path)
+    assert loaded.loss == "squared_epsilon_insensitive" and loaded.dual is False
+    np.testing.assert_allclose(loaded.predict(X), values, rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="L2R_L2LOSS_SVR model is not a LinearSVC"):
+        libsmo.LinearSVC.from_model(path)
+
+
+def test_model_files_refuse_what_liblinear_cannot_hold(tmp_path):
+    X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 3.0], [3.0, 2.0]])
+    clf = libsmo.LinearSVC(random_state=0).fit(X, ["a", "a", "b", "b"])
+    with pytest.raises(ValueError, match="32-bit integer labels; classes_ holds 'a'"):
+        clf.save(tmp_path / "m.model")
+    clf = libsmo.LinearSVC(random_state=0).fit(X, [0, 0, 2**40, 2**40])
+    with pytest.raises(ValueError, match="classes_ holds 1099511627776"):
+        clf.save(tmp_path / "m.model")
+    assert not (tmp_path / "m.model").exists()
+    libsmo.LinearSVC(random_state=0).fit(X, [0, 0, 1, 1]).save(tmp_path / "m.model")
+    with pytest.raises(ValueError, match="n_features must be an integer of at least"):
+        libsmo.LinearSVC.from_model(tmp_path / "m.model", n_features=1)
+    with pytest.raises(ValueError, match="is not a LinearSVR model"):
+        libsmo.LinearSVR.from_model(tmp_path / "m.model")

@@ -1,0 +1,116 @@
+"""LIBLINEAR's model files (libsmo.io.liblinear_model): written as LIBLINEAR 2.50's
+save_model writes them, read as its load_model reads them, and refused with the file
+and line named where LIBLINEAR would misread them."""
+import io
+
+import numpy as np
+import pytest
+
+from libsmo.io.liblinear_model import (
+    LiblinearModel,
+    liblinear_model_to_bytes,
+    load_liblinear_model,
+    save_liblinear_model,
+)
+
+BINARY = (b"solver_type L2R_L2LOSS_SVC_DUAL\nnr_class 2\nlabel 1 -1\nnr_feature 2\n"
+          b"bias 1\nw\n0.5 \n-0.25 \n0.125 \n")
+
+
+def read(text):
+    return load_liblinear_model(io.BytesIO(text))
+
+
+def test_reads_and_writes_back_the_same_bytes():
+    model = read(BINARY)
+    assert model.solver_type == "L2R_L2LOSS_SVC_DUAL"
+    assert model.labels == (1, -1) and model.n_features == 2 and model.bias == 1.0
+    np.testing.assert_array_equal(model.w, [[0.5], [-0.25], [0.125]])
+    assert liblinear_model_to_bytes(model) == BINARY
+
+
+def test_doubles_round_trip_through_the_file(tmp_path):
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((6, 3)) * 10.0 ** rng.integers(-300, 300, (6, 3))
+    model = LiblinearModel("L2R_L2LOSS_SVC", (3, 1, 2), 5, 2.5, w)
+    path = tmp_path / "m.model"
+    save_liblinear_model(model, path)
+    again = load_liblinear_model(path)
+    assert (again.solver_type, again.labels, again.n_features, again.bias) == (
+        "L2R_L2LOSS_SVC", (3, 1, 2), 5, 2.5)
+    np.testing.assert_array_equal(again.w, w)
+
+
+def test_regression_and_crammer_singer_shapes():
+    svr = read(b"solver_type L2R_L1LOSS_SVR_DUAL\nnr_class 2\nnr_feature 1\nbias -1\nw\n3 \n")
+    assert svr.labels is None and svr.w.shape == (1, 1)
+    cs = read(b"solver_type MCSVM_CS\nnr_class 2\nlabel 0 1\nnr_feature 1\nbias 1\nw\n"
+              b"1 2 \n3 4 \n")
+    assert cs.nr_w == 2 and cs.w.tolist() == [[1, 2], [3, 4]]
+
+
+@pytest.mark.parametrize("text,words", [
+    (BINARY.replace(b"L2R_L2LOSS_SVC_DUAL", b"L2R_LR"), "line 1: not a support vector"),
+    (BINARY.replace(b"L2R_L2LOSS_SVC_DUAL", b"SVM"), "line 1: unknown solver_type"),
+    (BINARY.replace(b"nr_class 2", b"nr_class 3"), "line 3: 2 labels for nr_class 3"),
+    (BINARY.replace(b"label 1 -1", b"label 1 1"), "line 3: a label given twice"),
+    (BINARY.replace(b"label 1 -1", b"label 1 x"), "line 3: a label must be an integer"),
+    (BINARY.replace(b"nr_feature 2", b"nr_feature 99999999999"), "line 4: nr_feature"),
+    (BINARY.replace(b"bias 1", b"bias nan"), "line 5: bias must be a finite number"),
+    (BINARY.replace(b"-0.25", b"inf"), "line 8: a weight must be a finite number"),
+    (BINARY + b"1 \n", "line 10: more than the 3 weights"),
+    (BINARY.replace(b"0.125 \n", b""), "2 weights where nr_feature 2"),
+    (BINARY.replace(b"w\n", b""), "line 6: unknown text"),
+    (BINARY.split(b"w\n")[0], "no 'w' line"),
+    (BINARY.replace(b"bias 1\n", b""), "no bias line"),
+    (b"nr_class 2\n" + BINARY, "line 3: nr_class given twice"),
+    (BINARY.replace(b"bias 1", b"bias 1\nrho 0"), "line 6: unknown text"),
+    (BINARY.replace(b"solver_type L2R_L2LOSS_SVC_DUAL", b"solver_type L2R_L2LOSS_SVR"),
+     "line 3: a regression model has no labels"),
+])
+def test_bad_files_are_refused_naming_the_line(text, words):
+    with pytest.raises(ValueError, match="<file object>") as caught:
+        read(text)
+    assert words in str(caught.value)
+
+
+def test_a_huge_nr_feature_allocates_nothing():
+    # the header asks for 2^31 - 1 rows of weights; the file holds three numbers
+    text = BINARY.replace(b"nr_feature 2", b"nr_feature 2147483647")
+    with pytest.raises(ValueError, match="3 weights where nr_feature 2147483647"):
+        read(text)
+
+
+@pytest.mark.parametrize("model,words", [
+    (LiblinearModel("L2R_LR", (1, -1), 1, -1.0, np.ones((1, 1))), "support vector"),
+    (LiblinearModel("L2R_L2LOSS_SVC", None, 1, -1.0, np.ones((1, 1))), "no labels"),
+    (LiblinearModel("L2R_L2LOSS_SVC", (1, 1), 1, -1.0, np.ones((1, 1))), "distinct"),
+    (LiblinearModel("L2R_L2LOSS_SVC", (1, 2**31), 1, -1.0, np.ones((1, 1))), "32-bit"),
+    (LiblinearModel("L2R_L2LOSS_SVC", (1, -1), 1, 1.0, np.ones((1, 1))), "shape"),
+    (LiblinearModel("L2R_L2LOSS_SVC", (1, -1), 1, -1.0, np.full((1, 1), np.nan)), "NaN"),
+])
+def test_models_the_format_cannot_hold_are_refused(model, words, tmp_path):
+    path = tmp_path / "m.model"
+    path.write_bytes(b"previous")
+    with pytest.raises(ValueError, match=words):
+        save_liblinear_model(model, path)
+    assert path.read_bytes() == b"previous"
+
+
+def test_liblinear_reads_the_file_and_libsmo_reads_liblinears(tmp_path):
+    ll = pytest.importorskip("liblinear.liblinearutil")
+    from helpers.data import load_dataset
+    X, y = load_dataset("heart_scale")
+    theirs = ll.train(y, X, "-s 1 -c 0.5 -B 1 -q")
+    path = str(tmp_path / "liblinear.model")
+    ll.save_model(path, theirs)
+    model = load_liblinear_model(path)
+    assert model.solver_type == "L2R_L2LOSS_SVC_DUAL" and model.bias == 1.0
+    assert list(model.labels) == list(theirs.get_labels())
+    w, b = theirs.get_decfun()
+    np.testing.assert_array_equal(model.w.ravel(), list(w) + [b])
+    ours = str(tmp_path / "libsmo.model")
+    save_liblinear_model(model, ours)
+    assert open(ours, "rb").read() == open(path, "rb").read()
+    again = ll.load_model(ours)
+    assert again.get_decfun() == theirs.get_decfun()
