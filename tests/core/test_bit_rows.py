@@ -5,6 +5,7 @@ prediction gives the same decision values as the dot-product loops, only faster.
 decision values' agreement with libsvm-official on a9a and w8a is checked in
 test_prediction_blocks.py, which now runs through these bitmaps."""
 import contextlib
+import re
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -122,6 +123,33 @@ def test_word_major_bitmaps_give_the_same_q_rows_and_steps(monkeypatch, n_thread
     assert fits[0].n_iter == fits[1].n_iter
     np.testing.assert_array_equal(fits[0].sv_coef, fits[1].sv_coef)
     np.testing.assert_array_equal(fits[0].rho, fits[1].rho)
+
+
+@pytest.mark.parametrize("word_major", [True, False])
+def test_one_word_bitmaps_reach_libsvms_optimum_through_swaps(monkeypatch, word_major):
+    """Rows of at most 64 features are one word each: the word-major copy must be a copy
+    (bits.T of one column is already contiguous, and a view of it had every swap made
+    twice, so that shrinking's swaps corrupted rows). Dense 0/1 rows of 40 features,
+    with shrinking: LIBSVM's steps and objective either way."""
+    from helpers.peers import libsvm_train
+    from libsmo._core import rows as rows_module
+    rng = np.random.default_rng(0)
+    X = (rng.random((2000, 40)) < 0.2).astype(float)
+    y = np.where(X[:, :5].sum(1) + rng.normal(size=2000) > 1.0, 1.0, -1.0)
+    monkeypatch.setattr(rows_module, "WORD_MAJOR_BITS", word_major)
+    kernel = Kernel(X, "rbf", 0.1, 3, 0.0)
+    assert kernel.rows.bits_by_word == word_major and kernel.rows.bit_words == 1
+    Q = QMatrix(kernel, y, 100.0)
+    reference = QMatrix(Kernel(X, "rbf", 0.1, 3, 0.0, bit_rows=False), y, 100.0)
+    for i, j in [(5, 1998), (6, 5), (100, 1000)]:
+        Q.swap(i, j)
+        reference.swap(i, j)
+    for i in (0, 5, 6, 100, 1000, 1998):
+        np.testing.assert_allclose(Q.row(i), reference.row(i), rtol=1e-6)
+    ours = libsmo.train(X, y, C=1.0, gamma=0.1)
+    theirs = libsvm_train(X, y, C=1.0, gamma=0.1)
+    assert ours.n_iter[0] == int(re.search(r"#iter = (\d+)", theirs.output).group(1))
+    assert ours.objective[0] == pytest.approx(theirs.objectives[0], rel=1e-9)
 
 
 @pytest.mark.parametrize("kernel", ["rbf", "poly", "sigmoid", "linear"])

@@ -242,7 +242,10 @@ cdef class Rows:
                 self.bits_by_word = (smo_has_vpopcnt() if WORD_MAJOR_BITS is None
                                      else WORD_MAJOR_BITS)
                 if self.bits_by_word:
-                    self.bits_t = np.ascontiguousarray(bits.T)
+                    # a copy, always: with one word a row, bits.T is already contiguous
+                    # and ascontiguousarray would return a view of bits, which `swap`
+                    # would then exchange twice (back to the start)
+                    self.bits_t = np.array(bits.T, order="C", copy=True)
                 return
         if int_rows and self.n_features > FEATURE_MAJOR_MAX_FEATURES:
             ints = (small_integer_rows(X, self.index) if int_source is None
