@@ -55,6 +55,13 @@ logger = logging.getLogger("libsmo")
 ROWS_TOGETHER = 8
 ROWS_TOGETHER_MIN_BYTES = 12 * 2**20
 
+# The gradient's reconstruction computes the uncached rows it reads MANY_ROWS (16) at a
+# time in one pass over the data where the rows allow it (`QMatrix.entries_block`), the
+# same values, so the same steps. Fashion-MNIST 40,000 x 784 as 8-bit rows: 256 rows
+# over 37,000 columns in 0.47 s against 2.6 s one by one (each row streamed the data
+# from memory). False only to compare against the rows one by one.
+RECONSTRUCT_TOGETHER = True
+
 # Rows whose values are all zeros and ones get bitmaps, and a kernel row is then a bit
 # count and a table load per entry (`Rows.bit_values`, `Kernel`): the same values, so
 # the same steps. a9a (123 one-hot features, RBF C=1 gamma=0.05): 7.5 -> 1.6 s, where
@@ -202,7 +209,8 @@ class Executor:
                 Q = SVRQMatrix(kernel, cache)
             else:
                 Q = QMatrix(kernel, problem.signs, cache,
-                            rows_together=self._rows_together(len(problem.rows)))
+                            rows_together=self._rows_together(len(problem.rows)),
+                            reconstruct_together=RECONSTRUCT_TOGETHER)
             try:
                 if not all_finite(Q.diagonal()):
                     self._overflow()

@@ -99,3 +99,59 @@ def test_the_executor_asks_for_rows_together_on_large_dense_rows():
     assert executor._rows_together(1200) == 1
     sparse_rows = execution.Executor(sparse.csr_matrix(X), kernel, SolverParams(), "never")
     assert sparse_rows._rows_together(2100) == 1
+
+
+@pytest.mark.parametrize("options", [
+    dict(),                                   # 8-bit rows (uint8) of the pixels / 255
+    dict(int_rows=False),                     # the private row-major copy
+    dict(int_rows=False, cache_size=9),       # rows read in place (no room for a copy)
+    dict(n_threads=2),
+])
+def test_reconstruction_in_blocks_takes_the_same_steps(options, monkeypatch):
+    """The gradient's reconstruction with its uncached rows computed 16 at a time
+    (`execution.RECONSTRUCT_TOGETHER`, `QMatrix.entries_block`) gives the steps, alphas
+    and rho of the rows one by one, exactly: 2,000 Fashion-MNIST images, C=10, whose
+    fit rebuilds the gradient (shrinking) through both of LIBSVM's loops."""
+    X, labels = load_fashion_mnist("train", n_rows=2000)
+    y = np.where(np.isin(labels, (0, 2, 4, 6)), 1.0, -1.0)
+    params = dict(C=10.0, gamma=0.0102, **options)
+    monkeypatch.setattr(execution, "RECONSTRUCT_TOGETHER", False)
+    one = _fit(X, y, 1, monkeypatch, **params)
+    monkeypatch.setattr(execution, "RECONSTRUCT_TOGETHER", True)
+    many = _fit(X, y, 1, monkeypatch, **params)
+    assert many.n_iter == one.n_iter
+    np.testing.assert_array_equal(many.support, one.support)
+    np.testing.assert_array_equal(many.sv_coef, one.sv_coef)
+    np.testing.assert_array_equal(many.rho, one.rho)
+
+
+@pytest.mark.parametrize("int_rows", [True, False])
+def test_a_block_of_entries_is_the_rows_one_by_one(int_rows):
+    """`QMatrix.entries_block`: rows the cache holds over the range come from it, the
+    others are computed together and not cached; every entry the bits `get_entries`
+    gives, after swaps too, and `added_rows` adds them in the batch's order."""
+    from libsmo._core.qmatrix import QMatrix
+    X, labels = load_fashion_mnist("train", n_rows=600)
+    sign = np.where(labels >= 5, 1.0, -1.0)
+    Q = QMatrix(Kernel(X, "rbf", 0.0102, 3, 0.0, int_rows=int_rows), sign, 100.0)
+    assert Q.entries_together == 16
+    rng = np.random.default_rng(3)
+    for i, j in rng.integers(0, 600, size=(30, 2)):
+        Q.swap(int(i), int(j))
+    rows = [5, 17, 300, 2, 599, 41, 42, 43, 100]
+    Q.row(17)            # cached whole
+    Q.row(300, 250)      # cached over a prefix only
+    for start, end in [(0, 600), (250, 600), (0, 250), (100, 101)]:
+        block = Q.entries_of_rows(rows, start, end)
+        for b, i in enumerate(rows):
+            np.testing.assert_array_equal(block[b], Q.entries(i, start, end))
+    assert (Q.cached_length(5), Q.cached_length(17), Q.cached_length(300)) == (0, 600, 250)
+    coefs = rng.uniform(-1, 1, size=len(rows))
+    added = np.zeros(350)
+    Q.added_rows(rows, coefs, 250, 600, added)
+    expected = np.zeros(350)
+    for i, c in zip(rows, coefs):
+        expected += c * Q.entries(i, 250, 600).astype(np.float64)
+    np.testing.assert_array_equal(added, expected)
+    assert QMatrix(Kernel(X, "rbf", 0.0102, 3, 0.0), sign, 100.0,
+                   reconstruct_together=False).entries_together == 1

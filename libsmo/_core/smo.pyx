@@ -157,8 +157,10 @@ cdef class Solver:
         """Rebuild G of the shrunk variables from G_bar and the free active ones; the Q
         entries are read once each and not cached (`QMatrix.get_entries`, and
         `QMatrix.add_rows` for a batch of free rows at a time)."""
-        cdef int i, j, l = self.l, active = self.active_size, n_free = 0
+        cdef int i, j, b, count, l = self.l, active = self.active_size, n_free = 0
+        cdef int together = self.Q.entries_rows()
         cdef float* Qi
+        cdef float* block
         cdef double g
         cdef int batch[ADDED_ROWS]
         cdef double coefs[ADDED_ROWS]
@@ -175,17 +177,26 @@ cdef class Solver:
         # LIBSVM's cheaper loop; many rows' products with one part (`QMatrix.narrow_rows`)
         if <double>n_free * l > 2.0 * active * (l - active):
             self.Q.narrow(0, active, l - active)
-            for i in range(active, l):
+            i = active
+            while i < l:
                 if interrupted(self):
                     return -1
-                Qi = self.Q.get_entries(i, 0, active)
-                if Qi == NULL:
+                # `together` rows in one pass over the data where the rows allow it
+                count = min(together, l - i)
+                for b in range(count):
+                    batch[b] = i + b
+                block = (self.Q.entries_block(batch, count, 0, active) if count > 1
+                         else self.Q.get_entries(i, 0, active))
+                if block == NULL:
                     return out_of_memory(self)
-                g = self.G[i]   # added term by term into G_i, LIBSVM's rounding
-                for j in range(active):
-                    if self.status[j] == FREE:
-                        g += self.alpha[j] * Qi[j]
-                self.G[i] = g
+                for b in range(count):
+                    Qi = &block[<long long>b * active]
+                    g = self.G[i + b]   # added term by term into G_i, LIBSVM's rounding
+                    for j in range(active):
+                        if self.status[j] == FREE:
+                            g += self.alpha[j] * Qi[j]
+                    self.G[i + b] = g
+                i += count
         else:
             self.Q.narrow(active, l, n_free)
             n_free = 0
