@@ -101,20 +101,22 @@ def test_the_executor_asks_for_rows_together_on_large_dense_rows():
     assert sparse_rows._rows_together(2100) == 1
 
 
+@pytest.mark.parametrize("gamma", [0.0102, 0.05], ids=["free-rows", "shrunk-rows"])
 @pytest.mark.parametrize("options", [
     dict(),                                   # 8-bit rows (uint8) of the pixels / 255
     dict(int_rows=False),                     # the private row-major copy
     dict(int_rows=False, cache_size=9),       # rows read in place (no room for a copy)
     dict(n_threads=2),
 ])
-def test_reconstruction_in_blocks_takes_the_same_steps(options, monkeypatch):
+def test_reconstruction_in_blocks_takes_the_same_steps(options, gamma, monkeypatch):
     """The gradient's reconstruction with its uncached rows computed 16 at a time
     (`execution.RECONSTRUCT_TOGETHER`, `QMatrix.entries_block`) gives the steps, alphas
-    and rho of the rows one by one, exactly: 2,000 Fashion-MNIST images, C=10, whose
-    fit rebuilds the gradient (shrinking) through both of LIBSVM's loops."""
+    and rho of the rows one by one, exactly: 2,000 Fashion-MNIST images (tops against
+    the rest), C=10, whose fit rebuilds the gradient through LIBSVM's loop over the
+    free rows (gamma 0.0102) or over the shrunk rows (gamma 0.05)."""
     X, labels = load_fashion_mnist("train", n_rows=2000)
     y = np.where(np.isin(labels, (0, 2, 4, 6)), 1.0, -1.0)
-    params = dict(C=10.0, gamma=0.0102, **options)
+    params = dict(C=10.0, gamma=gamma, **options)
     monkeypatch.setattr(execution, "RECONSTRUCT_TOGETHER", False)
     one = _fit(X, y, 1, monkeypatch, **params)
     monkeypatch.setattr(execution, "RECONSTRUCT_TOGETHER", True)
