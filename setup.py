@@ -68,7 +68,7 @@ extensions = [
                  "libsmo/_core/step_loops.h",
                  "libsmo/_core/bit_counts.h", "libsmo/_core/column_loops.h",
                  "libsmo/_core/int_dots.h", "libsmo/_core/openmp_threads.h",
-                 "libsmo/_core/thread_governor.h"],
+                 "libsmo/_core/thread_governor.h", "libsmo/_core/row_ranks.h"],
         include_dirs=[numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )

@@ -33,7 +33,9 @@ class SVC(_BaseClassifier):
 
     Parameters are scikit-learn's: C (> 0, or inf for a hard margin), kernel (a name
     or a callable k(X, Y) returning the Gram matrix), degree, gamma ("scale", "auto" or
-    float), coef0, shrinking, probability, tol, cache_size (MB), class_weight (dict or
+    float), coef0, shrinking, probability, tol, cache_size (MB, or "auto", the
+    default: as much as the problem can use within half of the available memory, see
+    `libsmo.train`; scikit-learn's default is 200), class_weight (dict or
     "balanced"), verbose, max_iter (-1: LIBSVM's cap), decision_function_shape ("ovr"
     or "ovo"), break_ties, random_state (for the probability folds). One more:
     linear_solver ("auto", "primal" or "kernel", see `libsmo.train`): with
@@ -47,7 +49,7 @@ class SVC(_BaseClassifier):
     _parameter_constraints = {**p.C, **p.COMMON, **p.CLASSIFIER, **p.LINEAR_SOLVER}
 
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
-                 shrinking=True, probability=False, tol=1e-3, cache_size=200,
+                 shrinking=True, probability=False, tol=1e-3, cache_size="auto",
                  class_weight=None, verbose=False, max_iter=-1,
                  decision_function_shape="ovr", break_ties=False, random_state=None,
                  linear_solver="auto", warm_start=False, n_jobs=None):
@@ -84,7 +86,7 @@ class NuSVC(_BaseClassifier):
     _parameter_constraints = {**p.NU, **p.COMMON, **p.CLASSIFIER}
 
     def __init__(self, *, nu=0.5, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
-                 shrinking=True, probability=False, tol=1e-3, cache_size=200,
+                 shrinking=True, probability=False, tol=1e-3, cache_size="auto",
                  class_weight=None, verbose=False, max_iter=-1,
                  decision_function_shape="ovr", break_ties=False, random_state=None,
                  warm_start=False, n_jobs=None):
@@ -121,7 +123,7 @@ class SVR(_BaseRegressor):
     _parameter_constraints = {**p.COMMON, **p.C, **p.EPSILON}
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3,
-                 C=1.0, epsilon=0.1, shrinking=True, cache_size=200, verbose=False,
+                 C=1.0, epsilon=0.1, shrinking=True, cache_size="auto", verbose=False,
                  max_iter=-1, warm_start=False, n_jobs=None):
         self.kernel = kernel
         self.degree = degree
@@ -148,7 +150,7 @@ class NuSVR(_BaseRegressor):
     _parameter_constraints = {**p.NU, **p.C, **p.COMMON}
 
     def __init__(self, *, nu=0.5, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
-                 shrinking=True, tol=1e-3, cache_size=200, verbose=False, max_iter=-1,
+                 shrinking=True, tol=1e-3, cache_size="auto", verbose=False, max_iter=-1,
                  warm_start=False, n_jobs=None):
         self.nu = nu
         self.C = C
@@ -177,7 +179,7 @@ class OneClassSVM(OutlierMixin, _BaseOther):
     _parameter_constraints = {**p.COMMON, **p.NU, **p.LINEAR_SOLVER}
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3,
-                 nu=0.5, shrinking=True, cache_size=200, verbose=False, max_iter=-1,
+                 nu=0.5, shrinking=True, cache_size="auto", verbose=False, max_iter=-1,
                  linear_solver="auto", warm_start=False, n_jobs=None):
         self.linear_solver = linear_solver
         self.kernel = kernel

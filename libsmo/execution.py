@@ -26,7 +26,7 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
 import numpy as np
 
-from libsmo import _sparse as sp
+from libsmo import _cache_budget as budget, _sparse as sp
 from libsmo._core.arrays import all_finite
 from libsmo._core.cache import release_free_memory
 from libsmo._core.int_rows import small_integer_data
@@ -61,6 +61,9 @@ ROWS_TOGETHER_MIN_BYTES = 12 * 2**20
 # over 37,000 columns in 0.47 s against 2.6 s one by one (each row streamed the data
 # from memory). False only to compare against the rows one by one.
 RECONSTRUCT_TOGETHER = True
+
+# The kernel cache's eviction policy (`cache.POLICIES`): "lru" (LIBSVM's) or "ranked".
+CACHE_POLICY = "ranked"
 
 # Rows whose values are all zeros and ones get bitmaps, and a kernel row is then a bit
 # count and a table load per entry (`Rows.bit_values`, `Kernel`): the same values, so
@@ -116,10 +119,13 @@ class Executor:
     kernel : KernelParams
         With gamma resolved.
     solver : SolverParams
+        Its cache_size "auto" becomes the bound `_cache_budget.cache_megabytes` gives
+        when the executor is made (each problem's cache is at most its whole Q).
     primal_policy : {"never", "large", "always"}
         `TrainParams.primal_policy`.
     policy_cache_size : float or None
-        The cache (MB) against which "large" is judged; default `solver.cache_size`.
+        The cache (MB) against which "large" is judged; default `solver.cache_size`
+        (for "auto", `_cache_budget.AUTO_POLICY_MB`).
         Problems solved at once each get a share of the cache but keep the whole
         fit's choice of solver, so that they give the same answer as one by one.
     reserved_bytes : int
@@ -140,10 +146,14 @@ class Executor:
                  reserved_bytes=0):
         self.X = X
         self.kernel = kernel
-        self.solver = solver
         self.primal_policy = primal_policy
-        self.policy_cache_size = (solver.cache_size if policy_cache_size is None
-                                  else policy_cache_size)
+        self.policy_cache_size = (budget.policy_megabytes(solver.cache_size)
+                                  if policy_cache_size is None else policy_cache_size)
+        if solver.cache_size == budget.AUTO:
+            # the bound of this fit's caches, read once (`_cache_budget`)
+            solver = dataclasses.replace(solver,
+                                         cache_size=budget.cache_megabytes(budget.AUTO))
+        self.solver = solver
         self.reserved_mb = reserved_bytes / 2**20
         self.deadline = (None if solver.time_limit is None
                          else time.monotonic() + solver.time_limit)
@@ -210,7 +220,8 @@ class Executor:
             else:
                 Q = QMatrix(kernel, problem.signs, cache,
                             rows_together=self._rows_together(len(problem.rows)),
-                            reconstruct_together=RECONSTRUCT_TOGETHER)
+                            reconstruct_together=RECONSTRUCT_TOGETHER,
+                            cache_policy=CACHE_POLICY)
             try:
                 if not all_finite(Q.diagonal()):
                     self._overflow()

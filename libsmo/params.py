@@ -14,7 +14,7 @@ it once the data's width is known.
 """
 import dataclasses
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Callable, Optional, Union
 
 from libsmo import _param_validation as pv
 from libsmo.names import CLASSIFICATION_TYPES, FLAVORS, KERNELS, SVM_TYPES
@@ -31,7 +31,7 @@ KERNEL_CONSTRAINTS = {
 
 SOLVER_CONSTRAINTS = {
     "tol": pv.Positive(),
-    "cache_size": pv.Positive(),
+    "cache_size": pv.CacheSize(),
     "shrinking": pv.Boolean(),
     "selection": pv.OneOf(SELECTIONS),
     "max_iter": pv.OrNone(pv.Positive(integer=True)),
@@ -120,8 +120,9 @@ class SolverParams:
     ----------
     tol : float > 0
         LIBSVM's -e: stop when m(a) - M(a) <= tol.
-    cache_size : float > 0
-        The Q-row cache in MB (LIBSVM's -m).
+    cache_size : float > 0 or "auto"
+        The Q-row cache in MB (LIBSVM's -m), or "auto": as much as the problem can use
+        within a share of the available memory (`libsmo._cache_budget`).
     shrinking : bool
     selection : {"second_order", "platt"}
     max_iter : int > 0 or None
@@ -139,7 +140,7 @@ class SolverParams:
     verbose : bool
     """
     tol: float = 1e-3
-    cache_size: float = 100.0
+    cache_size: Union[float, str] = 100.0
     shrinking: bool = True
     selection: str = "second_order"
     max_iter: Optional[int] = None

@@ -1,5 +1,5 @@
 # Q matrix rows over the kernel, cached (LIBSVM's SVC_Q, ONE_CLASS_Q, SVR_Q).
-from libsmo._core.cache cimport RowCache
+from libsmo._core.cache cimport RowCache, SmoRowRank
 from libsmo._core.kernel cimport Kernel
 
 
@@ -43,6 +43,7 @@ cdef class QMatrix:
     cdef void swap_index(self, int i, int j) noexcept nogil
     cdef void defer_swaps(self) noexcept nogil
     cdef void apply_swaps(self) noexcept nogil
+    cdef void set_rank(self, const SmoRowRank* rank) noexcept nogil
 
 
 cdef class SVRQMatrix(QMatrix):

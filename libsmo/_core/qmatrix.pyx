@@ -11,7 +11,7 @@ kernel on demand and kept in the row cache (`libsmo._core.cache.RowCache`) as fl
 import numpy as np
 cimport numpy as cnp
 from libsmo._core.arrays import check_lengths, check_range
-from libsmo._core.cache cimport RowCache
+from libsmo._core.cache cimport POLICY_RANKED, RowCache
 from libsmo._core.kernel cimport RBF
 from libsmo._core.rows cimport MANY_ROWS, Rows
 from libsmo._core.sparse_dots cimport SmoRowBatch
@@ -21,6 +21,8 @@ from libc.string cimport memcpy
 # A copy of the columns of some rows (`narrow_rows`) costs about what a few dozen rows of
 # products over the whole columns cost: made for a loop of at least this many rows.
 NARROW_MIN_ROWS = 256
+
+AHEAD_MIN_ROWS = 8
 
 cnp.import_array()
 
@@ -52,13 +54,14 @@ cdef class QMatrix:
     """
 
     def __init__(self, Kernel kernel, sign, double cache_size_mb, int rows_together=1,
-                 bint reconstruct_together=True):
+                 bint reconstruct_together=True, cache_policy="lru"):
         cdef int i
         check_lengths(kernel.n_rows, "the kernel's rows", sign=sign)
         self.kernel = kernel
         self.sign = np.ascontiguousarray(sign, dtype=np.float64).copy()
         n = kernel.n_rows
-        self.cache = RowCache(n, cache_size_mb * 1024.0 * 1024.0, kernel.n_threads)
+        self.cache = RowCache(n, cache_size_mb * 1024.0 * 1024.0, kernel.n_threads,
+                              cache_policy)
         self.kbuf = np.empty(max(n, 1))
         self.tail = np.empty(max(n, 1), dtype=np.float32)
         self.diag = np.empty(n)
@@ -69,8 +72,11 @@ cdef class QMatrix:
         # solver asks for it (a9a, 32,561 rows in a 200 MB cache: rows pushed out
         # unused made fits twice as slow), and never pushes out a row in use
         self.rows_together = 1
+        whole = cache_size_mb * 2**20 >= 4.0 * max(n, 1) * max(n, 4 * rows_together)
+        ranked = (self.cache.policy == POLICY_RANKED
+                  and self.cache.size_entries >= AHEAD_MIN_ROWS * rows_together * <double>n)
         if (rows_together > 1 and kernel.rows.reads_rows_together()
-                and cache_size_mb * 2**20 >= 4.0 * max(n, 1) * max(n, 4 * rows_together)):
+                and (whole or ranked)):
             self.rows_together = min(rows_together, MANY_ROWS)
             self.kbuf_many = np.empty(self.rows_together * max(n, 1))
         self.entries_together = (MANY_ROWS if reconstruct_together
@@ -215,14 +221,18 @@ cdef class QMatrix:
         if count <= 1 or length <= 0 or self.cache.length[rows[0]] > 0:
             return self.get_row(rows[0], length)
         self.kernel.rows_many(rows, count, 0, length, &self.kbuf_many[0], length)
-        # rows[0] last, so that it is the most recent row in the cache
+        # rows[0] last, so that it is the most recent row in the cache; the row the
+        # cache returned before (the step's Q_i) stays while the others are stored
+        self.cache.pinned = self.cache.last_row
         for b in range(count - 1, -1, -1):
             start = self.cache.get(rows[b], length, &row)
             if start < 0:
+                self.cache.pinned = -1
                 return NULL
             smo_signed_row_threads(length - start, self.sign[rows[b]], &self.sign[start],
                                    &self.kbuf_many[b * length + start], &row[start],
                                    self.kernel.n_threads)
+        self.cache.pinned = -1
         return row
 
     cdef float* get_row(self, int i, int length) noexcept nogil:
@@ -263,6 +273,12 @@ cdef class QMatrix:
     cdef void defer_swaps(self) noexcept nogil:
         """The cache's row exchanges wait for `apply_swaps` (RowCache.defer_swaps)."""
         self.cache.defer_swaps()
+
+    cdef void set_rank(self, const SmoRowRank* rank) noexcept nogil:
+        """The solver's ranks for the cache's "ranked" policy (`RowCache.set_rank`)."""
+        self.cache.set_rank(rank)
+
+
 
     cdef void apply_swaps(self) noexcept nogil:
         self.cache.apply_swaps()
@@ -420,6 +436,11 @@ cdef class QMatrix:
             raise MemoryError("cannot allocate a Q row")
         return done == 1
 
+    @property
+    def row_cache(self):
+        """The `RowCache` behind the rows (its policy, budget and evictions)."""
+        return self.cache
+
     def cached_length(self, int i):
         """Python access for tests: how many entries of row i the cache holds."""
         if not 0 <= i < self.cache.n_rows:
@@ -525,6 +546,10 @@ cdef class SVRQMatrix(QMatrix):
         # the cache holds whole kernel rows: nothing grows, nothing is left out
         split[0] = length
         return self.get_row(i, length)
+
+    cdef void set_rank(self, const SmoRowRank* rank) noexcept nogil:
+        # the cache's rows are the l examples, not the solver's variables: LRU order
+        return
 
     cdef void swap_index(self, int i, int j) noexcept nogil:
         # the assembled rows are in the old order

@@ -114,6 +114,19 @@ cdef class Solver:
         self.stop = RUNNING
         for i in range(self.l):
             update_status(self, i)
+        if self.l > 0:
+            self._init_rank()
+
+    cdef void _init_rank(self) noexcept:
+        self.rank.G = &self.G[0]
+        self.rank.y = &self.y[0]
+        self.rank.pen_up = &self.pen_up[0, 0]
+        self.rank.pen_low = &self.pen_low[0, 0]
+        self.rank.stride = self.l
+        self.rank.nu = self.nu
+        self.rank.active_size = self.l
+        self.rank.m[0] = self.rank.m[1] = INFINITY
+        self.rank.M[0] = self.rank.M[1] = INFINITY
 
     cdef void _swap(self, int i, int j) noexcept nogil:
         cdef int g
@@ -339,6 +352,8 @@ cdef class Solver:
         for g in range(n_groups):
             i_g[g] = smo_argmax_up_threads(active, G, y, &self.pen_up[g, 0], &v_max[g],
                                            self.n_threads)
+            self.rank.m[g] = v_max[g]
+        self.rank.active_size = active
         # its partner over I_low: the largest second-order decrease; across the groups
         # of the nu variant the smaller objective wins, the later variable on a tie
         for g in range(n_groups):
@@ -350,6 +365,7 @@ cdef class Solver:
             j_g = smo_partner_threads(active, G, y, &self.pen_low[g, 0], &self.QD[0], Qi,
                                       self.QD[i_g[g]], y[i_g[g]], v_max[g], &low[g],
                                       &obj_g, self.n_threads)
+            self.rank.M[g] = -low[g]
             if j_g != -1 and (obj_g < obj_min or (obj_g == obj_min and j_g > j)):
                 j = j_g
                 obj_min = obj_g
@@ -418,6 +434,7 @@ cdef class Solver:
                     self.active_size -= 1
             i += 1
         self.Q.apply_swaps()
+        self.rank.active_size = self.active_size
         # the next steps' rows are products with the active variables alone
         self.Q.narrow(0, self.active_size, self.l if self.l < 1000 else 1000)
         return 0
@@ -484,6 +501,8 @@ cdef class Solver:
         SolverStopped
             The stop flag ended the run while the gradient was incomplete.
         """
+        if self.l > 0:
+            self.Q.set_rank(&self.rank)
         try:
             with nogil:
                 if self.gradient_given or self._init_gradient() == 0:
@@ -493,6 +512,7 @@ cdef class Solver:
                     # the solution's gradient covers every variable
                     self._unshrink_all()
         finally:
+            self.Q.set_rank(NULL)
             self.poller.release()
             self.n_threads = self.Q.kernel.n_threads = self.governor.max_threads
         if self.stop == EXCEPTION:

@@ -21,6 +21,7 @@ import scipy.sparse as sp
 
 import libsmo.dask._partitions as parts
 from libsmo import _one_vs_one as ovo
+from libsmo._cache_budget import policy_megabytes
 from libsmo.cascade import solve_partitioned
 from libsmo.cascade_nodes import problem_rows
 from libsmo.classification import PairTask, one_vs_one_result, run_pair_task
@@ -246,7 +247,8 @@ def _whole_pair(block_a, block_b, params, kernel, factors):
     task = PairTask(X=X, n_a=Xa.shape[0], weights=weights, factors=factors, seed=None,
                     rng=None, params=params, kernel=kernel,
                     solver=dataclasses.replace(params.solver, n_threads=1, n_jobs=1),
-                    policy_cache_size=params.solver.cache_size, deadline=None,
+                    policy_cache_size=policy_megabytes(params.solver.cache_size),
+                    deadline=None,
                     stop_flag=np.zeros(1, dtype=np.int8))
     return run_pair_task(task)[1]
 
