@@ -65,9 +65,9 @@ def test_the_dense_dot_is_exact_on_integers_and_close_elsewhere(d):
 
 
 def test_which_problems_compute_rows_together():
-    """Dense rows stored row by row whose Q fits in the cache, and int16 rows of small
-    integers (CSR ones too): 8 rows at a time; a cache too small for every row, other
-    CSR rows and feature-major rows: one at a time."""
+    """Dense rows stored row by row, and int16 rows of small integers (CSR ones too): 8
+    rows at a time, whatever the cache's size (`test_rows_ahead_never_evict_a_row`);
+    other CSR rows and feature-major rows: one at a time."""
     from scipy import sparse
 
     from libsmo._core.qmatrix import QMatrix
@@ -77,7 +77,7 @@ def test_which_problems_compute_rows_together():
     assert QMatrix(Kernel(X, *rbf), sign, 100.0, rows_together=8).rows_together == 8
     assert QMatrix(Kernel(X, *rbf, copy_dense=False), sign, 9.0,
                    rows_together=8).rows_together == 8
-    assert QMatrix(Kernel(X, *rbf), sign, 4.0, rows_together=8).rows_together == 1
+    assert QMatrix(Kernel(X, *rbf), sign, 4.0, rows_together=8).rows_together == 8
     assert QMatrix(Kernel(sparse.csr_matrix(X), *rbf), sign, 100.0,
                    rows_together=8).rows_together == 8
     assert QMatrix(Kernel(sparse.csr_matrix(X), *rbf, int_rows=False), sign, 100.0,
@@ -157,3 +157,36 @@ def test_a_block_of_entries_is_the_rows_one_by_one(int_rows):
     np.testing.assert_array_equal(added, expected)
     assert QMatrix(Kernel(X, "rbf", 0.0102, 3, 0.0), sign, 100.0,
                    reconstruct_together=False).entries_together == 1
+
+
+def test_rows_ahead_never_evict_a_row():
+    """`QMatrix.get_rows`: the rows computed ahead go into the cache's free room; those
+    it has no room for wait outside it (never evicting a cached row) and are handed
+    over, the same bits, when a step asks for them, until the next rows computed
+    together or a swap."""
+    from libsmo._core.qmatrix import QMatrix
+    X, labels = load_fashion_mnist("train", n_rows=1200)
+    sign = np.where(labels >= 5, 1.0, -1.0)
+    rbf = ("rbf", 0.0102, 3, 0.0)
+    whole = QMatrix(Kernel(X, *rbf), sign, 100.0)
+    Q = QMatrix(Kernel(X, *rbf), sign, 4.0, rows_together=8)
+    i = 100
+    while Q.row_cache.free_entries_now >= 3 * 1200:   # leave room for two rows
+        Q.row(i)
+        i += 1
+    held = [t for t in range(1200) if Q.cached_length(t)]
+    evicted = Q.row_cache.n_evicted
+    np.testing.assert_array_equal(Q.rows_with([0, 1, 2, 3, 4], 1200), whole.row(0))
+    assert Q.row_cache.n_evicted == evicted           # nothing pushed out
+    assert [t for t in held if not Q.cached_length(t)] == []
+    assert [Q.cached_length(t) for t in range(5)] == [1200, 1200, 0, 0, 0]
+    assert [Q.is_waiting(t) for t in range(5)] == [False, False, True, True, True]
+    evaluated = Q.kernel.evaluations
+    np.testing.assert_array_equal(Q.row(3), whole.row(3))   # handed over, not computed
+    assert Q.kernel.evaluations == evaluated and not Q.is_waiting(3)
+    assert Q.ahead_used == 1
+    Q.swap(10, 11)                                    # the variables moved: dropped
+    whole.swap(10, 11)
+    assert not Q.is_waiting(4)
+    np.testing.assert_array_equal(Q.row(4), whole.row(4))
+    assert Q.kernel.evaluations == evaluated + 1200

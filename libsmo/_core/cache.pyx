@@ -378,6 +378,12 @@ cdef class RowCache:
         return have
 
     @property
+    def free_entries_now(self):
+        """The float entries the budget has left (rows may take them without evicting
+        another)."""
+        return self.free_entries
+
+    @property
     def policy_name(self):
         """The eviction policy, "lru" or "ranked"."""
         return POLICIES[self.policy]

@@ -11,7 +11,7 @@ kernel on demand and kept in the row cache (`libsmo._core.cache.RowCache`) as fl
 import numpy as np
 cimport numpy as cnp
 from libsmo._core.arrays import check_lengths, check_range
-from libsmo._core.cache cimport POLICY_RANKED, RowCache
+from libsmo._core.cache cimport RowCache
 from libsmo._core.kernel cimport RBF
 from libsmo._core.rows cimport MANY_ROWS, Rows
 from libsmo._core.sparse_dots cimport SmoRowBatch
@@ -21,8 +21,6 @@ from libc.string cimport memcpy
 # A copy of the columns of some rows (`narrow_rows`) costs about what a few dozen rows of
 # products over the whole columns cost: made for a loop of at least this many rows.
 NARROW_MIN_ROWS = 256
-
-AHEAD_MIN_ROWS = 8
 
 cnp.import_array()
 
@@ -67,24 +65,32 @@ cdef class QMatrix:
         self.diag = np.empty(n)
         for i in range(n):
             self.diag[i] = kernel.value(i, i)
-        # rows computed together only where the kernel reads them in one pass, and
-        # where the cache holds every row: then a row computed ahead stays until the
-        # solver asks for it (a9a, 32,561 rows in a 200 MB cache: rows pushed out
-        # unused made fits twice as slow), and never pushes out a row in use
+        # rows computed together only where the kernel reads them in one pass; the
+        # rows computed ahead only into the cache's free room (`get_rows`)
         self.rows_together = 1
-        whole = cache_size_mb * 2**20 >= 4.0 * max(n, 1) * max(n, 4 * rows_together)
-        ranked = (self.cache.policy == POLICY_RANKED
-                  and self.cache.size_entries >= AHEAD_MIN_ROWS * rows_together * <double>n)
-        if (rows_together > 1 and kernel.rows.reads_rows_together()
-                and (whole or ranked)):
+        if rows_together > 1 and kernel.rows.reads_rows_together():
             self.rows_together = min(rows_together, MANY_ROWS)
             self.kbuf_many = np.empty(self.rows_together * max(n, 1))
+            self.ahead_rows = np.full(self.rows_together, -1, dtype=np.int32)
         self.entries_together = (MANY_ROWS if reconstruct_together
                                  and kernel.rows.reads_rows_together() else 1)
 
     cdef bint is_cached(self, int i) noexcept nogil:
-        """Whether any of row i is in the cache."""
-        return self.cache.length[i] > 0
+        """Whether any of row i is in the cache, or waits among the rows computed
+        ahead (`get_rows`)."""
+        return self.cache.length[i] > 0 or (self.ahead_count > 0
+                                            and self._ahead_slot(i, 0) >= 0)
+
+    cdef int _ahead_slot(self, int i, int length) noexcept nogil:
+        """The slot of kbuf_many holding row i computed ahead over at least `length`
+        entries, or -1."""
+        cdef int b
+        if self.ahead_length < length:
+            return -1
+        for b in range(1, self.ahead_count):
+            if self.ahead_rows[b] == i:
+                return b
+        return -1
 
     cdef float* get_entries(self, int i, int start, int end) noexcept nogil:
         """Q_ij for j in [start, end), at the returned pointer's [0, end - start): from
@@ -211,23 +217,45 @@ cdef class QMatrix:
         free(cached)
         return done
 
+    cdef int rows_ahead(self, int length) noexcept nogil:
+        """How many rows of `length` entries `get_rows` computes together on a miss:
+        rows_together (1 where the rows are not read together)."""
+        if length <= 0:
+            return 1
+        return self.rows_together
+
     cdef float* get_rows(self, const int* rows, int count, int length) noexcept nogil:
         """Q row rows[0] over the first `length` variables, as `get_row`, with the rows
         rows[1 : count] (none of them cached) computed in the same pass over the data and
         cached for the steps that ask for them next; NULL when memory ran out."""
         cdef float* row = NULL
-        cdef int b, start
-        count = min(count, self.rows_together)
+        cdef int b, start, stored
+        count = min(count, self.rows_ahead(length))
         if count <= 1 or length <= 0 or self.cache.length[rows[0]] > 0:
             return self.get_row(rows[0], length)
         self.kernel.rows_many(rows, count, 0, length, &self.kbuf_many[0], length)
+        # the rows ahead go into the cache's free room, never evicting a row (one
+        # pushed out unused costs its computation again: a9a, 32,561 rows in 200 MB,
+        # fits twice as slow; Fashion-MNIST 40,000 in 100 MB computed three times the
+        # kernel values); the others wait in kbuf_many for the steps that ask for them
+        # (`get_row`) until the next rows are computed together or a swap
+        stored = <int>max(0, min(<long long>count - 1,
+                                 self.cache.free_entries // length - 1))
+        self.ahead_count = count
+        self.ahead_length = length
+        self.ahead_rows[0] = -1
+        for b in range(1, count):
+            self.ahead_rows[b] = rows[b] if b > stored else -1
         # rows[0] last, so that it is the most recent row in the cache; the row the
         # cache returned before (the step's Q_i) stays while the others are stored
         self.cache.pinned = self.cache.last_row
         for b in range(count - 1, -1, -1):
+            if b > stored:
+                continue   # kept in kbuf_many
             start = self.cache.get(rows[b], length, &row)
             if start < 0:
                 self.cache.pinned = -1
+                self.ahead_count = 0
                 return NULL
             smo_signed_row_threads(length - start, self.sign[rows[b]], &self.sign[start],
                                    &self.kbuf_many[b * length + start], &row[start],
@@ -236,13 +264,24 @@ cdef class QMatrix:
         return row
 
     cdef float* get_row(self, int i, int length) noexcept nogil:
-        """Q row i over the first `length` variables; NULL when memory ran out."""
+        """Q row i over the first `length` variables; NULL when memory ran out. A row
+        computed ahead that the cache had no room for is taken from kbuf_many."""
         cdef float* row
-        cdef int start = self.cache.get(i, length, &row)
+        cdef int start, b = -1
+        if self.ahead_count > 0 and self.cache.length[i] < length:
+            b = self._ahead_slot(i, length)
+        start = self.cache.get(i, length, &row)
         if start < 0:
             return NULL
         if start < length:
-            self._fill(i, start, length, &row[start])
+            if b >= 0:
+                smo_signed_row_threads(length - start, self.sign[i], &self.sign[start],
+                                       &self.kbuf_many[b * self.ahead_length + start],
+                                       &row[start], self.kernel.n_threads)
+                self.ahead_rows[b] = -1
+                self.ahead_used += 1
+            else:
+                self._fill(i, start, length, &row[start])
         return row
 
     cdef float* get_row_split(self, int i, int length, int* split,
@@ -284,6 +323,7 @@ cdef class QMatrix:
         self.cache.apply_swaps()
 
     cdef void swap_index(self, int i, int j) noexcept nogil:
+        self.ahead_count = 0   # the rows computed ahead are in the old order
         self.cache.swap_index(i, j)
         self.kernel.swap(i, j)
         self.sign[i], self.sign[j] = self.sign[j], self.sign[i]
@@ -321,6 +361,7 @@ cdef class QMatrix:
         """Free the cached rows now (`RowCache.release`), and the reconstruction's
         block; returns the bytes the rows held."""
         self._free_block()
+        self.ahead_count = 0
         return self.cache.release()
 
     @property
@@ -435,6 +476,32 @@ cdef class QMatrix:
         if done < 0:
             raise MemoryError("cannot allocate a Q row")
         return done == 1
+
+    def rows_with(self, rows, int length):
+        """Python access for tests: Q row rows[0] over `length` variables computed
+        together with the rows rows[1:] (`get_rows`: those the cache has room for are
+        cached, the others kept aside for `row`).
+
+        Returns
+        -------
+        ndarray of float32
+        """
+        cdef int n = self.diag.shape[0], k
+        cdef int[::1] batch = np.ascontiguousarray(rows, dtype=np.int32)
+        cdef float* q
+        if not (0 < batch.shape[0] <= max(self.rows_together, 1) and 0 < length <= n
+                and all(0 <= i < n for i in rows)):
+            raise IndexError(f"rows {list(rows)} of length {length} in {n} variables")
+        with nogil:
+            q = self.get_rows(&batch[0], batch.shape[0], length)
+        if q == NULL:
+            raise MemoryError("cannot allocate a Q row")
+        return np.array([q[k] for k in range(length)], dtype=np.float32)
+
+    def is_waiting(self, int i):
+        """Python access for tests: whether row i was computed ahead and waits outside
+        the cache."""
+        return self.ahead_count > 0 and self._ahead_slot(i, 0) >= 0
 
     @property
     def row_cache(self):

@@ -63,7 +63,7 @@ cdef class Solver:
     cdef int _reconstruct_gradient(self) noexcept nogil
     cdef int take_step(self, int i, int j, bint require_progress) noexcept nogil
     cdef float* _q_row(self, int i, int length) noexcept nogil
-    cdef int _rows_to_come(self, int i) noexcept nogil
+    cdef int _rows_to_come(self, int i, int most) noexcept nogil
     cdef int _update_G_bar(self, int i, double coef) noexcept nogil
     cdef int select_second_order(self, int* out_i, int* out_j) noexcept nogil
     cdef double _thresholds(self) noexcept nogil

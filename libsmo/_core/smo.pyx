@@ -237,19 +237,19 @@ cdef class Solver:
         the same pass over the data where the kernel can (dense rows: one read of the
         data for all of them). The values are the same either way, and so are the
         steps; only the time changes."""
-        cdef int count
-        if self.Q.rows_together <= 1 or self.Q.is_cached(i):
+        cdef int count = 1 if self.Q.is_cached(i) else self.Q.rows_ahead(length)
+        if count <= 1:
             return self.Q.get_row(i, length)
-        count = self._rows_to_come(i)
+        count = self._rows_to_come(i, count)
         return self.Q.get_rows(&self.next_rows[0], count, length)
 
-    cdef int _rows_to_come(self, int i) noexcept nogil:
-        """next_rows = [i, then up to rows_together - 1 active variables whose rows are
-        not cached]: half the most violating of I_up (the largest -y_t G_t, which the
+    cdef int _rows_to_come(self, int i, int most) noexcept nogil:
+        """next_rows = [i, then up to most - 1 active variables whose rows are not
+        cached]: half the most violating of I_up (the largest -y_t G_t, which the
         selection takes as its first variable) and half the least of I_low (the
         smallest, the likeliest partners; kept as the largest -v), later variables
         first on ties as the selection's own. Returns how many."""
-        cdef int want = self.Q.rows_together - 1
+        cdef int want = most - 1
         cdef int n_up = 0, n_low = 0, k, t, g, count = 1
         cdef int want_low = want // 2
         cdef int want_up = want - want_low
