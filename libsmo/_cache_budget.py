@@ -93,7 +93,7 @@ def auto_megabytes(available=None):
     return max(AUTO_MIN_MB, AUTO_MEMORY_FRACTION * available)
 
 
-def cache_megabytes(cache_size, share=1):
+def budget_megabytes(cache_size, share=1):
     """The cache in MB that `cache_size` gives a fit (or each of `share` fits that run
     at once): the number itself, or for "auto" `auto_megabytes()`, divided by share.
 
@@ -109,9 +109,9 @@ def cache_megabytes(cache_size, share=1):
 
     Examples
     --------
-    >>> cache_megabytes(100.0, share=4)
+    >>> budget_megabytes(100.0, share=4)
     25.0
-    >>> cache_megabytes("auto") >= AUTO_MIN_MB
+    >>> budget_megabytes("auto") >= AUTO_MIN_MB
     True
     """
     total = auto_megabytes() if cache_size == AUTO else float(cache_size)

@@ -30,7 +30,7 @@ import numpy as np
 from libsmo import _parallel
 from libsmo import _validation as v
 from libsmo import probability as prob
-from libsmo._cache_budget import cache_megabytes
+from libsmo._cache_budget import budget_megabytes
 from libsmo._libsvm_figures import regression_figures
 from libsmo._one_vs_one import ONE_CLASS_LINES, all_one_class, group_classes
 from libsmo._random import LibsvmRandom
@@ -327,7 +327,7 @@ def fold_predictions(X, y, folds, train_params, sample_weight=None, blocks=None,
     jobs = _parallel.effective_n_jobs(n_jobs)
     if jobs > 1:
         fold_params = [p.replace(n_threads=1, n_jobs=1,
-                                 cache_size=cache_megabytes(p.solver.cache_size, jobs))
+                                 cache_size=budget_megabytes(p.solver.cache_size, jobs))
                        for p in fold_params]
     tested = []
 

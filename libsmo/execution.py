@@ -119,7 +119,7 @@ class Executor:
     kernel : KernelParams
         With gamma resolved.
     solver : SolverParams
-        Its cache_size "auto" becomes the bound `_cache_budget.cache_megabytes` gives
+        Its cache_size "auto" becomes the bound `_cache_budget.budget_megabytes` gives
         when the executor is made (each problem's cache is at most its whole Q).
     primal_policy : {"never", "large", "always"}
         `TrainParams.primal_policy`.
@@ -152,7 +152,7 @@ class Executor:
         if solver.cache_size == budget.AUTO:
             # the bound of this fit's caches, read once (`_cache_budget`)
             solver = dataclasses.replace(solver,
-                                         cache_size=budget.cache_megabytes(budget.AUTO))
+                                         cache_size=budget.budget_megabytes(budget.AUTO))
         self.solver = solver
         self.reserved_mb = reserved_bytes / 2**20
         self.deadline = (None if solver.time_limit is None

@@ -25,7 +25,7 @@ from typing import Optional, Tuple
 import numpy as np
 
 from libsmo import _parallel
-from libsmo._cache_budget import cache_megabytes
+from libsmo._cache_budget import budget_megabytes
 from libsmo._core.kernel import Kernel
 from libsmo._param_validation import Jobs, OrNone
 from libsmo._random import LibsvmRandom
@@ -186,7 +186,7 @@ class CrossValidator:
         jobs = _parallel.effective_n_jobs(n_jobs)
         if jobs > 1:
             self.params = self.params.replace(
-                n_threads=1, cache_size=cache_megabytes(self.params.solver.cache_size,
+                n_threads=1, cache_size=budget_megabytes(self.params.solver.cache_size,
                                                         jobs))
         if self.params.kernel.kernel == "precomputed":
             raise ValueError("a grid over gamma needs the data, not a precomputed kernel")
@@ -249,7 +249,7 @@ class CrossValidator:
         """The kernel matrix of the data with the values training computes, if it fits
         in the budget of the kernel cache; else None (each fold computes its rows)."""
         n = self.X.shape[0]
-        if 8.0 * n * n > cache_megabytes(self.params.solver.cache_size) * 2**20:
+        if 8.0 * n * n > budget_megabytes(self.params.solver.cache_size) * 2**20:
             return None
         return Kernel(self.X, kernel.kernel, kernel.gamma, kernel.degree,
                       kernel.coef0).kernel_matrix()

@@ -24,7 +24,7 @@ from typing import Optional
 import numpy as np
 
 from libsmo import _sparse as sp
-from libsmo._cache_budget import AUTO, cache_megabytes
+from libsmo._cache_budget import AUTO, budget_megabytes
 from libsmo import _validation as v
 from libsmo._core.arrays import csr_to_dense, row_ranges
 from libsmo._one_vs_one import group_classes
@@ -201,10 +201,10 @@ def solver_layout(X, dense_copy_bytes=DENSE_COPY_BYTES):
 
 def dense_copy_budget(cache_size):
     """The bytes a dense copy of sparse rows may take: it comes out of the kernel cache
-    (cache_size MB, or "auto": the bound `_cache_budget.cache_megabytes` gives), at
+    (cache_size MB, or "auto": the bound `_cache_budget.budget_megabytes` gives), at
     most half of it; 0 for a cache size that is not a positive number."""
     if cache_size == AUTO:
-        cache_size = cache_megabytes(AUTO)
+        cache_size = budget_megabytes(AUTO)
     return cache_size * 2**19 if cache_size > 0 and math.isfinite(cache_size) else 0
 
 

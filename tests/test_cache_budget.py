@@ -20,8 +20,8 @@ def test_auto_is_half_of_the_available_memory():
     expected = (budget.AUTO_FALLBACK_MB if available is None
                 else max(budget.AUTO_MIN_MB, available / 2))
     # the memory moves between two readings: within 5% of it
-    assert budget.cache_megabytes("auto") == pytest.approx(expected, rel=0.05)
-    assert budget.cache_megabytes("auto", share=4) == pytest.approx(expected / 4, rel=0.05)
+    assert budget.budget_megabytes("auto") == pytest.approx(expected, rel=0.05)
+    assert budget.budget_megabytes("auto", share=4) == pytest.approx(expected / 4, rel=0.05)
 
 
 def test_memavailable_is_read_where_linux_has_it(monkeypatch, tmp_path):
@@ -35,7 +35,7 @@ def test_memavailable_is_read_where_linux_has_it(monkeypatch, tmp_path):
     monkeypatch.setattr(builtins, "open", lambda path, *a, **k: real_open(
         meminfo if path == "/proc/meminfo" else path, *a, **k))
     assert budget.available_megabytes() == 2048.0
-    assert budget.cache_megabytes("auto") == 1024.0
+    assert budget.budget_megabytes("auto") == 1024.0
     meminfo.write_text("MemTotal: 1 kB\n")
     monkeypatch.setattr(budget.os, "sysconf", lambda name: {
         "SC_AVPHYS_PAGES": 1024, "SC_PAGE_SIZE": 4096}[name])
@@ -45,7 +45,7 @@ def test_memavailable_is_read_where_linux_has_it(monkeypatch, tmp_path):
         raise ValueError(name)
     monkeypatch.setattr(budget.os, "sysconf", no_sysconf)
     assert budget.available_megabytes() is None
-    assert budget.cache_megabytes("auto") == budget.AUTO_FALLBACK_MB
+    assert budget.budget_megabytes("auto") == budget.AUTO_FALLBACK_MB
 
 
 def test_auto_is_the_default_of_train_and_the_estimators():

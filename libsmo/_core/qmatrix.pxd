@@ -17,12 +17,6 @@ cdef class QMatrix:
     # rows computed together on a miss (1: one at a time) and their kernel values
     cdef readonly int rows_together
     cdef double[::1] kbuf_many
-    # rows computed ahead that the cache had no room for, kept in kbuf_many until the
-    # next rows are computed together or the variables move: the variable of each slot
-    # (-1: used or none), how many slots, over how many entries
-    cdef int[::1] ahead_rows
-    cdef int ahead_count, ahead_length
-    cdef readonly long long ahead_used
     # the gradient's reconstruction: MANY_ROWS rows of kernel values and of Q entries
     # computed in one pass over the data (`entries_block`), allocated on first use
     cdef readonly int entries_together
@@ -31,7 +25,6 @@ cdef class QMatrix:
     cdef long long block_entries
 
     cdef float* get_row(self, int i, int length) noexcept nogil
-    cdef int _ahead_slot(self, int i, int length) noexcept nogil
     cdef float* get_row_split(self, int i, int length, int* split,
                               float** tail) noexcept nogil
     cdef void _fill(self, int i, int start, int end, float* out) noexcept nogil

@@ -71,26 +71,12 @@ cdef class QMatrix:
         if rows_together > 1 and kernel.rows.reads_rows_together():
             self.rows_together = min(rows_together, MANY_ROWS)
             self.kbuf_many = np.empty(self.rows_together * max(n, 1))
-            self.ahead_rows = np.full(self.rows_together, -1, dtype=np.int32)
         self.entries_together = (MANY_ROWS if reconstruct_together
                                  and kernel.rows.reads_rows_together() else 1)
 
     cdef bint is_cached(self, int i) noexcept nogil:
-        """Whether any of row i is in the cache, or waits among the rows computed
-        ahead (`get_rows`)."""
-        return self.cache.length[i] > 0 or (self.ahead_count > 0
-                                            and self._ahead_slot(i, 0) >= 0)
-
-    cdef int _ahead_slot(self, int i, int length) noexcept nogil:
-        """The slot of kbuf_many holding row i computed ahead over at least `length`
-        entries, or -1."""
-        cdef int b
-        if self.ahead_length < length:
-            return -1
-        for b in range(1, self.ahead_count):
-            if self.ahead_rows[b] == i:
-                return b
-        return -1
+        """Whether any of row i is in the cache."""
+        return self.cache.length[i] > 0
 
     cdef float* get_entries(self, int i, int start, int end) noexcept nogil:
         """Q_ij for j in [start, end), at the returned pointer's [0, end - start): from
@@ -218,44 +204,37 @@ cdef class QMatrix:
         return done
 
     cdef int rows_ahead(self, int length) noexcept nogil:
-        """How many rows of `length` entries `get_rows` computes together on a miss:
-        rows_together (1 where the rows are not read together)."""
-        if length <= 0:
+        """How many rows of `length` entries `get_rows` computes together now: up to
+        rows_together, as many as the cache's free room holds (at least 1). The rows
+        ahead never evict a row. One pushed out unused costs its computation again
+        (a9a, 32,561 rows in a 200 MB cache: fits twice as slow; Fashion-MNIST 40,000
+        in 100 MB: three times the kernel values), and kept aside until asked for
+        instead, they were seldom asked for before the next miss (Fashion-MNIST
+        40,000 in 100 MB: 860 of about 67,000), so a full cache computes one row a
+        miss."""
+        if self.rows_together <= 1 or length <= 0:
             return 1
-        return self.rows_together
+        return <int>max(1, min(<long long>self.rows_together,
+                               self.cache.free_entries // length))
 
     cdef float* get_rows(self, const int* rows, int count, int length) noexcept nogil:
         """Q row rows[0] over the first `length` variables, as `get_row`, with the rows
         rows[1 : count] (none of them cached) computed in the same pass over the data and
         cached for the steps that ask for them next; NULL when memory ran out."""
         cdef float* row = NULL
-        cdef int b, start, stored
+        cdef int b, start
         count = min(count, self.rows_ahead(length))
         if count <= 1 or length <= 0 or self.cache.length[rows[0]] > 0:
             return self.get_row(rows[0], length)
         self.kernel.rows_many(rows, count, 0, length, &self.kbuf_many[0], length)
-        # the rows ahead go into the cache's free room, never evicting a row (one
-        # pushed out unused costs its computation again: a9a, 32,561 rows in 200 MB,
-        # fits twice as slow; Fashion-MNIST 40,000 in 100 MB computed three times the
-        # kernel values); the others wait in kbuf_many for the steps that ask for them
-        # (`get_row`) until the next rows are computed together or a swap
-        stored = <int>max(0, min(<long long>count - 1,
-                                 self.cache.free_entries // length - 1))
-        self.ahead_count = count
-        self.ahead_length = length
-        self.ahead_rows[0] = -1
-        for b in range(1, count):
-            self.ahead_rows[b] = rows[b] if b > stored else -1
         # rows[0] last, so that it is the most recent row in the cache; the row the
         # cache returned before (the step's Q_i) stays while the others are stored
+        # (they fit in the free room: none is evicted, `rows_ahead`)
         self.cache.pinned = self.cache.last_row
         for b in range(count - 1, -1, -1):
-            if b > stored:
-                continue   # kept in kbuf_many
             start = self.cache.get(rows[b], length, &row)
             if start < 0:
                 self.cache.pinned = -1
-                self.ahead_count = 0
                 return NULL
             smo_signed_row_threads(length - start, self.sign[rows[b]], &self.sign[start],
                                    &self.kbuf_many[b * length + start], &row[start],
@@ -264,24 +243,13 @@ cdef class QMatrix:
         return row
 
     cdef float* get_row(self, int i, int length) noexcept nogil:
-        """Q row i over the first `length` variables; NULL when memory ran out. A row
-        computed ahead that the cache had no room for is taken from kbuf_many."""
+        """Q row i over the first `length` variables; NULL when memory ran out."""
         cdef float* row
-        cdef int start, b = -1
-        if self.ahead_count > 0 and self.cache.length[i] < length:
-            b = self._ahead_slot(i, length)
-        start = self.cache.get(i, length, &row)
+        cdef int start = self.cache.get(i, length, &row)
         if start < 0:
             return NULL
         if start < length:
-            if b >= 0:
-                smo_signed_row_threads(length - start, self.sign[i], &self.sign[start],
-                                       &self.kbuf_many[b * self.ahead_length + start],
-                                       &row[start], self.kernel.n_threads)
-                self.ahead_rows[b] = -1
-                self.ahead_used += 1
-            else:
-                self._fill(i, start, length, &row[start])
+            self._fill(i, start, length, &row[start])
         return row
 
     cdef float* get_row_split(self, int i, int length, int* split,
@@ -323,7 +291,6 @@ cdef class QMatrix:
         self.cache.apply_swaps()
 
     cdef void swap_index(self, int i, int j) noexcept nogil:
-        self.ahead_count = 0   # the rows computed ahead are in the old order
         self.cache.swap_index(i, j)
         self.kernel.swap(i, j)
         self.sign[i], self.sign[j] = self.sign[j], self.sign[i]
@@ -361,7 +328,6 @@ cdef class QMatrix:
         """Free the cached rows now (`RowCache.release`), and the reconstruction's
         block; returns the bytes the rows held."""
         self._free_block()
-        self.ahead_count = 0
         return self.cache.release()
 
     @property
@@ -477,10 +443,15 @@ cdef class QMatrix:
             raise MemoryError("cannot allocate a Q row")
         return done == 1
 
+    def rows_ahead_of(self, int length):
+        """Python access for tests: how many rows of `length` entries a miss computes
+        together now (`rows_ahead`)."""
+        return self.rows_ahead(length)
+
     def rows_with(self, rows, int length):
         """Python access for tests: Q row rows[0] over `length` variables computed
-        together with the rows rows[1:] (`get_rows`: those the cache has room for are
-        cached, the others kept aside for `row`).
+        together with the rows rows[1:] as far as the cache's free room holds them
+        (`get_rows`).
 
         Returns
         -------
@@ -497,11 +468,6 @@ cdef class QMatrix:
         if q == NULL:
             raise MemoryError("cannot allocate a Q row")
         return np.array([q[k] for k in range(length)], dtype=np.float32)
-
-    def is_waiting(self, int i):
-        """Python access for tests: whether row i was computed ahead and waits outside
-        the cache."""
-        return self.ahead_count > 0 and self._ahead_slot(i, 0) >= 0
 
     @property
     def row_cache(self):
