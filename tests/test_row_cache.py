@@ -351,3 +351,21 @@ def test_ranked_requests_and_swaps_follow_the_model(seed, budget_rows):
         for i in range(n):
             row = cache.cached(i)
             np.testing.assert_array_equal(row, M[perm[i]][perm][:len(row)])
+
+
+def test_ranked_weighs_the_least_recent_rows_only():
+    """`scan_limit` rows from the least recently used end are weighed (256 by
+    default): a far row beyond them waits for a later eviction."""
+    from libsmo._core.cache import RANK_SCAN_ROWS
+    n = 8
+    M = values(n)
+    cache = RowCache(n, budget_for(n, 4 * n), policy="ranked")
+    assert cache.scan_limit == RANK_SCAN_ROWS == 256
+    cache.scan_limit = 2
+    cache.rank_by(np.array([1.0, 2.0, 0.0, 9.0, 0.0, 0.0, 0.0, 0.0]))
+    for i in (0, 1, 3, 2):
+        cache.request(i, n, M[i])
+    cache.request(4, n, M[4])      # weighs rows 0 and 1 only: 1 goes, not 3
+    assert cache.cached(1) == [] and len(cache.cached(3)) == n
+    cache.request(5, n, M[5])      # rows 0 and 3: 3 (9.0) goes
+    assert cache.cached(3) == [] and len(cache.cached(0)) == n

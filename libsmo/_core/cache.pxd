@@ -27,7 +27,6 @@ cpdef enum:
 cdef class RowCache:
     cdef int n_rows
     cdef long long free_entries
-    cdef readonly long long size_entries
     # POLICY_LRU or POLICY_RANKED; the solver's ranks while it runs (NULL: LRU order)
     cdef readonly int policy
     cdef const SmoRowRank* rank
@@ -36,6 +35,8 @@ cdef class RowCache:
     # a row no `get` evicts either (`QMatrix.get_rows` holds the step's first row
     # there while it stores the rows computed ahead); -1: none
     cdef int pinned
+    # how many of the least recently used rows the "ranked" policy weighs (0: all)
+    cdef public int scan_limit
     cdef readonly long long n_evicted, n_filled, n_requests, n_missed
     # ranks given from Python (`rank_by`, for tests) and the arrays behind them
     cdef SmoRowRank given_rank
