@@ -13,7 +13,7 @@ from setuptools.command.build_ext import build_ext
 
 # paths below libsmo/, without .pyx: the compiled core, in the order its modules cimport
 # each other, then the io layer's text parser and writer
-CORE = ["arrays", "bitmaps", "int_rows", "sparse_dots", "rows", "kernel", "kernel_blocks",
+CORE = ["checks", "arrays", "bitmaps", "int_rows", "sparse_dots", "rows", "kernel", "kernel_blocks",
         "cache", "qmatrix", "stopping",
         "solution", "thread_governor", "smo", "platt_smo", "linear_smo", "blas_dots",
         "pair_votes"]
@@ -63,12 +63,12 @@ class BuildExt(build_ext):
 extensions = [
     Extension(
         "libsmo." + path.replace("/", "."),
-        [f"libsmo/{path}.pyx"],
-        depends=["libsmo/_core/inner_loops.h", "libsmo/_core/rbf_loops.h",
-                 "libsmo/_core/step_loops.h",
-                 "libsmo/_core/bit_counts.h", "libsmo/_core/column_loops.h",
-                 "libsmo/_core/int_dots.h", "libsmo/_core/openmp_threads.h",
-                 "libsmo/_core/thread_governor.h", "libsmo/_core/row_ranks.h"],
+        [f"src/libsmo/{path}.pyx"],
+        depends=["src/libsmo/_core/inner_loops.h", "src/libsmo/_core/rbf_loops.h",
+                 "src/libsmo/_core/step_loops.h",
+                 "src/libsmo/_core/bit_counts.h", "src/libsmo/_core/column_loops.h",
+                 "src/libsmo/_core/int_dots.h", "src/libsmo/_core/openmp_threads.h",
+                 "src/libsmo/_core/thread_governor.h", "src/libsmo/_core/row_ranks.h"],
         include_dirs=[numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )

@@ -9,8 +9,10 @@ shirt: classes 0, 2, 4, 6) against the rest, RBF with C=10 and gamma = 1 / (784 
    cache_size "auto"), `sklearnex.svm.SVC(C=10, gamma=g, n_jobs=1)` (cache_size 200),
    and libsvm-official's `svm_train` with `-c 10 -g g` (-m 100), every library on one
    thread (OMP_NUM_THREADS=1, and threadpoolctl for BLAS).
-2. The curve (--curve-rows, default 40000): libsmo.train and LIBSVM with cache sizes
-   --curve-sizes (MB; "whole" is the whole float32 Q with LIBSVM's bookkeeping).
+2. The curve (--curve-rows, default 40000): libsmo.train and LIBSVM (and
+   scikit-learn-intelex's SVC(cache_size=) with --curve-libraries) with cache sizes
+   --curve-sizes (MB; "whole" is the whole float32 Q with LIBSVM's bookkeeping;
+   "auto" is libsmo's cache_size="auto", libsmo only).
 
 Every fit runs in its own process (a fresh heap, its own peak RSS), the libraries
 interleaved within each repeat. Each fit's dual objective 1/2 c'Kc - sum |c| is computed
@@ -20,8 +22,10 @@ wall time and CPU time (the machine may be shared: the CPU time is the cleaner f
 the wall time what a user waits). Rows are appended to CSV files under --out as fits
 finish, so an interrupted run keeps what it measured:
 
-    cache_defaults.csv   case, rows, library, repeat, wall_s, cpu_s, objective, n_sv, peak_mb
-    cache_curve.csv      rows, library, cache_mb, repeat, wall_s, cpu_s, objective, n_sv, peak_mb
+    cache_defaults.csv   case, rows, library, repeat, wall_s, cpu_s, objective, n_sv,
+                         peak_mb, status
+    cache_curve.csv      rows, library, cache_mb, repeat, wall_s, cpu_s, objective,
+                         n_sv, peak_mb, status
 
 and --plot draws cache_curve.png from cache_curve.csv (median time against cache size,
 log axes, one line per library). The summary (medians, libsmo / scikit-learn-intelex,
@@ -29,12 +33,13 @@ each size's time over the best size's) is printed at the end and by --summary.
 
     python benchmarks/bench_cache.py --repeats 3
     python benchmarks/bench_cache.py --rows 20000 --repeats 1 --no-curve
-    python benchmarks/bench_cache.py --summary --plot --out benchmarks/results-committed/cache
+    python benchmarks/bench_cache.py --summary --plot --out DIR
 """
 import argparse
 import csv
 import gzip
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -48,7 +53,9 @@ TOPS = (0, 2, 4, 6)
 C = 10.0
 DEFAULT_LIBRARIES = ("libsmo", "sklearnex", "libsvm")
 CURVE_LIBRARIES = ("libsmo", "libsvm")
-DEFAULT_SIZES = "50,100,200,400,800,1600,3200,whole"
+DEFAULT_SIZES = "50,100,200,400,800,1600,3200,whole,auto"
+# libraries that take cache_size="auto"
+AUTO_LIBRARIES = ("libsmo",)
 DEFAULTS_FIELDS = ["case", "rows", "library", "repeat", "wall_s", "cpu_s", "objective",
                    "n_sv", "peak_mb", "status"]
 CURVE_FIELDS = ["rows", "library", "cache_mb", "repeat", "wall_s", "cpu_s", "objective",
@@ -95,14 +102,15 @@ def dual_objective(X, gamma, support, coef, block=2048):
 
 def fit_once(library, rows, cache_mb):
     """Fit one library on the problem of `rows` rows in this process; returns the
-    result dict (seconds, objective, ...). cache_mb None: the library's default."""
-    import numpy as np
+    result dict (seconds, objective, ...). cache_mb None: the library's default;
+    "auto": libsmo's cache_size="auto"."""
     import resource
+
+    import numpy as np
     X, y, gamma = fashion_binary(rows)
     # imports (scikit-learn's, behind the estimators) before the clock starts
     if library == "libsmo":
         import libsmo
-        import libsmo.estimators  # noqa: F401
     elif library == "sklearnex":
         from sklearnex.svm import SVC
     elif library == "libsvm":
@@ -120,7 +128,8 @@ def fit_once(library, rows, cache_mb):
             model = libsmo.train(X, y, C=C, gamma=gamma, cache_size=cache_mb)
             support, coef = model.support, model.sv_coef[0]
     elif library == "sklearnex":
-        model = SVC(C=C, gamma=gamma, n_jobs=1).fit(X, y)
+        sizes = {} if cache_mb is None else {"cache_size": cache_mb}
+        model = SVC(C=C, gamma=gamma, n_jobs=1, **sizes).fit(X, y)
         support, coef = model.support_, model.dual_coef_[0]
     elif library == "libsvm":
         model = svm_train(problem, svm_parameter(options))
@@ -131,7 +140,7 @@ def fit_once(library, rows, cache_mb):
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     return {"wall_s": wall, "cpu_s": cpu,
             "objective": float(dual_objective(X, gamma, support, coef)),
-            "n_sv": int(len(support)),
+            "n_sv": len(support),
             "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0}
 
 
@@ -143,7 +152,8 @@ def run_child(library, rows, cache_mb, timeout):
     spec = json.dumps({"library": library, "rows": rows, "cache_mb": cache_mb})
     try:
         proc = subprocess.run([sys.executable, __file__, "--child", spec], env=env,
-                              capture_output=True, text=True, timeout=timeout)
+                              capture_output=True, text=True, timeout=timeout,
+                              check=False)
     except subprocess.TimeoutExpired:
         return {"status": "timeout", "wall_s": timeout}
     lines = [line for line in proc.stdout.splitlines() if line.startswith("{")]
@@ -180,6 +190,11 @@ def read_rows(path):
         return list(csv.DictReader(f))
 
 
+def _size(row):
+    """A curve row's cache size as a sort key: MB, or inf for "auto" (listed last)."""
+    return float("inf") if row["cache_mb"] == "auto" else float(row["cache_mb"])
+
+
 def _median(rows, key):
     values = [float(r[key]) for r in rows if r["status"] == "ok"]
     return statistics.median(values) if values else float("nan")
@@ -190,8 +205,8 @@ def summary(out):
     lines = []
     defaults = read_rows(out / "cache_defaults.csv")
     if defaults:
-        lines += ["| rows | library | fits | median wall s | median CPU s | objective "
-                  "| nSV | peak MB | wall / sklearnex | CPU / sklearnex |",
+        lines += [("| rows | library | fits | median wall s | median CPU s | objective "
+                   "| nSV | peak MB | wall / sklearnex | CPU / sklearnex |"),
                   "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for rows in sorted({int(r["rows"]) for r in defaults}):
             here = [r for r in defaults if int(r["rows"]) == rows]
@@ -211,19 +226,21 @@ def summary(out):
                              f"{wall / peer_wall:.2f} | {cpu / peer_cpu:.2f} |")
     curve = read_rows(out / "cache_curve.csv")
     if curve:
-        lines += ["", "| rows | library | cache MB | fits | median wall s | median CPU s "
-                  "| objective | CPU / best CPU |", "|---:|---|---:|---:|---:|---:|---:|---:|"]
+        lines += ["", ("| rows | library | cache MB | fits | median wall s | median CPU s "
+                       "| objective | CPU / best CPU |"),
+                  "|---:|---|---:|---:|---:|---:|---:|---:|"]
         for (rows, library) in sorted({(int(r["rows"]), r["library"]) for r in curve}):
             mine = [r for r in curve if int(r["rows"]) == rows and r["library"] == library]
-            sizes = sorted({float(r["cache_mb"]) for r in mine})
-            cpus = {s: _median([r for r in mine if float(r["cache_mb"]) == s], "cpu_s")
+            sizes = sorted({_size(r) for r in mine})
+            cpus = {s: _median([r for r in mine if _size(r) == s], "cpu_s")
                     for s in sizes}
-            best = min(v for v in cpus.values() if v == v)
+            best = min(v for v in cpus.values() if not math.isnan(v))
             for s in sizes:
-                at = [r for r in mine if float(r["cache_mb"]) == s]
+                at = [r for r in mine if _size(r) == s]
                 ok = [r for r in at if r["status"] == "ok"]
                 objective = f"{float(ok[-1]['objective']):.4f}" if ok else "-"
-                lines.append(f"| {rows:,} | {library} | {s:g} | {len(ok)}/{len(at)} | "
+                label = "auto" if s == float("inf") else f"{s:g}"
+                lines.append(f"| {rows:,} | {library} | {label} | {len(ok)}/{len(at)} | "
                              f"{_median(at, 'wall_s'):.1f} | {cpus[s]:.1f} | {objective} | "
                              f"{cpus[s] / best:.2f} |")
     return "\n".join(lines)
@@ -236,13 +253,18 @@ def plot(out):
     import matplotlib.pyplot as plt
     curve = read_rows(out / "cache_curve.csv")
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for library, colour in zip(CURVE_LIBRARIES, ("tab:blue", "tab:orange")):
+    libraries = sorted({r["library"] for r in curve}, key=lambda name: (
+        name not in CURVE_LIBRARIES, name))
+    for library, colour in zip(libraries, ("tab:blue", "tab:orange", "tab:green")):
         mine = [r for r in curve if r["library"] == library]
-        sizes = sorted({float(r["cache_mb"]) for r in mine})
+        sizes = sorted({_size(r) for r in mine} - {float("inf")})
         for key, style, what in (("cpu_s", "-o", "CPU"), ("wall_s", ":x", "wall")):
-            values = [_median([r for r in mine if float(r["cache_mb"]) == s], key)
-                      for s in sizes]
+            values = [_median([r for r in mine if _size(r) == s], key) for s in sizes]
             ax.plot(sizes, values, style, color=colour, label=f"{library} ({what})")
+        auto = [r for r in mine if r["cache_mb"] == "auto"]
+        if auto:
+            ax.axhline(_median(auto, "cpu_s"), color=colour, linestyle="--", alpha=0.6,
+                       label=f"{library} auto (CPU)")
     rows = sorted({int(r["rows"]) for r in curve})
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -293,8 +315,8 @@ def main(argv=None):
 def measure(args, out):
     libraries = args.libraries.split(",")
     curve_libraries = args.curve_libraries.split(",")
-    sizes = [whole_q_megabytes(args.curve_rows) if s == "whole" else float(s)
-             for s in args.curve_sizes.split(",")]
+    sizes = [whole_q_megabytes(args.curve_rows) if s == "whole"
+             else s if s == "auto" else float(s) for s in args.curve_sizes.split(",")]
     curve_repeats = args.repeats if args.curve_repeats is None else args.curve_repeats
     for repeat in range(max(args.repeats, curve_repeats)):
         if not args.no_defaults and repeat < args.repeats:
@@ -308,9 +330,12 @@ def measure(args, out):
         if not args.no_curve and repeat < curve_repeats:
             for size in sizes:
                 for library in curve_libraries:
+                    if size == "auto" and library not in AUTO_LIBRARIES:
+                        continue
                     result = run_child(library, args.curve_rows, size, args.timeout)
                     row = dict(result, rows=args.curve_rows, library=library,
-                               cache_mb=round(size, 1), repeat=repeat)
+                               cache_mb=size if size == "auto" else round(size, 1),
+                               repeat=repeat)
                     append_row(out / "cache_curve.csv", CURVE_FIELDS, row)
                     print(json.dumps(row), flush=True)
 

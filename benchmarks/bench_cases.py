@@ -129,8 +129,9 @@ def reviews_features(csv_path):
         CSR float64 matrices and integer labels ("Recommended IND").
     """
     sys.path.insert(0, str(REPO / "examples"))
-    import text_reviews
     from sklearn.model_selection import train_test_split
+
+    import text_reviews
     texts, labels, _ = text_reviews.read_reviews(csv_path)
     train_text, test_text, y, yt = train_test_split(
         texts, labels, test_size=0.3, random_state=text_reviews.SEED, stratify=labels)

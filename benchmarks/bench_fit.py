@@ -188,14 +188,15 @@ def prepare(library, case, X, y, threads):
     """
     if library == "libsmo":
         import libsmo
+        import libsmo._blocks.support_rows as support_rows
+
         # libsmo imports its training and prediction code on first use (so that its
         # commands start fast); the other libraries import theirs before their clocks
         # start. blas_dots (sparse rows' prediction) imports scipy.linalg: 37 ms and
         # 8 MB of RSS, so only where prediction may use it: sparse support vectors
         # too wide to be densified (at most every training row is one).
-        import libsmo.train  # noqa: F401
-        import libsmo._support_rows as support_rows
-        from libsmo import _sparse
+        import libsmo.training._fitting  # noqa: F401
+        from libsmo._utils import sparse as _sparse
         if (_sparse.issparse(X)
                 and X.shape[0] * X.shape[1] * 8 > support_rows.DENSE_SV_BYTES):
             import libsmo._core.blas_dots  # noqa: F401

@@ -85,7 +85,7 @@ def bench_model(path, repeats):
     model = libsmo.train(X[:2000], y[:2000])
     with tempfile.TemporaryDirectory() as folder:
         target = Path(folder) / "m.model"
-        saves = [timed(lambda: model.save(target))[0] for _ in range(repeats)]
+        saves = [timed(lambda: libsmo.save_model(model, target))[0] for _ in range(repeats)]
         loads = [timed(lambda: libsmo.load_model(target))[0] for _ in range(repeats)]
     return {"file": path.name, "n_sv": model.n_sv, "save_s": statistics.median(saves),
             "load_s": statistics.median(loads)}

@@ -38,9 +38,8 @@ import numpy as np
 import scipy.sparse as sp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_train import DEFAULT_DATA_DIR, blas_threads, captured_fd1, load  # noqa: E402
-
 import libsmo  # noqa: E402
+from bench_train import DEFAULT_DATA_DIR, blas_threads, captured_fd1, load  # noqa: E402
 
 
 def timed(fn):

@@ -11,7 +11,6 @@ import os
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 import argparse
 import lzma
-import re
 import shutil
 import sys
 import tempfile

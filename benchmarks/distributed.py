@@ -155,9 +155,10 @@ def _single(case, rows, library):
         objective, n_sv = float(sum(model.objective)), model.n_sv
         accuracy = float(np.mean(model.predict(Xt) == yt))
     else:
-        from libsvm.svmutil import svm_problem, svm_parameter, svm_train, svm_predict
         import contextlib
         import re
+
+        from libsvm.svmutil import svm_parameter, svm_predict, svm_problem, svm_train
         prob = svm_problem(list(y), X)
         param = svm_parameter(f"-s 0 -t 2 -c {params['C']!r} -g {params['gamma']!r} "
                               "-e 0.001 -m 200")
@@ -201,8 +202,9 @@ def _worker_cpu():
 
 def run_cluster(X, y, Xt, yt, params, workers, partitions, cascade_rows):
     import dask.array as da
-    from distributed import Client, LocalCluster, wait
+
     import libsmo.dask
+    from distributed import Client, LocalCluster, wait
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,

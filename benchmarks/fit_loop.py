@@ -15,8 +15,8 @@ With --busy N, N processes spin on the CPU while the loop is timed: a machine th
 another program keeps busy, where threads that wait for each other at every row suffer
 most.
 """
-import multiprocessing
 import argparse
+import multiprocessing
 import statistics
 import sys
 import time

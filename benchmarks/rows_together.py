@@ -2,11 +2,11 @@
 
 libsmo.train on the first --rows Fashion-MNIST training images (RBF, C=10,
 gamma=0.010235; 10 classes, or with --binary classes 0-4 against 5-9), alternating in
-one process between execution.ROWS_TOGETHER = 1 and each of --together, with
-ROWS_TOGETHER_MIN_BYTES set to 0 so that every size is tried. Prints each fit (seconds,
+one process between RowPaths(rows_together=1) and each of --together, with
+rows_together_min_bytes set to 0 so that every size is tried. Prints each fit (seconds,
 objective, steps: the objective and the steps must not move) and the medians with their
-ratio to one row at a time. This is the measurement behind ROWS_TOGETHER and
-ROWS_TOGETHER_MIN_BYTES in libsmo/execution.py.
+ratio to one row at a time. This is the measurement behind RowPaths' defaults
+(libsmo.training._params).
 
     python benchmarks/rows_together.py --rows 12000 --together 4,8,16
     python benchmarks/rows_together.py --rows 3000 --binary --threads 2
@@ -31,20 +31,20 @@ def main(argv=None):
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--binary", action="store_true")
     args = parser.parse_args(argv)
-    import libsmo
-    from libsmo import execution
+    from libsmo.training import TrainParams, fit
+    from libsmo.training._params import RowPaths
     X, y, _, _ = bench_cases.load_fashion(bench_cases.fashion_paths(), args.rows)
     if args.binary:
         y = (y >= 5).astype(float) * 2 - 1
     values = [1] + [int(v) for v in args.together.split(",")]
-    execution.ROWS_TOGETHER_MIN_BYTES = 0
     times = {v: [] for v in values}
     for _ in range(args.repeats):
         for v in values:
-            execution.ROWS_TOGETHER = v
+            params = TrainParams.from_kwargs(
+                C=10.0, gamma=0.010235, cache_size=200, n_threads=args.threads,
+                row_paths=RowPaths(rows_together=v, rows_together_min_bytes=0))
             start = time.perf_counter()
-            model = libsmo.train(X, y, C=10.0, gamma=0.010235, cache_size=200,
-                                 n_threads=args.threads)
+            model = fit(X, y, params)
             times[v].append(time.perf_counter() - start)
             print(f"rows together {v:2d}: {times[v][-1]:.3f} s, objective "
                   f"{sum(model.objective):.6f}, steps {sum(model.n_iter)}", flush=True)

@@ -20,9 +20,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_train import REPO, libsvm_run, load  # noqa: E402
-
 import libsmo  # noqa: E402
+from bench_train import REPO, libsvm_run, load  # noqa: E402
 
 LADDER = [1605, 2265, 3185, 4781, 6414, 11220, 16100, 22696, 32561]
 

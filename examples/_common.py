@@ -1,5 +1,12 @@
 """What the example scripts share."""
+from pathlib import Path
+
 from threadpoolctl import threadpool_limits
+
+# The examples' folder and the repository, from this module's own path: the scripts
+# themselves also run under sphinx-gallery, which gives them no __file__.
+EXAMPLES = Path(__file__).resolve().parent
+REPO = EXAMPLES.parent
 
 
 def one_blas_thread():

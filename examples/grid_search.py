@@ -1,4 +1,7 @@
-"""Choose C and gamma of an RBF SVM by cross-validation, as LIBSVM's tools/grid.py does.
+"""Choosing C and gamma by cross-validation
+=========================================
+
+Choose C and gamma of an RBF SVM by cross-validation, as LIBSVM's tools/grid.py does.
 
 For every (log2 C, log2 gamma) on a grid, `libsmo.cross_validation` (5 folds, stratified
 as LIBSVM's svm-train -v, a fixed random_state so that every point sees the same folds)
@@ -15,9 +18,11 @@ A range may begin with a minus sign as in grid.py (`--log2c -1,3,2`). It prints 
 accuracy table (rows: log2 gamma, columns: log2 C) and the best (C, gamma, accuracy),
 and draws a contour plot in <out-dir>/grid_search_<data>.png.
 
-Run: python examples/grid_search.py [--data heart_scale | --data PATH]
-                                    [--log2c -5,15,2] [--log2g 3,-15,-2] [--folds 5]
-                                    [--data-dir ../shared/data] [--out-dir examples/output]
+Run::
+
+    python examples/grid_search.py [--data heart_scale | --data PATH]
+                                   [--log2c -5,15,2] [--log2g 3,-15,-2] [--folds 5]
+                                   [--data-dir ../shared/data] [--out-dir examples/output]
 """
 import argparse
 import lzma
@@ -34,12 +39,19 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 import libsmo  # noqa: E402
+from _common import REPO  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO.parent / "shared" / "data"
 DEFAULT_OUT = REPO / "examples" / "output"
 CACHE = Path(tempfile.gettempdir()) / "libsmo-data-cache"
 SEED = 0
+
+
+# %%
+# grid.py's ranges
+# ----------------
+# "begin,end,step" as grid.py writes them, a range that begins with a minus sign
+# included.
 
 
 def grid_range(text):
@@ -64,6 +76,11 @@ def glue_ranges(argv):
         else:
             glued.append(arg)
     return glued
+
+
+# %%
+# The data, the best point and the contour plot
+# ---------------------------------------------
 
 
 def resolve(data, data_dir):
@@ -144,6 +161,12 @@ def plot(log2c, log2g, accuracy, best, title, path):
     plt.close(fig)
 
 
+# %%
+# The search
+# ----------
+# `libsmo.cross_validation` at every point, the same folds everywhere.
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", default="heart_scale",
@@ -193,6 +216,10 @@ def main(argv=None):
          f"{name}: {args.folds}-fold cross-validation accuracy, RBF SVM", figure)
     print(f"wrote {figure}")
 
+
+# %%
+# Run it
+# ------
 
 if __name__ == "__main__":
     main()

@@ -1,6 +1,8 @@
-"""Exact RBF SVM against random Fourier features + linear SVM: accuracy against time.
+"""Accuracy against time: an exact RBF SVM or random Fourier features
+====================================================================
 
-Two data sets from ../shared/data (LIBSVM format, xz-compressed):
+An exact RBF SVM against random Fourier features and a linear SVM. Two data sets from
+../shared/data (LIBSVM format, xz-compressed):
 
 - a9a (UCI Adult, 32,561 training rows, 123 binary features), tested on a9a.t: the
   exact model is Platt's Adult setting, RBF with C=1, gamma=0.05;
@@ -32,9 +34,11 @@ thousands.
 It prints one table and draws test accuracy against training time (log scale), one
 panel per data set, in <out-dir>/large_scale_accuracy_vs_time.png.
 
-Run: python examples/large_scale.py [--data-dir ../shared/data] [--rows N]
-                                    [--components 100,300,1000,3000]
-                                    [--datasets a9a,ijcnn1] [--out-dir examples/output]
+Run::
+
+    python examples/large_scale.py [--data-dir ../shared/data] [--rows N]
+                                   [--components 100,300,1000,3000]
+                                   [--datasets a9a,ijcnn1] [--out-dir examples/output]
 """
 import argparse
 import lzma
@@ -47,14 +51,13 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
 import numpy as np  # noqa: E402
+from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
 from sklearn.model_selection import train_test_split  # noqa: E402
-from _common import one_blas_thread  # noqa: E402
 
 import libsmo  # noqa: E402
+from _common import REPO, one_blas_thread  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO.parent / "shared" / "data"
 DEFAULT_OUT = REPO / "examples" / "output"
 CACHE = Path(tempfile.gettempdir()) / "libsmo-data-cache"
@@ -65,6 +68,13 @@ DATASETS = {
     "ijcnn1": {"train": "ijcnn1.val", "test": None, "n_features": 22, "C": 32.0,
                "gamma": 2.0},
 }
+
+
+# %%
+# The data
+# --------
+# LIBSVM-format files, decompressed once into a cache folder and read with
+# `libsmo.load_svmlight_file`.
 
 
 def load(data_dir, name, n_features):
@@ -101,6 +111,13 @@ def split(data_dir, case, rows):
     return X, y, X_test, y_test
 
 
+# %%
+# The two ways
+# ------------
+# The exact kernel model, and the random features with the primal linear solver; each
+# timed in training and in prediction.
+
+
 def run_exact(X, y, X_test, y_test, C, gamma):
     start = time.perf_counter()
     model = libsmo.train(X, y, kernel="rbf", C=C, gamma=gamma)
@@ -124,6 +141,11 @@ def run_rff(X, y, X_test, y_test, C, gamma, n_components):
     return {"model": "RFF + linear", "D": n_components, "train_s": train_seconds,
             "predict_s": time.perf_counter() - start, "n_sv": model.n_sv,
             "accuracy": accuracy}
+
+
+# %%
+# The figure and the table
+# ------------------------
 
 
 def plot(results, path):
@@ -201,6 +223,10 @@ def main(argv=None):
     plot(results, path)
     print(f"\nwrote {path}")
 
+
+# %%
+# Run it
+# ------
 
 if __name__ == "__main__":
     with one_blas_thread():

@@ -1,6 +1,7 @@
-"""libsmo in one minute: train SVMs on data made here and look at what training found.
+"""libsmo in one minute
+====================
 
-What it shows:
+Train SVMs on data made here and look at what training found.
 
 1. Data: two noisy interleaved half-moons in 2-D (2,000 training and 1,000 test points,
    made with numpy's default_rng(0), so every run prints the same numbers). No files
@@ -16,7 +17,9 @@ What it shows:
    application decides where the lines go; here `logging.basicConfig` sends them to
    standard error with a prefix.
 
-Run: python examples/quickstart.py    (a second or two)
+Run (a second or two)::
+
+    python examples/quickstart.py
 """
 import logging
 import time
@@ -40,47 +43,60 @@ def half_moons(n, rng, noise=0.25):
     return X, np.where(upper, 1, -1)
 
 
-def main():
-    rng = np.random.default_rng(0)
-    X, y = half_moons(2000, rng)
-    X_test, y_test = half_moons(1000, rng)
-    print(f"data: two half-moons, {X.shape[0]} training and {X_test.shape[0]} test "
-          f"points, {X.shape[1]} features\n")
+# %%
+# The data
+# --------
+# Two half-moons, drawn from a fixed seed.
 
-    # 1. an RBF and a linear C-SVC
-    print(f"{'kernel':8s} {'time (s)':>9s} {'nSV':>5s} {'n_iter':>6s} {'objective':>11s} "
-          f"{'status':>8s} {'train acc':>9s} {'test acc':>8s}")
-    models = {}
-    for params in (RBF, LINEAR):
-        start = time.perf_counter()
-        model = libsmo.train(X, y, **params)
-        seconds = time.perf_counter() - start
-        models[params["kernel"]] = model
-        train_acc = np.mean(model.predict(X) == y)
-        test_acc = np.mean(model.predict(X_test) == y_test)
-        print(f"{params['kernel']:8s} {seconds:9.3f} {model.n_sv:5d} {model.n_iter[0]:6d} "
-              f"{model.objective[0]:11.4f} {model.status[0]:>8s} {train_acc:9.3f} "
-              f"{test_acc:8.3f}")
+rng = np.random.default_rng(0)
+X, y = half_moons(2000, rng)
+X_test, y_test = half_moons(1000, rng)
+print(f"data: two half-moons, {X.shape[0]} training and {X_test.shape[0]} test "
+      f"points, {X.shape[1]} features\n")
 
-    # 2. sparse input: the same model
-    sparse_model = libsmo.train(sp.csr_matrix(X), y, **RBF)
-    gap = np.max(np.abs(sparse_model.decision_function(X_test)
-                        - models["rbf"].decision_function(X_test)))
-    print(f"\nsame data as a scipy CSR matrix: {sparse_model.n_sv} support vectors, "
-          f"max |difference of decision values| = {gap:.1e}")
+# %%
+# An RBF and a linear C-SVC
+# -------------------------
+# `libsmo.train` returns a `libsmo.Model` with LIBSVM's fields; `n_iter`,
+# `objective` and `status` have one entry per binary problem (here one).
 
-    # 3. verbose=True speaks through the "libsmo" logger
-    print("\nverbose=True on 300 points, through logging (on standard error):", flush=True)
-    logging.basicConfig(level=logging.INFO, format="  [%(name)s] %(message)s")
-    libsmo.train(X[:300], y[:300], **RBF, verbose=True)
+print(f"{'kernel':8s} {'time (s)':>9s} {'nSV':>5s} {'n_iter':>6s} {'objective':>11s} "
+      f"{'status':>8s} {'train acc':>9s} {'test acc':>8s}")
+models = {}
+for params in (RBF, LINEAR):
+    start = time.perf_counter()
+    model = libsmo.train(X, y, **params)
+    seconds = time.perf_counter() - start
+    models[params["kernel"]] = model
+    train_acc = np.mean(model.predict(X) == y)
+    test_acc = np.mean(model.predict(X_test) == y_test)
+    print(f"{params['kernel']:8s} {seconds:9.3f} {model.n_sv:5d} {model.n_iter[0]:6d} "
+          f"{model.objective[0]:11.4f} {model.status[0]:>8s} {train_acc:9.3f} "
+          f"{test_acc:8.3f}")
 
-    rbf, linear = models["rbf"], models["linear"]
-    print(f"\nsummary: RBF test accuracy {np.mean(rbf.predict(X_test) == y_test):.1%} "
-          f"with {rbf.n_sv} support vectors, linear "
-          f"{np.mean(linear.predict(X_test) == y_test):.1%} with {linear.n_sv}; both "
-          f"solved to the tolerance ({rbf.status[0]}, {linear.status[0]}); CSR input "
-          f"gives the same model (difference {gap:.1e}).")
+# %%
+# Sparse input: the same model
+# ----------------------------
+# A scipy CSR matrix stays sparse all the way; the kernel values are the same bits.
 
+sparse_model = libsmo.train(sp.csr_matrix(X), y, **RBF)
+gap = np.max(np.abs(sparse_model.decision_function(X_test)
+                    - models["rbf"].decision_function(X_test)))
+print(f"same data as a scipy CSR matrix: {sparse_model.n_sv} support vectors, "
+      f"max |difference of decision values| = {gap:.1e}")
 
-if __name__ == "__main__":
-    main()
+# %%
+# LIBSVM's lines through logging
+# ------------------------------
+# `verbose=True` speaks through the "libsmo" logger (here on standard error).
+
+print("verbose=True on 300 points, through logging (on standard error):", flush=True)
+logging.basicConfig(level=logging.INFO, format="  [%(name)s] %(message)s")
+libsmo.train(X[:300], y[:300], **RBF, verbose=True)
+
+rbf, linear = models["rbf"], models["linear"]
+print(f"\nsummary: RBF test accuracy {np.mean(rbf.predict(X_test) == y_test):.1%} "
+      f"with {rbf.n_sv} support vectors, linear "
+      f"{np.mean(linear.predict(X_test) == y_test):.1%} with {linear.n_sv}; both "
+      f"solved to the tolerance ({rbf.status[0]}, {linear.status[0]}); CSR input "
+      f"gives the same model (difference {gap:.1e}).")

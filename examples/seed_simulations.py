@@ -1,6 +1,8 @@
-"""The seed articles' simulations: an exact RBF SVM against random Fourier features.
+"""An exact RBF SVM against random Fourier features
+================================================
 
-Three 2-D problems, each with its own training and test points (different seeds):
+The seed articles' simulations. Three 2-D problems, each with its own training and test
+points (different seeds):
 
 - "gaussian mixture": four Gaussian blobs at the corners of a square, opposite corners
   sharing a class (an XOR pattern no line separates);
@@ -22,8 +24,10 @@ follows the exact one closely on all three problems, and the test accuracies agr
 point or two. Fit times are wall-clock seconds (for rff: drawing the map, transforming
 the training points and training), with BLAS on one thread (see `one_blas_thread`).
 
-Run: python examples/seed_simulations.py [--n-train 1000] [--n-test 1000]
-                                         [--out-dir examples/output]
+Run::
+
+    python examples/seed_simulations.py [--n-train 1000] [--n-test 1000]
+                                        [--grid 200] [--out-dir examples/output]
 """
 import argparse
 import time
@@ -35,11 +39,11 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from sklearn.datasets import make_blobs, make_circles, make_moons  # noqa: E402
-from _common import one_blas_thread  # noqa: E402
 
 import libsmo  # noqa: E402
+from _common import EXAMPLES, one_blas_thread  # noqa: E402
 
-DEFAULT_OUT = Path(__file__).resolve().parent / "output"
+DEFAULT_OUT = EXAMPLES / "output"
 C = 0.6
 GAMMA = 2.0
 N_COMPONENTS = 200
@@ -63,6 +67,14 @@ def circles(n, seed):
 
 
 SIMULATIONS = {"gaussian mixture": gaussian_mixture, "moons": moons, "circles": circles}
+
+
+# %%
+# The two models
+# --------------
+# The exact model trains on the points themselves; the approximate one draws
+# `libsmo.RandomFourierFeatures` and trains a linear SVM on the features, with the same
+# C. Both expose the trained `libsmo.Model` and the features it predicts from.
 
 
 class ExactRBF:
@@ -89,6 +101,13 @@ class RFFLinear:
 
     def features(self, X):
         return self.rff.transform(X)
+
+
+# %%
+# Fit, score and draw
+# -------------------
+# For each problem: both models' times, support vectors and accuracies, and their
+# decision values on a grid (the boundary at 0, the margins at -1 and +1).
 
 
 def score(estimator, X):
@@ -161,6 +180,11 @@ def main(argv=None):
     plt.close(fig)
     print(f"\nwrote {path}")
 
+
+# %%
+# Run it
+# ------
+# The table, then the figure: one row per problem, exact model on the left.
 
 if __name__ == "__main__":
     with one_blas_thread():

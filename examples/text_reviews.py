@@ -1,11 +1,12 @@
-"""Women's Clothing E-Commerce Reviews: does the customer recommend the item?
+"""Text: does the customer recommend the item?
+=============================================
 
-The seed article trained an SVM on this data and reached 82.03% training and 81.54%
-test accuracy: the rate of its majority class (82% of the reviews say "recommended"),
-that is, a model that learned nothing. Here the title and the review text go through
-scikit-learn's TfidfVectorizer (word 1- and 2-grams, sublinear tf, min_df=2, rows
-normalised to unit length) into a sparse CSR matrix that libsmo trains on as it is, and
-the label is "Recommended IND" (1 or 0).
+Women's Clothing E-Commerce Reviews. The seed article trained an SVM on this data and
+reached 82.03% training and 81.54% test accuracy: the rate of its majority class (82% of
+the reviews say "recommended"), that is, a model that learned nothing. Here the title
+and the review text go through scikit-learn's TfidfVectorizer (word 1- and 2-grams,
+sublinear tf, min_df=2, rows normalised to unit length) into a sparse CSR matrix that
+libsmo trains on as it is, and the label is "Recommended IND" (1 or 0).
 
 Data handling: reviews whose title and text are both empty are dropped (844 of 23,486;
 the script prints the count); the rest are split 70/30 at random with a fixed seed,
@@ -20,7 +21,7 @@ Models, side by side with their training times:
 - exact RBF, C=RBF_C, gamma=RBF_GAMMA: the tuned kernel model, the one saved.
 
 What the tuning found (`--tune`: each candidate trained on 80% of the training part and
-scored on the other 20%, 3,170 reviews; the test part is never looked at):
+scored on the other 20%, 3,170 reviews; the test part is never looked at)::
 
     linear, C                 0.1     0.3     1       3
     held-out accuracy %       82.05   89.12   91.48   91.39
@@ -30,7 +31,7 @@ scored on the other 20%, 3,170 reviews; the test part is never looked at):
 
 so LINEAR_C = 1 and (RBF_C, RBF_GAMMA) = (3, 0.3). The seed setting (C=1, gamma=1) is
 two points behind; a larger C and a smaller gamma each gain about one. On unit-length TF-IDF
-rows |x - z|^2 = 2 - 2 cos(x, z), so the RBF kernel is a smooth function of the cosine
+rows `|x - z|^2 = 2 - 2 cos(x, z)`, so the RBF kernel is a smooth function of the cosine
 similarity, and with a small gamma it is close to a scaled linear kernel: the tuned RBF
 and the linear model end within a few tenths of a point of each other, which is within
 the noise of 3,170 held-out reviews (one review is 0.03 points). The
@@ -48,9 +49,11 @@ seed_simulations.py and large_scale.py).
 Times are wall-clock seconds with BLAS on one thread (see `one_blas_thread`).
 
 The best model is saved as a LIBSVM model file (<out-dir>/text_reviews_best.model, with
-the vocabulary in column order beside it); a figure of the accuracies and times goes to <out-dir>/text_reviews_accuracy.png.
+the vocabulary in column order beside it); a figure of the accuracies and times goes to
+<out-dir>/text_reviews_accuracy.png.
 
-Run (from the repository root):
+Run (from the repository root)::
+
     python examples/text_reviews.py "../shared/data/Womens Clothing E-Commerce Reviews.csv.xz"
         [--limit N] [--rff-components 1000] [--out-dir examples/output] [--tune]
 """
@@ -67,17 +70,24 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from sklearn.feature_extraction.text import TfidfVectorizer  # noqa: E402
 from sklearn.model_selection import train_test_split  # noqa: E402
-from _common import one_blas_thread  # noqa: E402
 
 import libsmo  # noqa: E402
+from _common import EXAMPLES, one_blas_thread  # noqa: E402
 
-DEFAULT_OUT = Path(__file__).resolve().parent / "output"
+DEFAULT_OUT = EXAMPLES / "output"
 SEED = 0
 LINEAR_C = 1.0
 RBF_C, RBF_GAMMA = 3.0, 0.3
 RFF_COMPONENTS = 1000
 TUNE_LINEAR = (0.1, 0.3, 1.0, 3.0)
 TUNE_RBF = ((1.0, 1.0), (3.0, 1.0), (10.0, 1.0), (3.0, 0.3), (10.0, 0.3), (30.0, 0.3))
+
+
+# %%
+# The data and the features
+# -------------------------
+# Title and text of each review, TF-IDF over word 1- and 2-grams: sparse CSR rows that
+# libsmo trains on as they are.
 
 
 def read_reviews(path, limit=None):
@@ -96,6 +106,12 @@ def read_reviews(path, limit=None):
 def vectorizer():
     return TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, min_df=2,
                            dtype=np.float64)
+
+
+# %%
+# The models
+# ----------
+# Random Fourier features then a linear SVM, and `libsmo.train` with fixed parameters.
 
 
 class RFFLinear:
@@ -140,6 +156,13 @@ def accuracy(estimator, X, y):
     return 100.0 * float(np.mean(estimator.predict(X) == y))
 
 
+# %%
+# Tuning and the figure
+# ---------------------
+# `--tune` scores candidate settings on a held-out part of the training reviews (the
+# test part is never looked at); the figure shows each model's accuracy and time.
+
+
 def tune(X, y):
     """Held-out accuracy of each candidate: trained on 80% of (X, y), scored on 20%."""
     rows = np.arange(len(y))
@@ -181,6 +204,12 @@ def plot(results, majority, path):
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
+
+
+# %%
+# Train, compare and save
+# -----------------------
+# Every model on the same split; the best is saved as a LIBSVM model file.
 
 
 def main(argv=None):
@@ -252,17 +281,18 @@ def main(argv=None):
     print(f"wrote {figure}")
 
     model = best["estimator"].model
-    if hasattr(model, "save"):
-        model_path = args.out_dir / "text_reviews_best.model"
-        model.save(str(model_path))
-        vocabulary_path = args.out_dir / "text_reviews_vocabulary.txt"
-        vocabulary_path.write_text("\n".join(tfidf.get_feature_names_out()) + "\n",
-                                   encoding="utf-8")
-        print(f"wrote {model_path} (LIBSVM format; feature i is line i of "
-              f"{vocabulary_path.name})")
-    else:
-        print("libsmo.Model has no save method yet: saving the model is skipped")
+    model_path = args.out_dir / "text_reviews_best.model"
+    libsmo.save_model(model, str(model_path))
+    vocabulary_path = args.out_dir / "text_reviews_vocabulary.txt"
+    vocabulary_path.write_text("\n".join(tfidf.get_feature_names_out()) + "\n",
+                               encoding="utf-8")
+    print(f"wrote {model_path} (LIBSVM format; feature i is line i of "
+          f"{vocabulary_path.name})")
 
+
+# %%
+# Run it
+# ------
 
 if __name__ == "__main__":
     with one_blas_thread():

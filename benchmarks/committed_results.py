@@ -1,0 +1,350 @@
+"""The benchmark results committed under benchmarks/results-committed/, as tables and
+figures: the documentation's Performance page and the README's headline table are made
+from these files and from nothing else.
+
+    python benchmarks/committed_results.py readme            # the README's headline table
+    python benchmarks/committed_results.py figures DIR       # every figure, as PNG files
+
+Each JSON file holds one benchmark's current results: what was measured, the date, the
+machine, the software, the commands that produced it, notes, and its rows. A new run
+replaces a file (or some of its rows) whole; the history of the figures lives in git and
+in CHANGELOG.md, not in the files.
+"""
+import json
+import sys
+from pathlib import Path
+
+RESULTS = Path(__file__).resolve().parent / "results-committed"
+
+PEER_NAMES = {"libsvm": "LIBSVM", "sklearn": "scikit-learn",
+              "sklearnex": "scikit-learn-intelex",
+              "libsvm (an earlier run)": "LIBSVM, an earlier run"}
+# the fastest-peer table's cases, in the order the tables and figures show them
+SHORT_LABELS = {"a9a": "a9a, RBF", "w8a": "w8a, RBF", "fashion-12k": "Fashion-MNIST 12,000",
+                "fashion": "Fashion-MNIST 60,000", "letter": "letter, 26 classes",
+                "pendigits": "pendigits, 10 classes", "reviews": "reviews, sparse TF-IDF",
+                "sector": "sector, linear, 105 classes", "a9a-linear": "a9a, linear",
+                "ijcnn1": "ijcnn1, RBF", "housing": "housing, SVR"}
+# the README's headline rows: one thread, one row per kind of problem
+HEADLINE_CASES = ("a9a", "w8a", "fashion", "letter", "reviews", "sector", "ijcnn1",
+                  "housing")
+
+
+def load(name):
+    """One committed result file (``name`` without ``.json``) as a dict."""
+    return json.loads((RESULTS / f"{name}.json").read_text())
+
+
+def names():
+    """The committed result files, by name."""
+    return sorted(path.stem for path in RESULTS.glob("*.json"))
+
+
+def number(value, digits=3):
+    """A figure as the tables print it: None as a dash, small times with their
+    significant digits, thousands with separators."""
+    if value is None:
+        return "-"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return f"{value:,}"
+    if value == 0:
+        return "0"
+    if abs(value) < 1e-3:
+        return f"{value:.1e}"
+    if abs(value) >= 100:
+        return f"{value:,.1f}"
+    if abs(value) >= 1:
+        return f"{value:.2f}"
+    return f"{value:.{digits}g}"
+
+
+def ratio(value):
+    """A ratio libsmo / peer with two decimals; one that rounds to zero says so."""
+    if value is None:
+        return "-"
+    return "< 0.01" if value < 0.005 else f"{value:.2f}"
+
+
+def peer(name):
+    return PEER_NAMES.get(name, name)
+
+
+# ---------------------------------------------------------------------------
+# tables: (header, rows) with every cell a string
+
+
+def fastest_peer_table(train_peer=None):
+    """The fastest-peer table, optionally only the rows whose fastest training peer is
+    ``train_peer`` ("libsvm", "sklearn" or "sklearnex")."""
+    data = load("fastest_peer")
+    header = ["case", "threads", "libsmo train s", "peer train s", "train ratio",
+              "libsmo predict s", "peer predict s", "predict ratio",
+              "peak memory ratio", "run"]
+    rows = []
+    for row in data["rows"]:
+        if train_peer is not None and row["train_peer"] != train_peer:
+            continue
+        rows.append([row["label"], str(row["threads"]), number(row["libsmo_train_s"]),
+                     f"{number(row['peer_train_s'])} ({peer(row['train_peer'])})",
+                     ratio(row["train_ratio"]), number(row["libsmo_predict_s"]),
+                     f"{number(row['peer_predict_s'])} ({peer(row['predict_peer'])})",
+                     ratio(row["predict_ratio"]),
+                     f"{ratio(row['peak_memory_ratio'])} ({peer(row['memory_peer'])})",
+                     f"{row['date']}, median of {row['repeats']}"])
+    return header, rows
+
+
+def objectives_table():
+    """What shows that the fastest-peer table's runs did the same work."""
+    data = load("fastest_peer")
+    seen, rows = set(), []
+    for row in data["rows"]:
+        if row["case"] in seen:
+            continue
+        seen.add(row["case"])
+        same = [r for r in data["rows"] if r["case"] == row["case"]]
+        objective = next(r["objective"] for r in same
+                         if r["objective"] != "as at one thread")
+        rows.append([row["label"], objective, row["command"]])
+    return ["case", "objective", "command"], rows
+
+
+def all_peers_table():
+    data = load("all_peers")
+    header = ["case", "libsmo train s", "LIBSVM train s", "scikit-learn train s",
+              "train ratio vs LIBSVM", "second fit ratio vs LIBSVM",
+              "predict ratio vs LIBSVM / scikit-learn", "load ratio vs scikit-learn",
+              "added memory ratio vs LIBSVM / scikit-learn",
+              "peak memory ratio vs LIBSVM / scikit-learn", "objectives (rel. diff)",
+              "accuracy libsmo / LIBSVM"]
+    rows = [[r["label"], number(r["libsmo_train_s"]), number(r["libsvm_train_s"]),
+             number(r["sklearn_train_s"]), ratio(r["train_ratio_libsvm"]),
+             ratio(r["second_fit_ratio_libsvm"]),
+             f"{ratio(r['predict_ratio_libsvm'])} / {ratio(r['predict_ratio_sklearn'])}",
+             ratio(r["load_ratio_sklearn"]),
+             (f"{ratio(r['added_memory_ratio_libsvm'])} / "
+              f"{ratio(r['added_memory_ratio_sklearn'])}"),
+             (f"{ratio(r['peak_memory_ratio_libsvm'])} / "
+              f"{ratio(r['peak_memory_ratio_sklearn'])}"),
+             f"agree ({r['objective_rel_diff']:.1e})", r["accuracy"]]
+            for r in data["rows"]]
+    return header, rows
+
+
+def scaling_table():
+    data = load("scaling_a9a")
+    header = ["rows", "libsmo s", "LIBSVM s", "ratio", "nSV libsmo", "nSV LIBSVM"]
+    rows = [[number(r["rows"]), number(r["libsmo_s"]), number(r["libsvm_s"]),
+             ratio(r["ratio"]), number(r["libsmo_nsv"]), number(r["libsvm_nsv"])]
+            for r in data["rows"]]
+    return header, rows
+
+
+def grid_table():
+    data = load("grid")
+    header = ["data", "svm-grid s", "libsmo-grid s", "ratio", "libsmo-grid --warm-start s",
+              "ratio (svm-grid s beside it)", "cells whose rate differs (cold; warm)"]
+    rows = [[f"{r['data']} ({r['rows']:,} rows)", number(r["svm_grid_s"]),
+             number(r["libsmo_grid_s"]), f"{r['ratio']:.3f}", number(r["warm_start_s"]),
+             f"{r['warm_start_ratio']:.3f} ({number(r['svm_grid_s_beside_warm'])})",
+             f"{r['differing_cells']}; {r['differing_cells_warm']}"]
+            for r in data["rows"]]
+    return header, rows
+
+
+def startup_table():
+    data = load("startup")
+    header = ["command", "libsmo s", "svm-train etc. s"]
+    rows = [[r["command"], number(r["libsmo_s"]), number(r["libsvm_s"])]
+            for r in data["rows"]]
+    return header, rows
+
+
+def distributed_table():
+    data = load("distributed")
+    header = ["case", "run", "fit s", "CPU s", "busiest CPU s", "busiest / libsmo CPU",
+              "objective rel. diff", "nSV", "accuracy %", "peak MB", "moved MB"]
+    rows, previous = [], None
+    for r in data["rows"]:
+        run = (r["run"] if r["workers"] == 0 else
+               f"dask, {r['workers']} worker{'s' if r['workers'] > 1 else ''}, "
+               f"{r['partitions']} partitions")
+        case = "" if r["case"] == previous else f"{r['case']} ({r['date']})"
+        previous = r["case"]
+        rows.append([case, run, number(r["fit_s"]), number(r["cpu_s"]),
+                     number(r["busiest_cpu_s"]), ratio(r["busiest_over_libsmo_cpu"]),
+                     number(r["objective_rel_diff"]), number(r["n_sv"]),
+                     f"{r['accuracy_percent']:.2f}", r["peak_mb"], r["moved_mb"] or "-"])
+    return header, rows
+
+
+TABLES = {"fastest_peer": fastest_peer_table, "objectives": objectives_table,
+          "all_peers": all_peers_table, "scaling_a9a": scaling_table, "grid": grid_table,
+          "startup": startup_table, "distributed": distributed_table}
+
+
+def markdown(header, rows):
+    """A pipe table; numeric columns right-aligned."""
+    def numeric(column):
+        cells = [row[column].split(" ")[0].replace(",", "").lstrip("<").strip()
+                 for row in rows]
+        try:
+            [float(cell) for cell in cells if cell not in ("-", "")]
+            return True
+        except ValueError:
+            return False
+    align = ["---:" if numeric(i) else "---" for i in range(len(header))]
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def headline():
+    """The README's headline: one thread, the fastest peer's training time, and the
+    line that says where, when and how it was measured (Markdown)."""
+    data = load("fastest_peer")
+    by_case = {row["case"]: row for row in data["rows"] if row["threads"] == 1}
+    header = ["one thread", "libsmo s", "fastest peer", "peer s", "train ratio",
+              "predict ratio"]
+    rows = []
+    for case in HEADLINE_CASES:
+        row = by_case[case]
+        rows.append([SHORT_LABELS[case], number(row["libsmo_train_s"]),
+                     peer(row["train_peer"]), number(row["peer_train_s"]),
+                     ratio(row["train_ratio"]), ratio(row["predict_ratio"])])
+    dates = sorted({row["date"][:10] for row in by_case.values()
+                    if row["case"] in HEADLINE_CASES})
+    software = data["software"]
+    source = (f"Training seconds, medians of fresh-process runs, {dates[0]} to "
+              f"{dates[-1]}; "
+              f"{data['machine']['cpu']}; Python {software['python']}, "
+              f"LIBSVM {software['libsvm-official'].split()[0]}, scikit-learn "
+              f"{software['scikit-learn']}. Ratios libsmo / fastest peer, the same "
+              f"objective. Command: `python benchmarks/run.py --cases CASE --threads 1,2 "
+              f"--repeats 3` (each row's in `benchmarks/results-committed/"
+              f"fastest_peer.json`).")
+    return markdown(header, rows) + "\n\n" + source
+
+
+# ---------------------------------------------------------------------------
+# figures
+
+
+def _pyplot():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    return plt
+
+
+def _save(fig, path):
+    """Write a figure as the site shows it, and free it."""
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    _pyplot().close(fig)
+
+
+def draw_ratio_bars(path):
+    """libsmo / fastest peer, training and prediction, one and two threads."""
+    plt = _pyplot()
+    data = load("fastest_peer")
+    cases = list(dict.fromkeys(row["case"] for row in data["rows"]))
+    fig, axes = plt.subplots(1, 2, figsize=(11, 0.42 * len(cases) + 1.6), sharey=True)
+    for ax, key, title in ((axes[0], "train_ratio", "training"),
+                           (axes[1], "predict_ratio", "prediction")):
+        for offset, threads, color in ((-0.2, 1, "tab:blue"), (0.2, 2, "tab:orange")):
+            values = []
+            for case in cases:
+                row = next(r for r in data["rows"]
+                           if r["case"] == case and r["threads"] == threads)
+                values.append(max(row[key], 0.004))
+            positions = [i + offset for i in range(len(cases))]
+            ax.barh(positions, values, height=0.38, color=color,
+                    label=f"{threads} thread{'s' if threads > 1 else ''}")
+        ax.axvline(1.0, color="k", linewidth=1)
+        ax.set_xlim(0, 1.1)
+        ax.set_title(f"{title}: libsmo / fastest peer (below 1: libsmo faster)",
+                     fontsize=10)
+        ax.grid(axis="x", alpha=0.3)
+    axes[0].set_yticks(range(len(cases)))
+    axes[0].set_yticklabels([SHORT_LABELS[case] for case in cases])
+    axes[0].invert_yaxis()
+    axes[1].legend(loc="lower right")
+    _save(fig, path)
+
+
+def draw_time_against_rows(path):
+    """Training time against rows on a9a's prefixes, libsmo and LIBSVM, log-log."""
+    plt = _pyplot()
+    data = load("scaling_a9a")
+    rows = [r["rows"] for r in data["rows"]]
+    fig, ax = plt.subplots(figsize=(6.5, 4.2))
+    for key, label, marker in (("libsmo_s", "libsmo", "o"),
+                               ("libsvm_s", "LIBSVM 3.37", "s")):
+        ax.loglog(rows, [r[key] for r in data["rows"]], marker=marker, label=label)
+    ax.set_xlabel("training rows (the first rows of a9a)")
+    ax.set_ylabel("training seconds, one thread")
+    ax.set_title(f"RBF C=1 gamma=0.05, {data['date']}", fontsize=10)
+    ax.grid(which="both", alpha=0.3)
+    ax.legend()
+    _save(fig, path)
+
+
+def draw_distributed(path):
+    """The busiest worker's CPU seconds over single-process libsmo's, per case."""
+    plt = _pyplot()
+    data = load("distributed")
+    runs = [r for r in data["rows"] if r["workers"]]
+    cases = list(dict.fromkeys(r["case"] for r in runs))
+    short = {case: case.split(":")[0].split(",")[0] for case in cases}
+    fig, ax = plt.subplots(figsize=(9, 0.34 * len(runs) + 1.4))
+    labels, values, colors = [], [], []
+    for case in cases:
+        for r in (r for r in runs if r["case"] == case):
+            workers = f"{r['workers']} worker{'s' if r['workers'] > 1 else ''}"
+            labels.append(f"{short[case]}: {workers}, {r['partitions']} partitions")
+            values.append(r["busiest_over_libsmo_cpu"])
+            colors.append("tab:blue" if r["workers"] == 1 else "tab:orange")
+    ax.barh(range(len(values)), values, color=colors)
+    ax.axvline(1.0, color="k", linewidth=1)
+    ax.set_yticks(range(len(values)))
+    ax.set_yticklabels(labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlabel("busiest worker's CPU seconds / single-process libsmo's")
+    ax.grid(axis="x", alpha=0.3)
+    _save(fig, path)
+
+
+FIGURES = {"ratio_bars.png": draw_ratio_bars,
+           "time_against_rows.png": draw_time_against_rows,
+           "distributed.png": draw_distributed}
+
+
+def draw_figures(directory):
+    """Every figure into ``directory``; returns their paths."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, draw in FIGURES.items():
+        draw(directory / name)
+        paths.append(directory / name)
+    return paths
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["readme"]:
+        print(headline())
+    elif argv[:1] == ["figures"] and len(argv) == 2:
+        for path in draw_figures(argv[1]):
+            print(path)
+    else:
+        print("\n".join(__doc__.strip().splitlines()[3:5]))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

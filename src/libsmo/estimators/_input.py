@@ -1,0 +1,143 @@
+"""What the estimators accept as data, checked as scikit-learn's SVMs check it: X
+through scikit-learn's `validate_data` when it is installed (libsmo's own checks
+otherwise), y as a 1-D vector, sample weights with scikit-learn's meaning (a weight of
+zero or less leaves the sample out), and the Gram matrices of callable kernels.
+"""
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+from libsmo._utils import validation as v
+from libsmo.estimators._sklearn_compat import HAVE_SKLEARN, validate_data
+
+
+def n_samples(X):
+    """The number of samples in X, whatever a callable kernel accepts (arrays, lists of
+    strings, ...)."""
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) > 0:
+        return int(shape[0])
+    try:
+        return len(X)
+    except TypeError:
+        raise TypeError(f"X must be a sequence of samples, got {type(X).__name__}") from None
+
+
+def validate_features(estimator, X, y=None, reset=True):
+    """X (and y) as the kernel reads them: dense C-contiguous float64 or CSR; with
+    reset=True (fit) n_features_in_ is recorded, else X must have that many columns.
+
+    Returns
+    -------
+    X, y
+    """
+    if HAVE_SKLEARN:
+        options = dict(accept_sparse="csr", dtype=np.float64, order="C",
+                       accept_large_sparse=False, reset=reset)
+        if y is None:
+            return validate_data(estimator, X, **options), None
+        return validate_data(estimator, X, y, **options)
+    X = v.check_data(X, "X", allow_empty=not reset)
+    if reset:
+        estimator.n_features_in_ = X.shape[1]
+    elif X.shape[1] != estimator.n_features_in_:
+        raise ValueError(f"X has {X.shape[1]} features, but {type(estimator).__name__} is "
+                         f"expecting {estimator.n_features_in_} features as input.")
+    if y is not None:
+        y = v.check_labels(y, X.shape[0])
+    return X, y
+
+
+def gram_matrix(kernel, X, Y, name):
+    """kernel(X, Y) of a callable kernel, checked: a dense float64 matrix with one row
+    per sample of X and one column per sample of Y, finite.
+
+    Parameters
+    ----------
+    kernel : callable
+    X, Y : anything the kernel accepts
+    name : str
+        The estimator's name, for messages.
+
+    Returns
+    -------
+    ndarray of shape (n_samples(X), n_samples(Y))
+
+    Raises
+    ------
+    ValueError
+        The kernel's answer has another shape, or holds NaN or infinity.
+    """
+    K = kernel(X, Y)
+    expected = (n_samples(X), n_samples(Y))
+    if sp.issparse(K):
+        # its shape first: a sparse answer of the wrong shape can be any size dense
+        # (an empty 10^6 x 10^6 matrix would ask for 7.3 TiB)
+        _check_gram_shape(tuple(K.shape), expected, name)
+        K = K.toarray()
+    K = np.asarray(K, dtype=np.float64, order="C")
+    _check_gram_shape(K.shape, expected, name)
+    if not np.isfinite(K).all():
+        raise ValueError(f"the kernel function of {name} returned NaN or infinity")
+    return K
+
+
+def _check_gram_shape(shape, expected, name):
+    if shape != expected:
+        raise ValueError(f"the kernel function of {name} returned a matrix of shape "
+                         f"{shape} for {expected[0]} x {expected[1]} samples; it must "
+                         f"return the Gram matrix k(X, Y) of shape {expected}")
+
+
+def check_targets(estimator, y):
+    """y as a 1-D array; a column vector is accepted with scikit-learn's warning."""
+    if y is None:
+        raise ValueError(f"{type(estimator).__name__} requires y to be passed, but the "
+                         "target y is None")
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        if HAVE_SKLEARN:
+            from sklearn.exceptions import DataConversionWarning as category
+        else:
+            category = UserWarning
+        warnings.warn("A column-vector y was passed when a 1d array was expected. Please "
+                      "change the shape of y to (n_samples, ), for example using ravel().",
+                      category, stacklevel=3)
+        y = y.ravel()
+    return y
+
+
+ALL_LEFT_OUT = "Invalid input - all samples have zero or negative weights."
+
+
+def effective_sample_weight(sample_weight, n):
+    """scikit-learn's sample weights as libsmo's: a weight of zero or less leaves its
+    sample out (LIBSVM's C_i = C * weight cannot be negative), so negative weights
+    become 0.
+
+    Parameters
+    ----------
+    sample_weight : array-like of shape (n,) or None
+    n : int
+
+    Returns
+    -------
+    ndarray of float64 of shape (n,), or None
+
+    Raises
+    ------
+    TypeError
+        Weights that are not numbers.
+    ValueError
+        The wrong length, NaN or +inf, or no sample left (scikit-learn's message).
+    """
+    if sample_weight is None:
+        return None
+    w = np.asarray(sample_weight)
+    if w.dtype.kind in "biuf":
+        w = w.astype(np.float64)
+        w[w < 0] = 0.0   # NaN stays NaN, so that check_sample_weight names it
+        if w.size == n and not np.isnan(w).any() and not (w > 0).any():
+            raise ValueError(ALL_LEFT_OUT)
+    return v.check_sample_weight(w, n)

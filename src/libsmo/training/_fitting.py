@@ -1,0 +1,385 @@
+"""Training, from the public entry to the model: parameters -> problems -> solve -> Model.
+
+`train` takes LIBSVM's parameters as keywords and builds a `TrainParams` (validated in
+`libsmo.training._params`); `fit` does the rest for any caller that already has one (the
+estimators, cross-validation, the commands):
+
+1. the data are validated and brought to the solver's layout (`libsmo.training._problem`);
+2. an `Executor` (`libsmo.training._execution`) is set up for the fit's binary problems;
+3. the formulation of `svm_type` (`FORMULATIONS`, LIBSVM's svm_train switch) turns the
+   data into binary problems, solves them and collects a `FormulationResult`
+   (`libsmo.training._pairs` for C-SVC and nu-SVC, `libsmo.training._formulations` for the rest);
+4. the result becomes a `Model` with the support vectors taken from the data.
+
+With `init` (a warm start), each binary problem starts from a previous solution made
+feasible for it (`libsmo.training._warm_start`) instead of LIBSVM's start.
+"""
+import dataclasses
+import logging
+
+from libsmo._utils import validation as v
+from libsmo._utils.row_layout import dense_copy_budget
+from libsmo.exceptions import ConvergenceWarning
+from libsmo.model._model import Model
+from libsmo.training._execution import Executor
+from libsmo.training._formulations import fit_one_class, fit_regression
+from libsmo.training._pairs import fit_classification
+from libsmo.training._params import TrainParams
+from libsmo.training._problem import take_rows, training_set
+from libsmo.training._warm_start import starting_point
+
+__all__ = ["ConvergenceWarning", "FORMULATIONS", "fit", "fit_training_set", "train",
+           "training_set_for"]
+
+logger = logging.getLogger("libsmo")
+
+# LIBSVM's svm_train: which formulation makes the model of each svm_type
+FORMULATIONS = {"c_svc": fit_classification, "nu_svc": fit_classification,
+                "one_class": fit_one_class, "epsilon_svr": fit_regression,
+                "nu_svr": fit_regression}
+
+
+def _progress_logger(info):
+    logger.info("iter %d: active %d, violation %.3g, objective %.6f",
+                info["n_iter"], info["active_size"], info["violation"], info["objective"])
+
+
+def _enable_verbose_output():
+    """verbose=True promises output: give the libsmo logger a stderr handler when the
+    application configured none."""
+    if not logger.handlers and not logging.getLogger().handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        logger.addHandler(handler)
+    if logger.getEffectiveLevel() > logging.INFO:
+        logger.setLevel(logging.INFO)
+
+
+def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0.1,
+          gamma=None, degree=3, coef0=0.0, tol=1e-3, cache_size="auto", shrinking=True,
+          selection="second_order", class_weight=None, sample_weight=None,
+          max_iter=None, time_limit=None, verbose=False, callback=None,
+          callback_every=1000, n_threads=1, probability=False, random_state=None,
+          linear_solver="auto", n_jobs=None, init=None):
+    """Train a support vector machine with SMO: any of LIBSVM's five formulations.
+
+    The Python side of ``svm-train``: the same formulations, kernels, parameters,
+    stopping rule and answers (the same solver steps where LIBSVM's are taken), on
+    dense or sparse (CSR) data. Several classes are trained one-vs-one, one binary
+    problem per pair of classes, as LIBSVM does. The result is a `libsmo.Model`
+    with LIBSVM's svm_model fields, which predicts and saves as LIBSVM's model
+    files do.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        Training rows. Sparse input stays sparse (CSR) all the way. For
+        kernel='precomputed', the (n_samples, n_samples) Gram matrix.
+    y : array-like of shape (n_samples,), default=None
+        Class labels (numbers or strings; two or more classes) for c_svc and nu_svc,
+        real targets for the regressions; ignored (may be None) for one_class.
+    svm_type : {'c_svc', 'nu_svc', 'one_class', 'epsilon_svr', 'nu_svr'}, default='c_svc'
+        The formulation (LIBSVM's ``-s 0..4``).
+    kernel : {'rbf', 'linear', 'poly', 'sigmoid', 'precomputed'}, default='rbf'
+        LIBSVM's kernel (``-t``): u'v, (gamma u'v + coef0)^degree,
+        ``exp(-gamma |u - v|^2)``, tanh(gamma u'v + coef0), or a Gram matrix given as X.
+    C : float, default=1.0
+        Box constraint of c_svc, epsilon_svr and nu_svr (LIBSVM's ``-c``);
+        positive, or ``np.inf`` for a hard margin.
+    nu : float, default=0.5
+        The parameter of nu_svc, one_class and nu_svr (LIBSVM's ``-n``), in (0, 1].
+    epsilon : float, default=0.1
+        Half-width of epsilon_svr's insensitive tube (LIBSVM's ``-p``); >= 0.
+    gamma : float, default=None
+        Kernel coefficient (LIBSVM's ``-g``), >= 0; None is 1 / n_features, as in
+        LIBSVM.
+    degree : int, default=3
+        Degree of the polynomial kernel (LIBSVM's ``-d``), >= 0.
+    coef0 : float, default=0.0
+        Independent term of the polynomial and sigmoid kernels (LIBSVM's ``-r``).
+    tol : float, default=1e-3
+        Stopping tolerance on the maximal violation m(a) - M(a) (LIBSVM's ``-e``).
+    cache_size : float or 'auto', default='auto'
+        Kernel row cache in megabytes (LIBSVM's ``-m``); it changes which kernel rows
+        are computed again, never the steps or the model. 'auto': as much as the
+        problem can use (each binary problem's whole Q matrix, 4 l^2 bytes, where it
+        fits), bounded by half of the memory available when the fit starts
+        (MemAvailable in /proc/meminfo,
+        `libsmo._utils.cache_budget.AUTO_MEMORY_FRACTION`) and taken a row at a time
+        as the solver computes rows, so a fit holds what its solver keeps asking for.
+        Where Q is larger than the bound, the rows of the variables nearest the
+        solver's next steps are kept (`RowPaths.cache_policy` 'ranked'), so a fit
+        slows gradually as the cache shrinks, without LRU's cliff.
+    shrinking : bool, default=True
+        Whether to use the shrinking heuristic (LIBSVM's ``-h``).
+    selection : {'second_order', 'platt'}, default='second_order'
+        Partner choice: Fan, Chen and Lin's second-order rule [3]_ (LIBSVM's) or
+        Platt's original heuristics [1]_ with Keerthi et al.'s two thresholds [2]_.
+    class_weight : dict, default=None
+        Maps a label to the weight multiplying C for that class (LIBSVM's ``-wi``);
+        c_svc only (for nu_svc it has no effect, as in LIBSVM, and a warning says
+        so).
+    sample_weight : array-like of shape (n_samples,), default=None
+        Per-example weights multiplying C (for nu_svc and one_class, the per-example
+        bound); an example of weight 0 is left out.
+    max_iter : int, default=None
+        Stop each binary problem after this many SMO steps; the model's status then
+        says 'max_iter' and a `libsmo.ConvergenceWarning` is issued. None is
+        LIBSVM's cap, max(10^7, 100 * number of variables).
+    time_limit : float, default=None
+        Seconds of training after which the solver stops where it is, as with
+        max_iter (status 'time_limit', ConvergenceWarning). The whole fit shares the
+        budget: the binary problems of a multi-class fit get what the earlier ones
+        left. None is no limit.
+    verbose : bool, default=False
+        Log progress and LIBSVM's summary lines on the ``libsmo`` logger.
+    callback : callable, default=None
+        Called every `callback_every` steps with a dict (n_iter, active_size,
+        violation, objective); return False to stop (status 'stopped'). An
+        exception it raises ends training and reaches the caller.
+    callback_every : int, default=1000
+        Steps between callback calls (checked after every step, at most every
+        50 ms).
+    n_threads : int or None, default=1
+        Threads; None uses every core. With several classes the one-vs-one pairs are
+        trained in parallel, each with one thread and an equal share of the cache;
+        with two classes (and for the regressions and one-class) long kernel rows are
+        spread over OpenMP threads. 1 is what LIBSVM uses: OpenMP rows speed up a
+        fit on an idle machine but slow it down many times when another process
+        holds a core, since every kernel row waits for its slowest thread.
+    probability : bool, default=False
+        Also fit LIBSVM's probability model (``-b 1``): for classification each
+        pair's Platt sigmoid (probA, probB) on the decision values of an internal
+        5-fold cross-validation (so about six trainings per pair) [4]_; for the
+        regressions the Laplace scale of 5-fold cross-validated residuals
+        (probA[0]); for one-class the density marks of LIBSVM 3.30+. Then
+        `Model.predict_proba` works.
+    random_state : None, int, numpy Generator or LibsvmRandom, default=None
+        Seed of the internal cross-validation's folds (numpy's default_rng). An int
+        gives the same probabilities on every run; None draws fresh folds each time;
+        ``libsmo.LibsvmRandom()`` draws svm-train's folds.
+    linear_solver : {'auto', 'primal', 'kernel'}, default='auto'
+        How a linear kernel is solved for c_svc and one_class. 'primal' keeps the
+        weights w = sum alpha_i y_i x_i and computes every gradient as a dot product
+        with w (Platt's linear SVM with Keerthi's thresholds): no kernel rows and no
+        cache, a pass over the data costs O(nnz), and it reaches the same optimum to
+        the same tolerance (`selection`, `shrinking` and `cache_size` do not apply).
+        'kernel' uses cached kernel rows like every other kernel. 'auto' takes
+        'primal' for each binary problem whose Q matrix (4 l^2 bytes) exceeds twice
+        `cache_size` (200 MB for 'auto'), where it wins, and kernel rows for smaller
+        ones, where they win.
+    n_jobs : int, default=None
+        One-vs-one pairs trained at once as joblib tasks (each with one thread, BLAS
+        and OpenMP included, and cache_size / n_jobs of the cache): on local threads,
+        or on any joblib backend a ``joblib.parallel_config`` context selects (Dask,
+        Ray, processes). None is 1 unless such a context sets a number; -1 is every
+        core (every worker of a cluster). The model is the same, bit for bit, for
+        every n_jobs and backend. With a process or cluster backend, `callback` must
+        be picklable and runs where the pair runs.
+    init : Model or array-like, default=None
+        Warm start: a Model whose `support` indexes these rows (a fit stopped by
+        max_iter or time_limit, a fit with other C, gamma or weights, from which
+        this one goes on), or the dual coefficients of every row (shape (n,), or
+        (n_classes - 1, n) in LIBSVM's one-vs-one layout, classes in LIBSVM's order).
+        Each binary problem starts there, clipped to its bounds and with its
+        equality constraint(s) restored; it ends at the same optimum as a cold fit.
+        A model of another kind (classification, regression, one-class) is refused;
+        classes the model does not know start cold.
+
+    Returns
+    -------
+    Model
+        The trained model, its ``status``, ``n_iter`` and ``objective`` one entry
+        per binary problem.
+
+    Raises
+    ------
+    ValueError
+        Bad data or parameters; the message names the parameter and its value.
+    TypeError
+        A parameter of the wrong type, or an unknown keyword.
+
+    See Also
+    --------
+    libsmo.SVC : The scikit-learn estimator over this training.
+    libsmo.cross_validation : Cross-validation, svm-train's ``-v``, with these parameters.
+    libsmo.training.fit : The same with the parameters as a TrainParams.
+    libsmo.save_model : Write the model as a LIBSVM model file.
+
+    Notes
+    -----
+    Where LIBSVM 3.37 and scikit-learn's copy of LIBSVM compute differently (the
+    nu formulations' starting sums, the probability folds, two-class
+    probabilities), train follows LIBSVM and the estimators follow scikit-learn.
+    Labels are ordered as LIBSVM orders them: by first appearance, with -1/+1 data
+    putting +1 first. Ctrl-C stops training within a fraction of a second with
+    KeyboardInterrupt.
+
+    The defaults that are about speed, as measured when they were chosen: OpenMP
+    rows (n_threads=2) made a9a's fit about 1.25x faster on two idle cores, and
+    many times slower with another process on a core, hence n_threads=1; the
+    primal linear solver fitted a9a (C=0.05) 14x faster than kernel rows, while
+    kernel rows win on small problems such as sector's one-vs-one pairs, hence
+    linear_solver='auto'.
+
+    References
+    ----------
+    .. [1] J. C. Platt, "Sequential Minimal Optimization: A fast algorithm for
+       training support vector machines", Microsoft Research Technical Report
+       MSR-TR-98-14, 1998.
+    .. [2] S. S. Keerthi, S. K. Shevade, C. Bhattacharyya and K. R. K. Murthy,
+       "Improvements to Platt's SMO algorithm for SVM classifier design", Neural
+       Computation, 13(3), 637-649, 2001.
+    .. [3] R.-E. Fan, P.-H. Chen and C.-J. Lin, "Working set selection using
+       second order information for training support vector machines", Journal of
+       Machine Learning Research, 6, 1889-1918, 2005.
+    .. [4] H.-T. Lin, C.-J. Lin and R. C. Weng, "A note on Platt's probabilistic
+       outputs for support vector machines", Machine Learning, 68(3), 267-276,
+       2007.
+    .. [5] C.-C. Chang and C.-J. Lin, "LIBSVM: A library for support vector
+       machines", ACM Transactions on Intelligent Systems and Technology, 2(3),
+       27:1-27:27, 2011.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> import libsmo
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = libsmo.train(X, y, kernel="rbf", C=1.0, gamma=0.5)
+    >>> model
+    Model(svm_type='c_svc', kernel='rbf', classes=[0, 1, 2], n_sv=41, n_features=4)
+    >>> model.status, model.n_iter
+    (['optimal', 'optimal', 'optimal'], [34, 36, 40])
+    >>> model.predict(X[[0, 50, 100]])
+    array([0, 1, 2])
+
+    The linear kernel on the primal weights, and on kernel rows, reach one
+    optimum:
+
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.preprocessing import minmax_scale
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> X = minmax_scale(X)
+    >>> primal = libsmo.train(X, y, kernel="linear", linear_solver="primal")
+    >>> rows = libsmo.train(X, y, kernel="linear", linear_solver="kernel")
+    >>> round(primal.objective[0], 3), round(rows.objective[0], 3)
+    (-67.104, -67.104)
+    """
+    params = TrainParams.from_kwargs(
+        svm_type=svm_type, kernel=kernel, C=C, nu=nu, epsilon=epsilon, gamma=gamma,
+        degree=degree, coef0=coef0, tol=tol, cache_size=cache_size, shrinking=shrinking,
+        selection=selection, class_weight=class_weight, max_iter=max_iter,
+        time_limit=time_limit, verbose=verbose, callback=callback,
+        callback_every=callback_every, n_threads=n_threads, probability=probability,
+        random_state=random_state, linear_solver=linear_solver, n_jobs=n_jobs)
+    return fit(X, y, params, sample_weight=sample_weight, init=init)
+
+
+def fit(X, y, params, sample_weight=None, init=None):
+    """Train with parameters that are already a `TrainParams`.
+
+    What `train` does once it has made its TrainParams of its keywords: the
+    estimators, cross-validation and the commands build one TrainParams and call
+    this.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        Training rows, as for `train`.
+    y : array-like of shape (n_samples,) or None
+        Labels or targets, as for `train`.
+    params : TrainParams
+        Every parameter of the training.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Per-example weights, as for `train`.
+    init : Model or array-like, default=None
+        Warm start, as for `train`.
+
+    Returns
+    -------
+    Model
+        The trained model.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad data; the message names X, y or sample_weight.
+
+    See Also
+    --------
+    libsmo.train : The same with LIBSVM's parameters as keywords.
+    TrainParams : The parameters.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from libsmo.training import TrainParams, fit
+    >>> X, y = load_iris(return_X_y=True)
+    >>> params = TrainParams.from_kwargs(kernel="rbf", C=1.0, gamma=0.5)
+    >>> fit(X, y, params).n_iter
+    [34, 36, 40]
+    """
+    return fit_training_set(training_set_for(X, y, sample_weight, params), params,
+                            init=init)
+
+
+def training_set_for(X, y, sample_weight, params):
+    """The `TrainingSet` that `fit` makes of X, y and sample_weight for `params`:
+    validated, in the solver's layout. A caller that trains on the same rows many
+    times (a grid search's folds) makes it once and passes it to `fit_training_set`
+    with any params of the same svm_type, kernel name and cache_size.
+
+    Returns
+    -------
+    TrainingSet
+
+    Raises
+    ------
+    TypeError, ValueError
+        Bad data; the message names X, y or sample_weight.
+    """
+    return training_set(X, y, sample_weight, params.svm_type, params.kernel.kernel,
+                        dense_copy_bytes=dense_copy_budget(params.solver.cache_size))
+
+
+def fit_training_set(data, params, init=None):
+    """`fit` on data already validated by `training_set_for` (with params of the same
+    svm_type, kernel name and cache_size).
+
+    Parameters
+    ----------
+    data : TrainingSet
+    params : TrainParams
+    init : as for `train`
+
+    Returns
+    -------
+    Model
+    """
+    start = starting_point(init, len(data.y), params.svm_type)
+    kernel = params.kernel.for_data(data.n_features)
+    solver = params.solver
+    if solver.verbose:
+        _enable_verbose_output()
+        if solver.callback is None:
+            solver = dataclasses.replace(solver, callback=_progress_logger)
+    executor = Executor(data.X_solver, kernel, solver, params.primal_policy,
+                        reserved_bytes=data.solver_copy_bytes)
+    # a Generator (whose fresh entropy costs a system call) only when the probability
+    # model needs one
+    rng = v.check_random_state(params.random_state) if params.probability else None
+    try:
+        result = FORMULATIONS[params.svm_type](executor, data, params, rng, start=start)
+    finally:
+        executor.release_memory()
+    support_vectors = (None if kernel.kernel == "precomputed"
+                       else take_rows(data.X, result.sv_rows))
+    return Model(svm_type=params.svm_type, kernel=kernel.kernel, gamma=kernel.gamma,
+                 degree=kernel.degree, coef0=kernel.coef0, classes=result.classes,
+                 n_support=result.n_support, support_vectors=support_vectors,
+                 support=result.sv_rows, sv_coef=result.sv_coef, rho=result.rho,
+                 n_features=data.n_features, probA=result.probA, probB=result.probB,
+                 prob_density_marks=result.prob_density_marks,
+                 n_iter=result.statistics.n_iter, objective=result.statistics.objective,
+                 status=result.statistics.status,
+                 kernel_evaluations=result.statistics.kernel_evaluations)

@@ -1,0 +1,176 @@
+"""Ctrl-C within a second in every phase of a fit and of a prediction, and interrupted
+fits free what they held.
+
+Each test installs the SIGINT handler it depends on (Python's KeyboardInterrupt) in
+the process it signals, instead of inheriting a disposition: run from a background job
+of a non-interactive shell, SIGINT is ignored, and a test that relied on it would not
+see its KeyboardInterrupt.
+"""
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import libsmo
+from helpers.data import load_dataset
+from helpers.processes import process_cpu_seconds
+
+TESTS = Path(__file__).resolve().parents[1]   # tests/, where the helpers package is
+
+pytestmark = pytest.mark.skipif(threading.current_thread() is not threading.main_thread(),
+                                reason="signals reach the main thread only")
+
+
+@pytest.fixture
+def keyboard_interrupt():
+    """Python's own SIGINT handler for the test, the previous disposition after it."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def interrupt_after(seconds, action):
+    """Run action() with SIGINT sent to this process after `seconds`; returns the CPU
+    seconds the process spent between the signal and KeyboardInterrupt's arrival
+    (fails if it never came): the work done after the signal, whatever the load of
+    the machine."""
+    sent = []
+
+    def fire():
+        sent.append(process_cpu_seconds())
+        os.kill(os.getpid(), signal.SIGINT)
+
+    timer = threading.Timer(seconds, fire)
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            action()
+        caught = process_cpu_seconds()
+    finally:
+        timer.cancel()
+        timer.join()
+    assert sent, "the action ended before the signal"
+    return caught - sent[0]
+
+
+def blobs(n, d, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    return X, np.where(X[:, 0] + 0.3 * rng.normal(size=n) > 0, 1, -1)
+
+
+# ---- every phase --------------------------------------------------------------------
+
+def test_ctrl_c_during_a_one_class_start(keyboard_interrupt):
+    """One-class starts with nu * l alphas at their bound: its gradient's
+    initialisation computes 6,000 kernel rows of 12,000 x 200 before the first step
+    (before: no poll there at all, 106 s on 25,000 x 200)."""
+    X, _ = blobs(12_000, 200)
+    delay = interrupt_after(0.3, lambda: libsmo.train(
+        X, svm_type="one_class", nu=0.5, gamma=0.005, tol=1e-12))
+    assert delay < 1.0
+
+
+def test_ctrl_c_during_a_nu_svc_start(keyboard_interrupt):
+    X, y = blobs(12_000, 200, seed=1)
+    delay = interrupt_after(0.3, lambda: libsmo.train(
+        X, y, svm_type="nu_svc", nu=0.6, gamma=0.005, tol=1e-12))
+    assert delay < 1.0
+
+
+@pytest.mark.parametrize("selection", ["second_order", "platt"])
+def test_ctrl_c_during_steps_on_long_rows(keyboard_interrupt, selection):
+    """Rows of 20,000 x 500 dense features: each step computes two rows of 10^7
+    multiply-adds, so the clock is read by time, not every 32 steps."""
+    X, y = blobs(20_000, 500, seed=2)
+    delay = interrupt_after(0.5, lambda: libsmo.train(X, y, gamma=0.002, tol=1e-12,
+                                                      selection=selection))
+    assert delay < 1.0
+
+
+def test_ctrl_c_during_the_primal_linear_solver(keyboard_interrupt):
+    X, y = load_dataset("a9a")
+    delay = interrupt_after(0.3, lambda: libsmo.train(X, y, kernel="linear", C=100.0,
+                                                      tol=1e-12, linear_solver="primal"))
+    assert delay < 1.0
+
+
+def test_ctrl_c_during_a_regression_fit(keyboard_interrupt):
+    X, y = blobs(12_000, 200, seed=3)
+    delay = interrupt_after(0.3, lambda: libsmo.train(
+        X, y * 1.0 + X[:, 1], svm_type="nu_svr", nu=0.5, C=10.0, gamma=0.005, tol=1e-12))
+    assert delay < 1.0
+
+
+def test_ctrl_c_during_parallel_pairs_stops_every_thread(keyboard_interrupt):
+    X, y = load_dataset("letter.scale")
+    # threads other tests left (joblib's and Dask's pools) are not the solver's
+    before = set(threading.enumerate())
+    # 0.05 s, not 0.3: these 325 pairs at tol=1e-12 take 0.32 s on two quiet cores
+    delay = interrupt_after(0.05, lambda: libsmo.train(X, y, C=10.0, gamma=1.0,
+                                                       tol=1e-12, n_threads=2))
+    assert delay < 1.0
+    time.sleep(0.2)
+    assert set(threading.enumerate()) <= before
+
+
+def test_ctrl_c_during_a_large_prediction(keyboard_interrupt):
+    """Prediction goes block by block (16 MB of kernel values each): the signal is
+    delivered between two blocks."""
+    X, y = blobs(2_000, 50, seed=4)
+    model = libsmo.train(X, y, gamma=0.02, C=10.0)
+    big = np.random.default_rng(5).normal(size=(400_000, 50))
+    delay = interrupt_after(0.3, lambda: [model.decision_function(big) for _ in range(50)])
+    assert delay < 1.0
+
+
+# ---- interrupted fits free what they held ------------------------------------------------
+
+def test_200_interrupted_fits_do_not_grow_memory():
+    """Each fit is interrupted by a real SIGINT while it fills a 20 MB kernel cache.
+    Resident memory is read after returning freed heap to the system (malloc_trim),
+    so that what the allocator keeps for reuse is not mistaken for a leak (before,
+    300 interrupted fits seemed to grow it by 4 MB)."""
+    script = textwrap.dedent(f"""
+        import ctypes, gc, os, signal, sys, threading
+        sys.path.insert(0, {str(TESTS)!r})
+        import libsmo
+        from helpers.data import load_dataset
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        trim = ctypes.CDLL("libc.so.6").malloc_trim
+        def rss():
+            with open("/proc/self/statm") as f:
+                return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        X, y = load_dataset("a9a", n_rows=4000)
+        def interrupted_fit():
+            timer = threading.Timer(0.01, lambda: os.kill(os.getpid(), signal.SIGINT))
+            try:   # on a busy machine the one signal may come anywhere in here
+                timer.start()
+                libsmo.train(X, y, gamma=0.05, tol=1e-12, cache_size=20)
+                timer.join()
+            except KeyboardInterrupt:
+                timer.join()
+        for _ in range(20):
+            interrupted_fit()
+        gc.collect(); trim(0)
+        before = rss()
+        for _ in range(200):
+            interrupted_fit()
+        gc.collect(); trim(0)
+        print((rss() - before) / 2**20)
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=600, cwd=tempfile.gettempdir(),
+                         env=dict(os.environ, OMP_NUM_THREADS="1"),
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert out.returncode == 0, out.stderr
+    grown = float(out.stdout.strip().splitlines()[-1])
+    assert grown < 2.0, grown
