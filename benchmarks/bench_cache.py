@@ -34,6 +34,13 @@ each size's time over the best size's) is printed at the end and by --summary.
     python benchmarks/bench_cache.py --repeats 3
     python benchmarks/bench_cache.py --rows 20000 --repeats 1 --no-curve
     python benchmarks/bench_cache.py --summary --plot --out DIR
+    python benchmarks/bench_cache.py --export benchmarks/results-committed/cache.json \
+        --out DIR1,DIR2     # the medians of one or more runs as the committed file
+
+The committed file (`--export`) is what the documentation's Performance page reads
+(`benchmarks/committed_results.py`): one row per rows x library x cache size with the
+medians, the objective, and each row's CPU time over scikit-learn-intelex's (with its
+defaults, at the same rows) and over the best cache size of its library.
 """
 import argparse
 import csv
@@ -298,10 +305,17 @@ def main(argv=None):
                         help="seconds a fit may take before it is stopped")
     parser.add_argument("--summary", action="store_true", help="only print the summary")
     parser.add_argument("--plot", action="store_true", help="draw cache_curve.png")
-    parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "results"))
+    parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "results"),
+                        help="results folder (--export: a comma-separated list)")
+    parser.add_argument("--export", help="write the committed JSON file of --out's runs")
+    parser.add_argument("--note", action="append", default=[],
+                        help="a note for --export's file (repeatable)")
     args = parser.parse_args(argv)
     if args.child:
         return child_main(args.child)
+    if args.export:
+        export(args, [Path(d) for d in args.out.split(",")], Path(args.export))
+        return 0
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if not args.summary:
@@ -310,6 +324,90 @@ def main(argv=None):
         plot(out)
     print(summary(out))
     return 0
+
+
+def _medians(rows, key_fields):
+    """{key: the rows of that key} for the rows' key_fields."""
+    groups = {}
+    for row in rows:
+        groups.setdefault(tuple(row[f] for f in key_fields), []).append(row)
+    return groups
+
+
+def export_rows(outs):
+    """The committed file's rows from the CSVs of the run folders `outs`: per rows,
+    library and cache ("default" for each library's default), the fits, median wall
+    and CPU seconds, the last objective and nSV, the median peak memory, the CPU time
+    over scikit-learn-intelex's default fit at the same rows and over its library's
+    best cache size at the same rows."""
+    measured = []
+    for out in outs:
+        for row in read_rows(out / "cache_defaults.csv"):
+            measured.append(dict(row, cache="default"))
+        for row in read_rows(out / "cache_curve.csv"):
+            measured.append(dict(row, cache=row["cache_mb"]))
+    rows = []
+    for (n, library, cache), group in sorted(
+            _medians(measured, ("rows", "library", "cache")).items(),
+            key=lambda item: (int(item[0][0]), item[0][1] != "libsmo", item[0][1],
+                              item[0][2] != "default", item[0][2] == "auto",
+                              float(item[0][2]) if item[0][2] not in ("default", "auto")
+                              else 0.0)):
+        ok = [r for r in group if r["status"] == "ok"]
+        rows.append({"rows": int(n), "library": library,
+                     "cache": cache if cache in ("default", "auto")
+                     else f"{float(cache):g} MB",
+                     "fits": f"{len(ok)}/{len(group)}",
+                     "wall_s": round(_median(group, "wall_s"), 2),
+                     "cpu_s": round(_median(group, "cpu_s"), 2),
+                     "objective": round(float(ok[-1]["objective"]), 4) if ok else None,
+                     "n_sv": int(ok[-1]["n_sv"]) if ok else None,
+                     "peak_mb": round(_median(group, "peak_mb")) if ok else None})
+    for row in rows:
+        peer = [r for r in rows if r["rows"] == row["rows"]
+                and r["library"] == "sklearnex" and r["cache"] == "default"]
+        row["cpu_over_sklearnex"] = (round(row["cpu_s"] / peer[0]["cpu_s"], 2)
+                                     if peer else None)
+        sizes = [r["cpu_s"] for r in rows if r["rows"] == row["rows"]
+                 and r["library"] == row["library"] and r["cache"] != "default"
+                 and not math.isnan(r["cpu_s"])]
+        row["cpu_over_best_size"] = (round(row["cpu_s"] / min(sizes), 2)
+                                     if sizes and row["cache"] != "default" else None)
+    return rows
+
+
+def export(args, outs, path):
+    """Write the committed JSON file (`benchmarks/committed_results.py` reads it)."""
+    import platform
+
+    import numpy as np
+    import sklearn
+    versions = {"python": platform.python_version(), "numpy": np.__version__,
+                "scikit-learn": sklearn.__version__}
+    try:
+        from importlib.metadata import version
+        versions["scikit-learn-intelex"] = version("scikit-learn-intelex")
+        versions["libsvm-official"] = version("libsvm-official")
+    except Exception:   # a package that is not installed is left out
+        pass
+    data = {
+        "title": "The kernel cache on Fashion-MNIST binary problems",
+        "what": ("Fashion-MNIST's first training images, tops (classes 0, 2, 4, 6) "
+                 "against the rest, RBF C=10, gamma = 1/(784 var X), one thread each: "
+                 "each library with its defaults, and libsmo.train and "
+                 "scikit-learn-intelex at cache sizes 100, 200, 800 MB and libsmo's "
+                 "'auto'. Medians; ratios of CPU seconds."),
+        "date": time.strftime("%Y-%m-%d"),
+        "machine": {"cpu": "AMD EPYC (Zen 4), 2 vCPUs under KVM",
+                    "memory_note": "a virtual machine shared with other work"},
+        "software": versions,
+        "commands": [" ".join(["python", "benchmarks/bench_cache.py"] + sys.argv[1:])],
+        "notes": args.note,
+        "rows": export_rows(outs),
+    }
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=1) + "\n")
+    os.replace(tmp, path)
 
 
 def measure(args, out):
