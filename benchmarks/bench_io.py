@@ -9,35 +9,30 @@ a9a and sector.scale) and checks that both read the same matrix. It also times
 
     python benchmarks/bench_io.py                      # a9a and sector.scale, 3 runs
     python benchmarks/bench_io.py --files heart_scale --repeats 5
+
+The data are $LIBSMO_DATA_DIR/<name>.xz, decompressed once (`benchmarks.data`). A read
+ratio stands on equal work only when both readers read the same matrix: otherwise the
+script exits with status 1.
 """
 import argparse
 import io
 import json
-import lzma
-import shutil
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-import libsmo
+if not __package__:
+    # run as a file: the repository root on the path instead of this folder
+    sys.path[0] = str(Path(__file__).resolve().parents[1])
 
-REPO = Path(__file__).resolve().parents[1]
+import libsmo  # noqa: E402
+from benchmarks import data, options  # noqa: E402
 
-
-def decompressed(data_dir, name):
-    """<data_dir>/<name>.xz decompressed once into the shared cache folder."""
-    cache = Path(tempfile.gettempdir()) / "libsmo-data-cache"
-    cache.mkdir(exist_ok=True)
-    target = cache / name
-    if not target.exists():
-        tmp = cache / f".{name}.bench"
-        with lzma.open(data_dir / f"{name}.xz") as src, open(tmp, "wb") as out:
-            shutil.copyfileobj(src, out)
-        tmp.replace(target)
-    return target
+REPO = data.REPO
 
 
 def timed(fn):
@@ -93,7 +88,7 @@ def bench_model(path, repeats):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-dir", type=Path, default=REPO.parent / "shared" / "data")
+    options.data_dir_option(parser)
     parser.add_argument("--files", default="a9a,sector.scale")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--output", type=Path,
@@ -103,17 +98,22 @@ def main(argv=None):
     print(f"{'file':<14}{'rows':>8}{'nnz':>10}{'libsmo s':>10}{'sklearn s':>11}"
           f"{'ratio':>7}  {'dump libsmo s':>13}{'sklearn s':>11}{'ratio':>7}  same")
     for name in args.files.split(","):
-        r = bench_file(decompressed(args.data_dir, name), args.repeats)
+        r = bench_file(data.decompress(name, args.data_dir), args.repeats)
         results.append(r)
         print(f"{r['file']:<14}{r['rows']:>8}{r['nnz']:>10}{r['libsmo_read_s']:>10.3f}"
               f"{r['sklearn_read_s']:>11.3f}{r['read_ratio']:>7.2f}  "
               f"{r['libsmo_dump_s']:>13.3f}{r['sklearn_dump_s']:>11.3f}"
               f"{r['dump_ratio']:>7.2f}  {r['same_matrix']}")
-    m = bench_model(decompressed(args.data_dir, args.files.split(",")[0]), args.repeats)
+    m = bench_model(data.decompress(args.files.split(",")[0], args.data_dir),
+                    args.repeats)
     print(f"model of {m['n_sv']} SVs ({m['file']}): save {m['save_s']:.3f} s, "
           f"load {m['load_s']:.3f} s")
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps({"reads": results, "model": m}, indent=2))
+    if not all(r["same_matrix"] for r in results):
+        print("the readers read different matrices: their ratio is not of equal work",
+              file=sys.stderr)
+        return 1
     return 0
 
 

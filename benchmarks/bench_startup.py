@@ -9,7 +9,10 @@ costs before libsmo runs a line.
     python benchmarks/bench_startup.py --source           # this checkout, precompiled
     python benchmarks/bench_startup.py --repeats 21
 
-Medians of --repeats runs, the two tools alternating.
+Medians of --repeats runs, the two tools alternating. A ratio stands on equal work only
+when both tools wrote the same answer: the same model header (svm_type, kernel, rho,
+nSV, ...), the same predictions, the same scaled file; otherwise its row is FLAGGED and
+the script exits with status 1.
 """
 import argparse
 import os
@@ -21,10 +24,13 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_train import DEFAULT_DATA_DIR, decompress  # noqa: E402
+if not __package__:
+    # run as a file: the repository root on the path instead of this folder
+    sys.path[0] = str(Path(__file__).resolve().parents[1])
 
-REPO = Path(__file__).resolve().parents[1]
+from benchmarks import data, options  # noqa: E402
+
+REPO = data.REPO
 
 
 def timed(command, cwd, env):
@@ -53,25 +59,25 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=11)
     parser.add_argument("--source", action="store_true",
                         help="run libsmo from this checkout (modules precompiled)")
-    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
+    options.data_dir_option(parser)
     args = parser.parse_args(argv)
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
     if args.source:
-        env["PYTHONPATH"] = str(REPO)
-        subprocess.run([sys.executable, "-m", "compileall", "-q", str(REPO / "libsmo")],
-                       env=env, check=True)
-    data = str(decompress(args.data_dir, "heart_scale"))
+        env["PYTHONPATH"] = str(REPO / "src")
+        subprocess.run([sys.executable, "-m", "compileall", "-q",
+                        str(REPO / "src" / "libsmo")], env=env, check=True)
+    heart = str(data.decompress("heart_scale", args.data_dir))
     with tempfile.TemporaryDirectory() as work:
-        subprocess.run(["svm-train", "-q", data, "m"], cwd=work, check=True)
+        subprocess.run(["svm-train", "-q", heart, "m"], cwd=work, check=True)
         cases = [
             ("interpreter (python -c pass)", [sys.executable, "-c", "pass"], None),
             ("usage error (no arguments)", libsmo_tool("train", args, env), ["svm-train"]),
-            ("train -q heart_scale", libsmo_tool("train", args, env) + ["-q", data, "m2"],
-             ["svm-train", "-q", data, "m1"]),
+            ("train -q heart_scale", libsmo_tool("train", args, env) + ["-q", heart, "m2"],
+             ["svm-train", "-q", heart, "m1"]),
             ("predict -q heart_scale", libsmo_tool("predict", args, env)
-             + ["-q", data, "m", "o2"], ["svm-predict", "-q", data, "m", "o1"]),
-            ("scale heart_scale", libsmo_tool("scale", args, env) + [data],
-             ["svm-scale", data]),
+             + ["-q", heart, "m", "o2"], ["svm-predict", "-q", heart, "m", "o1"]),
+            ("scale heart_scale", libsmo_tool("scale", args, env) + [heart],
+             ["svm-scale", heart]),
         ]
         rows = []
         for label, ours, theirs in cases:
@@ -84,15 +90,41 @@ def main(argv=None):
                         sink.append(timed(command, work, env))
             rows.append((label, statistics.median(mine),
                          statistics.median(peer) if peer else None))
-    print("| command | libsmo s | LIBSVM s | ratio |")
-    print("|---|---:|---:|---:|")
+        same = same_answers(work, cases, env)
+    print("| command | libsmo s | LIBSVM s | ratio | same answer |")
+    print("|---|---:|---:|---:|---|")
     for label, mine, peer in rows:
         ratio = f"{mine / peer:.1f}" if peer else "-"
+        answer = same.get(label)
+        flag = "" if answer is not False else " (FLAGGED)"
         print(f"| {label} | {mine:.3f} | {'-' if peer is None else f'{peer:.3f}'} | "
-              f"{ratio} |")
+              f"{ratio}{flag} | {'-' if answer is None else 'yes' if answer else 'NO'} |")
     print(f"\nmedians of {args.repeats} runs; libsmo: "
           f"{'this checkout' if args.source else 'the installed commands'}")
-    return 0
+    return 0 if all(same.values()) else 1
+
+
+def model_header(path):
+    """A model file's lines up to "SV" (its parameters, rho, labels and nSV)."""
+    lines = []
+    for line in Path(path).read_text().splitlines():
+        lines.append(line)
+        if line.strip() == "SV":
+            break
+    return lines
+
+
+def same_answers(work, cases, env):
+    """Whether each command pair wrote the same answer (the last timed runs' files;
+    the scaled files written once more, to compare): label -> bool."""
+    work = Path(work)
+    same = {"train -q heart_scale": model_header(work / "m1") == model_header(work / "m2"),
+            "predict -q heart_scale": (work / "o1").read_bytes() == (work / "o2").read_bytes()}
+    label, ours, theirs = cases[-1]
+    outputs = [subprocess.run(command, cwd=work, env=env, capture_output=True,
+                              timeout=600).stdout for command in (ours, theirs)]
+    same[label] = outputs[0] == outputs[1]
+    return same
 
 
 if __name__ == "__main__":

@@ -195,10 +195,27 @@ def cache_table():
     return header, rows
 
 
+def partitioned_table():
+    data = load("partitioned")
+    header = ["case", "run", "fit s", "CPU s", "CPU / smo CPU", "objective",
+              "rel. diff", "nSV", "accuracy %", "peak MB", "data MB", "status"]
+    rows, previous = [], None
+    for r in data["rows"]:
+        case = "" if r["case"] == previous else f"{r['case']} ({r['date']})"
+        previous = r["case"]
+        rows.append([case, r["run"], number(r["fit_s"]), number(r["cpu_s"]),
+                     ratio(r["cpu_over_smo"]), f"{r['objective']:.6f}",
+                     number(r["objective_rel_diff"]), number(r["n_sv"]),
+                     f"{r['accuracy_percent']:.2f}", number(r["peak_mb"]),
+                     number(r["data_mb"]), r["status"]])
+    return header, rows
+
+
 TABLES = {"fastest_peer": fastest_peer_table, "objectives": objectives_table,
           "all_peers": all_peers_table, "scaling_a9a": scaling_table, "grid": grid_table,
           "startup": startup_table, "distributed": distributed_table,
-          "cache": cache_table}
+          "cache": cache_table,
+          "partitioned": partitioned_table}
 
 
 def markdown(header, rows):

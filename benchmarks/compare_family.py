@@ -1,27 +1,34 @@
-"""libsmo and LIBSVM side by side on each formulation: dual objective (summed over the
-one-vs-one pairs) and test accuracy or mean squared error, same data and parameters,
-default tol 1e-3.
+"""libsmo and LIBSVM side by side on each formulation: dual objective (computed the same
+way from each side's dual coefficients, `benchmarks.objective`, summed over the
+one-vs-one pairs), support vectors and test accuracy or mean squared error, same data
+and parameters, default tol 1e-3, one thread.
 
     python benchmarks/compare_family.py            # prints a markdown table
+
+Each side is prepared and fitted by its `benchmarks.peers` module. A row whose two fits
+did other work (`benchmarks.agreement`: objective, nSV) has its time ratio FLAGGED and
+the script exits with status 1.
 """
 import os
 
 # libsvm-official is built with OpenMP: one thread, as libsmo's default, so that the
 # comparison is thread for thread (this must be set before libsvm is loaded)
 os.environ.setdefault("OMP_NUM_THREADS", "1")
-import argparse
-import lzma
-import shutil
-import sys
-import tempfile
-import time
-from pathlib import Path
+import argparse  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
 
-import numpy as np
+import numpy as np  # noqa: E402
 
-import libsmo
+if not __package__:
+    # run as a file: the repository root on the path instead of this folder
+    sys.path[0] = str(Path(__file__).resolve().parents[1])
 
-REPO = Path(__file__).resolve().parents[1]
+from benchmarks import agreement, data, objective, options  # noqa: E402
+from benchmarks.cases import Case  # noqa: E402
+from benchmarks.peers import peer  # noqa: E402
+
 # (svm_type, train set, test set or None for the training set, n_features, parameters)
 CASES = [
     ("c_svc", "heart_scale", None, 13, {}),
@@ -36,29 +43,6 @@ CASES = [
     ("nu_svr", "housing_scale", None, 13, {"C": 10.0, "nu": 0.4}),
     ("nu_svr", "bodyfat_scale", None, 14, {"C": 1.0, "nu": 0.4}),
 ]
-CODES = {"c_svc": 0, "nu_svc": 1, "one_class": 2, "epsilon_svr": 3, "nu_svr": 4}
-
-
-def load(data_dir, name, n_features):
-    from sklearn.datasets import load_svmlight_file
-    cache = Path(tempfile.gettempdir()) / "libsmo-data-cache"
-    cache.mkdir(exist_ok=True)
-    target = cache / name
-    if not target.exists():
-        with lzma.open(data_dir / f"{name}.xz") as src, open(target, "wb") as out:
-            shutil.copyfileobj(src, out)
-    X, y = load_svmlight_file(str(target), n_features=n_features)
-    return X.tocsr(), y
-
-
-def libsvm(X, y, Xt, svm_type, params):
-    """Train libsvm-official; returns (sum of printed objectives, predictions, seconds)."""
-    sys.path.insert(0, str(REPO / "tests"))
-    from peers import libsvm_predict, libsvm_train
-    start = time.perf_counter()
-    model = libsvm_train(X, y, svm_type=svm_type, **params)
-    seconds = time.perf_counter() - start
-    return sum(model.objectives), libsvm_predict(model, Xt), seconds
 
 
 def score(svm_type, pred, y):
@@ -69,27 +53,47 @@ def score(svm_type, pred, y):
     return f"acc {100 * np.mean(pred == y):.2f}%"
 
 
+def side(library, case, nu, X, y):
+    """(seconds, objective from the coefficients, nSV, predict) of one side's fit."""
+    extra = {"nu": nu} if nu is not None else {}
+    fit = peer(library).prepare(case, X, y, 1, **extra)
+    start = time.perf_counter()
+    answer = fit()
+    seconds = time.perf_counter() - start
+    dual = objective.dual_objective(answer, X, y, case.svm_type, case.kernel,
+                                    gamma=case.gamma, epsilon=case.epsilon)
+    return seconds, dual, answer.n_sv, answer.predict
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-dir", type=Path, default=REPO.parent / "shared" / "data")
+    options.data_dir_option(parser)
     args = parser.parse_args(argv)
     print("| svm_type | data (test) | objective libsmo | objective LIBSVM | rel diff | "
-          "libsmo | LIBSVM | train s libsmo/LIBSVM |")
-    print("|---|---|---|---|---|---|---|---|")
+          "nSV libsmo / LIBSVM | libsmo | LIBSVM | train s libsmo/LIBSVM |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    flagged = False
     for svm_type, train_name, test_name, d, params in CASES:
-        X, y = load(args.data_dir, train_name, d)
-        Xt, yt = (X, y) if test_name is None else load(args.data_dir, test_name, d)
-        start = time.perf_counter()
-        model = libsmo.train(X, y, svm_type=svm_type, **params)
-        ours_s = time.perf_counter() - start
-        ours_obj = sum(model.objective)
-        theirs_obj, theirs_pred, theirs_s = libsvm(X, y, Xt, svm_type, params)
-        rel = abs(ours_obj - theirs_obj) / abs(theirs_obj)
+        X, y = data.load_svmlight(train_name, d, args.data_dir)
+        Xt, yt = ((X, y) if test_name is None
+                  else data.load_svmlight(test_name, d, args.data_dir))
+        case = Case(f"{svm_type} {train_name}", train_name, test_name, d, svm_type, "rbf",
+                    C=params.get("C", 1.0), gamma=params.get("gamma", 1.0 / d),
+                    epsilon=params.get("epsilon", 0.1))
+        ours_s, ours_obj, ours_nsv, ours_predict = side("libsmo", case, params.get("nu"),
+                                                        X, y)
+        theirs_s, theirs_obj, theirs_nsv, theirs_predict = side(
+            "libsvm", case, params.get("nu"), X, y)
+        rel = agreement.relative_difference(ours_obj, theirs_obj)
+        same = (rel <= agreement.OBJECTIVE_RTOL
+                and abs(ours_nsv - theirs_nsv) <= agreement.NSV_RTOL * theirs_nsv)
+        flagged |= not same
         print(f"| {svm_type} | {train_name} ({test_name or 'train'}) | {ours_obj:.6f} | "
-              f"{theirs_obj:.6f} | {rel:.1e} | {score(svm_type, model.predict(Xt), yt)} | "
-              f"{score(svm_type, theirs_pred, yt)} | {ours_s:.2f}/{theirs_s:.2f} |",
-              flush=True)
-    return 0
+              f"{theirs_obj:.6f} | {rel:.1e} | {ours_nsv} / {theirs_nsv} | "
+              f"{score(svm_type, ours_predict(Xt), yt)} | "
+              f"{score(svm_type, theirs_predict(Xt), yt)} | {ours_s:.2f}/{theirs_s:.2f}"
+              f"{'' if same else ' (FLAGGED)'} |", flush=True)
+    return 1 if flagged else 0
 
 
 if __name__ == "__main__":

@@ -40,8 +40,11 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import bench_cases  # noqa: E402
+if not __package__:
+    # run as a file: the repository root on the path instead of this folder
+    sys.path[0] = str(Path(__file__).resolve().parents[1])
+
+from benchmarks import data  # noqa: E402
 
 
 def pair_problem(X, y, classes):
@@ -56,7 +59,7 @@ def copy_main(pairs, rows, barrier, results):
     """One copy: load its pairs, wait for the others, train them one after another,
     report (cpu s, wall s, steps) summed over them."""
     import libsmo
-    X, y, _, _ = bench_cases.load_fashion(bench_cases.fashion_paths(), rows)
+    X, y, _, _ = data.load_fashion(rows)
     gamma = 1.0 / (X.shape[1] * X.var())   # of all the loaded images, as the cluster's fit
     problems = [pair_problem(X, y, classes) for classes in pairs]
     del X, y

@@ -17,11 +17,17 @@ CPU seconds (for the cluster: every worker's and the client's) and the busiest w
 CPU seconds, which is the fit's time on a machine whose cores are free (on a shared
 machine wall time also counts the neighbours' work), and its ratio to single-process
 libsmo's CPU time; the objective (sum over the binary problems) and its relative
-difference, nSV, test accuracy, peak RSS during the fit (the process with its data; for the cluster the
-largest worker's, with its partitions), the bytes moved
-between workers during the fit, and the cascade's rounds. --rows takes the first rows
-only (fmnist300k: an even sample of its rows; a quick run); results go to
+difference, nSV, test accuracy, peak RSS during the fit (the process with its data;
+for the cluster the largest worker's, with its partitions), the bytes moved between
+workers during the fit, and the cascade's rounds. --rows takes the first rows only
+(fmnist300k: an even sample of its rows; a quick run); results go to
 benchmarks/results/distributed.json.
+
+The objective of every run is computed the same way from its dual coefficients
+(`benchmarks.objective`); a run whose objective, nSV or accuracy differs from
+single-process libsmo's beyond `benchmarks.agreement`'s tolerances has its ratios
+FLAGGED and the script exits with status 1. The single-process runs are prepared by
+their `benchmarks.peers` modules (a 200 MB cache, as the cluster's fit).
 
     python benchmarks/distributed.py --cases a9a --rows 8000 --partitions 2,4,8
     python benchmarks/distributed.py --cases fmnist10 --libsvm
@@ -30,49 +36,43 @@ import os
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-import argparse
-import gzip
-import json
-import lzma
-import multiprocessing
-import resource
-import shutil
-import sys
-import tempfile
-import time
-import warnings
-from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
+import argparse  # noqa: E402
+import json  # noqa: E402
+import multiprocessing  # noqa: E402
+import resource  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+import warnings  # noqa: E402
+from concurrent.futures import ProcessPoolExecutor  # noqa: E402
+from pathlib import Path  # noqa: E402
 
-import numpy as np
+import numpy as np  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
-# this file's name is the Dask package's: its folder must not shadow it
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
-DATA_DIR = Path(os.environ.get("LIBSMO_DATA_DIR", HERE.parents[1] / "shared" / "data"))
-CACHE = Path(os.environ.get("LIBSMO_DATA_CACHE",
-                            Path(tempfile.gettempdir()) / "libsmo-data-cache"))
-FMNIST = Path(os.environ.get("LIBSMO_FASHION_MNIST", "/usr/share/datasets/fashion-mnist"))
+if not __package__:
+    # run as a file: the repository root on the path instead of this folder, whose
+    # distributed.py (this file) would shadow Dask's package of that name
+    sys.path[0] = str(HERE.parent)
+
+from benchmarks import agreement, data, objective  # noqa: E402
+from benchmarks.cases import Case  # noqa: E402
+from benchmarks.peers import peer  # noqa: E402
+
 FOOTWEAR = (5, 7, 9)
+CACHE_MB = 200
 
 
 # ------------------------------------------------------------------ data
 
 def _svmlight(name, n_features=None):
-    from libsmo import load_svmlight_file
-    target = CACHE / name
-    if not target.exists():
-        CACHE.mkdir(parents=True, exist_ok=True)
-        with lzma.open(DATA_DIR / f"{name}.xz") as src, open(target, "wb") as out:
-            shutil.copyfileobj(src, out)
-    return load_svmlight_file(str(target), n_features=n_features)
+    return peer("libsmo").reader()(str(data.decompress(name)), n_features)
 
 
 def _fashion(kind):
-    with gzip.open(FMNIST / f"{kind}-images-idx3-ubyte.gz") as f:
-        X = np.frombuffer(f.read(), dtype=np.uint8, offset=16).reshape(-1, 784)
-    with gzip.open(FMNIST / f"{kind}-labels-idx1-ubyte.gz") as f:
-        y = np.frombuffer(f.read(), dtype=np.uint8, offset=8).astype(np.int64)
+    prefix = "train" if kind == "train" else "test"
+    paths = data.fashion_paths()
+    X = data.read_idx(paths[f"{prefix}_images"]).reshape(-1, 784)
+    y = data.read_idx(paths[f"{prefix}_labels"]).astype(np.int64)
     return X.astype(np.float64) / 255.0, y
 
 
@@ -144,43 +144,25 @@ def peak_mb():
 
 # ------------------------------------------------------------------ single process
 
+def _case(case, params):
+    return Case(case, case, None, None, "c_svc", "rbf", C=params["C"],
+                gamma=params["gamma"])
+
+
 def _single(case, rows, library):
     X, y, Xt, yt, params = load_case(case, rows)
+    y, yt = y.astype(np.float64), yt.astype(np.float64)
+    problem = _case(case, params)
+    fit = peer(library).prepare(problem, X, y, 1, cache_mb=CACHE_MB)
     reset_peak()   # the peak of the data as trained and the fit, not of building them
-    if library == "libsmo":
-        import libsmo
-        start, cpu = time.perf_counter(), time.process_time()
-        model = libsmo.train(X, y, cache_size=200, **params)
-        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
-        objective, n_sv = float(sum(model.objective)), model.n_sv
-        accuracy = float(np.mean(model.predict(Xt) == yt))
-    else:
-        import contextlib
-        import re
-
-        from libsvm.svmutil import svm_parameter, svm_predict, svm_problem, svm_train
-        prob = svm_problem(list(y), X)
-        param = svm_parameter(f"-s 0 -t 2 -c {params['C']!r} -g {params['gamma']!r} "
-                              "-e 0.001 -m 200")
-        with tempfile.TemporaryFile(mode="w+b") as out:
-            saved = os.dup(1)
-            os.dup2(out.fileno(), 1)
-            try:
-                start, cpu = time.perf_counter(), time.process_time()
-                model = svm_train(prob, param)
-                seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
-            finally:
-                os.dup2(saved, 1)
-                os.close(saved)
-            out.seek(0)
-            text = out.read().decode()
-        objective = float(sum(float(v) for v in re.findall(r"obj = (\S+),", text)))
-        n_sv = model.get_nr_sv()
-        with contextlib.redirect_stdout(open(os.devnull, "w")):
-            labels, _, _ = svm_predict(list(yt), Xt, model, "-q")
-        accuracy = float(np.mean(np.array(labels) == yt))
-    return dict(seconds=seconds, cpu=cpu, busiest_cpu=cpu, objective=objective,
-                n_sv=int(n_sv), accuracy=accuracy, peak_mb=peak_mb())
+    start, cpu = time.perf_counter(), time.process_time()
+    answer = fit()
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    peak = peak_mb()
+    accuracy = float(np.mean(answer.predict(Xt) == yt))
+    return dict(seconds=seconds, cpu=cpu, busiest_cpu=cpu,
+                objective=objective.case_objective(answer, X, y, problem),
+                n_sv=answer.n_sv, accuracy=accuracy, peak_mb=peak)
 
 
 def run_single(case, rows, library):
@@ -227,8 +209,11 @@ def run_cluster(X, y, Xt, yt, params, workers, partitions, cascade_rows):
         sent = sum(client.run(_worker_sent).values()) - before
         model = clf.to_model()
         rounds = [[r.working_set, r.added] for c in clf.cascades_.values() for r in c.rounds]
+        answer = peer("libsmo").fit_from_model(model)
+        dual = objective.dual_objective(answer, X, y, "c_svc", "rbf", gamma=params["gamma"],
+                                        support_vectors=model.support_vectors)
         return dict(seconds=seconds, cpu=sum(cpu.values()) + client_cpu,
-                    busiest_cpu=max(cpu.values()), objective=float(sum(model.objective)),
+                    busiest_cpu=max(cpu.values()), objective=dual,
                     n_sv=int(model.n_sv), accuracy=float(np.mean(clf.predict(Xt) == yt)),
                     peak_mb=max(client.run(peak_mb).values()),
                     sent_mb=sent / 2**20, rounds=rounds)
@@ -239,12 +224,21 @@ def run_cluster(X, y, Xt, yt, params, workers, partitions, cascade_rows):
 
 # ------------------------------------------------------------------ main
 
+def same_work(result, base):
+    """The problems of a run held against single-process libsmo's (empty: the same
+    work)."""
+    return agreement.check_run(dict(result, accuracy=100 * result["accuracy"]),
+                               dict(base, accuracy=100 * base["accuracy"]),
+                               regression=False).problems
+
+
 def _row(name, result, base):
-    ratio = result["seconds"] / base["seconds"]
+    flag = "" if not result.get("problems") else " (FLAGGED)"
+    ratio = f"{result['seconds'] / base['seconds']:.2f}{flag}"
     rel = (result["objective"] - base["objective"]) / abs(base["objective"])
     sent = f"{result['sent_mb']:.1f}" if "sent_mb" in result else "-"
-    return (f"| {name} | {result['seconds']:.2f} | {ratio:.2f} | {result['cpu']:.1f} | "
-            f"{result['busiest_cpu']:.1f} | {result['busiest_cpu'] / base['cpu']:.2f} | "
+    return (f"| {name} | {result['seconds']:.2f} | {ratio} | {result['cpu']:.1f} | "
+            f"{result['busiest_cpu']:.1f} | {result['busiest_cpu'] / base['cpu']:.2f}{flag} | "
             f"{result['objective']:.6f} "
             f"| {rel:.1e} | {result['n_sv']} | {100 * result['accuracy']:.2f} | "
             f"{result['peak_mb']:.0f} | {sent} | {result.get('rounds', '-')} |")
@@ -260,7 +254,7 @@ def main(argv=None):
     parser.add_argument("--libsvm", action="store_true", help="also time libsvm-official")
     parser.add_argument("--out", default=str(HERE / "results"))
     args = parser.parse_args(argv)
-    results = []
+    results, flagged = [], []
     for case in args.cases.split(","):
         X, y, Xt, yt, params = load_case(case, args.rows)
         print(f"## {case}: {X.shape[0]} rows, {params}", flush=True)
@@ -273,8 +267,10 @@ def main(argv=None):
         print(lines[-1], flush=True)
         record = dict(case=case, rows=X.shape[0], params=params, libsmo=base, cluster=[])
         if args.libsvm:
-            record["libsvm"] = peer = run_single(case, args.rows, "libsvm")
-            lines.append(_row("LIBSVM, 1 process", peer, base))
+            record["libsvm"] = theirs = run_single(case, args.rows, "libsvm")
+            theirs["problems"] = list(same_work(theirs, base))
+            flagged += theirs["problems"]
+            lines.append(_row("LIBSVM, 1 process", theirs, base))
         cascade_rows = 0 if case != "fmnist10" else 50_000
         for workers in (int(w) for w in args.workers.split(",")):
             counts = ([int(p) for p in args.partitions.split(",")] if args.partitions
@@ -283,6 +279,8 @@ def main(argv=None):
                 result = run_cluster(X, y, Xt, yt, params, workers, partitions,
                                      cascade_rows)
                 result.update(workers=workers, partitions=partitions)
+                result["problems"] = list(same_work(result, base))
+                flagged += result["problems"]
                 record["cluster"].append(result)
                 lines.append(_row(f"dask, {workers} worker(s), {partitions} partitions",
                                   result, base))
@@ -292,6 +290,9 @@ def main(argv=None):
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "distributed.json").write_text(json.dumps(results, indent=1))
+    for problem in flagged:
+        print(f"FLAGGED: {problem}", file=sys.stderr)
+    return 1 if flagged else 0
 
 
 if __name__ == "__main__":

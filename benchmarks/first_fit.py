@@ -11,34 +11,36 @@ process, for every library; this script splits the difference into what the CPU 
 explain (the evicted column: everything already run once, caches cold) and what only
 the first fit pays (memory the process touches for the first time, which the kernel
 must fault in page by page, and code run for the first time). Each library is
-prepared, and its clock started, exactly as in run.py (`bench_fit.prepare`); the
-libraries alternate from one repeat to the next, one fresh process each.
+prepared, and its clock started, exactly as in run.py (its `benchmarks.peers` module);
+the libraries alternate from one repeat to the next, one fresh process each.
 
 Output: one row per library and thread count, medians of --repeats processes, in
 milliseconds, and the first library's first fit over each library's (a ratio below 1:
-the first library is faster).
+the first library is faster). Behind the ratios, the work: every fit's dual objective
+from its coefficients (`benchmarks.objective`) and steps; the three fits of a process
+must agree, and every library's objective must agree with the first library's
+(`benchmarks.agreement`), else the row is FLAGGED and the script exits with status 1.
 """
 import argparse
 import gc
 import json
 import resource
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-import bench_cases  # noqa: E402
-import bench_fit  # noqa: E402
-import bench_train  # noqa: E402
-import run  # noqa: E402
+if not __package__:
+    # run as a file: the repository root on the path instead of this folder
+    sys.path[0] = str(Path(__file__).resolve().parents[1])
+
+from benchmarks import agreement, cases, objective, options, runner  # noqa: E402
+from benchmarks.measure import blas_threads  # noqa: E402
+from benchmarks.peers import LIBRARIES, peer  # noqa: E402
 
 # larger than the last-level cache of the machines this runs on (an EPYC CCX has 16-32
 # MB), so that a pass over it evicts what the fits left in the caches
 SWEEP_BYTES = 64 * 2**20
-LIBRARIES = ("libsmo", "libsvm", "sklearn", "sklearnex")
 
 
 def minor_faults():
@@ -47,12 +49,10 @@ def minor_faults():
 
 
 def timed_fit(fit):
-    """(seconds, minor page faults, (objective, steps)) of one call of fit()."""
+    """(seconds, minor page faults, the Fit) of one call of fit()."""
     faults, start = minor_faults(), time.perf_counter()
-    _, objective, _, n_iter, _ = fit()
-    return time.perf_counter() - start, minor_faults() - faults, (objective, n_iter)
-
-
+    answer = fit()
+    return time.perf_counter() - start, minor_faults() - faults, answer
 def prefault_heap(megabytes):
     """Touch `megabytes` of malloc's heap in row-sized blocks and free them, with
     glibc's trimming held off, so that the fit that follows finds that memory already
@@ -81,51 +81,64 @@ def child(job):
     -------
     dict
         first_s, second_s, evicted_s, the three fits' minor page faults, and
-        `work`: each fit's (objective, steps), the same three times.
+        `work`: each fit's (dual objective from its coefficients, steps).
     """
     import numpy as np
-    with bench_train.blas_threads(job["threads"]):
-        X, y, _, _, _ = bench_cases.load_data(job)
-        fit = bench_fit.prepare(job["library"], job["case"], X, y, job["threads"])
+    case = cases.Case.from_dict(job["case"], job["case_name"])
+    module = peer(job["library"])
+    with blas_threads(job["threads"]):
+        X, y, _, _, _ = cases.load_case(case, job["paths"], module.reader())
+        fit = module.prepare(case, X, y, job["threads"])
         sweep = np.ones(SWEEP_BYTES // 8)   # filled: its pages faulted in now
         if job["prefault_mb"]:
             prefault_heap(job["prefault_mb"])
         gc.collect()
         result = {"work": []}
+        answers = []
         for name in ("first", "second", "evicted"):
             if name == "evicted":
                 sweep += 1.0
                 gc.collect()
-            result[f"{name}_s"], result[f"{name}_faults"], work = timed_fit(fit)
-            result["work"].append(work)
+            result[f"{name}_s"], result[f"{name}_faults"], answer = timed_fit(fit)
+            answers.append(answer)
+        # every clock has stopped
+        result["work"] = [(objective.case_objective(answer, X, y, case), answer.n_iter)
+                          for answer in answers]
     return result
 
 
 def spawn(job):
-    """Run `child` in a fresh interpreter (this script with --child); its result."""
-    proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child",
-                           json.dumps(job)],
-                          env=run.child_environment(job["threads"]),
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    """Run `child` in a fresh interpreter (this module with --child); its result."""
+    proc = runner.run_module("benchmarks.first_fit", ["--child", json.dumps(job)],
+                             job["threads"])
     if proc.returncode != 0:
         raise RuntimeError(f"{job['library']} at {job['threads']} thread(s) failed: "
                            f"{proc.stderr.strip()[-2000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def same_work(results):
-    """"objective, steps" when every fit of every process did the same work, else
-    "differ: " and the distinct (objective, steps) pairs."""
-    works = {(round(objective, 6), steps)
-             for r in results for objective, steps in r["work"]}
+def same_work(results, reference):
+    """(text, agrees): "objective, steps" when every fit of every process did the
+    same work and its objective agrees with `reference` (the first library's), else
+    "differ: " and the distinct (objective, steps) pairs, or the objective FLAGGED."""
+    works = {(round(objective_, 6), steps)
+             for r in results for objective_, steps in r["work"]}
+    objectives = [objective_ for r in results for objective_, _ in r["work"]]
+    agrees = all(agreement.objectives_agree(o, reference) for o in objectives)
     if len(works) == 1:
-        objective, steps = works.pop()
-        return f"{objective:.6f}, {steps}"
-    return "differ: " + "; ".join(f"{o:.6f}, {s}" for o, s in sorted(works))
+        objective_, steps = works.pop()
+        text = f"{objective_:.6f}, {steps}"
+    else:
+        text = "differ: " + "; ".join(f"{o:.6f}, {s}" for o, s in sorted(works))
+    return (text if agrees else text + " FLAGGED (another objective than "
+            f"{reference:.6f})"), agrees
 
 
 def table(case_name, runs, libraries):
-    """Markdown rows: medians per library and thread count, and first-fit ratios."""
+    """Markdown rows: medians per library and thread count, first-fit ratios and the
+    work behind them; and whether every fit did the first library's work."""
+    reference = runs[next(iter(runs))][0]["work"][0][0]
+    all_agree = True
     lines = [f"\n### {case_name}\n",
              "| library | threads | first ms | again ms | after cache sweep ms | "
              "page faults first / again / after sweep | "
@@ -138,27 +151,29 @@ def table(case_name, runs, libraries):
         # per-repeat ratios of neighbouring processes, as run.py takes them
         ratio = statistics.median(b["first_s"] / r["first_s"]
                                   for b, r in zip(base, results))
+        work, agrees = same_work(results, reference)
+        all_agree &= agrees
         lines.append(
             f"| {library} | {threads} | {median('first_s') * 1e3:.2f} | "
             f"{median('second_s') * 1e3:.2f} | {median('evicted_s') * 1e3:.2f} | "
             f"{median('first_faults'):.0f} / {median('second_faults'):.0f} / "
-            f"{median('evicted_faults'):.0f} | {ratio:.2f} | {same_work(results)} |")
-    return "\n".join(lines)
+            f"{median('evicted_faults'):.0f} | {ratio:.2f} | {work} |")
+    return "\n".join(lines), all_agree
 
 
 def main(argv=None):
-    """Run the measurement and print its table."""
+    """Run the measurement and print its table; returns 1 when a fit did other work."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", type=run.name_list(list(bench_cases.CASES)),
+    parser.add_argument("--cases", type=options.name_list(list(cases.CASES)),
                         default=["housing"],
                         help="comma-separated cases of run.py (small ones: the fit "
                              "runs three times a process)")
-    parser.add_argument("--libraries", type=run.name_list(list(LIBRARIES)),
+    parser.add_argument("--libraries", type=options.name_list(list(LIBRARIES)),
                         default=["libsmo", "libsvm"],
                         help="comma-separated subset of: " + ",".join(LIBRARIES))
-    parser.add_argument("--threads", type=run.thread_list, default=[1, 2])
-    parser.add_argument("--repeats", type=run.positive_int, default=15)
-    parser.add_argument("--data-dir", type=Path, default=bench_train.DEFAULT_DATA_DIR)
+    parser.add_argument("--threads", type=options.thread_list, default=[1, 2])
+    parser.add_argument("--repeats", type=options.positive_int, default=15)
+    options.data_dir_option(parser)
     parser.add_argument("--prefault-heap", type=float, default=0.0, metavar="MB",
                         help="before the first fit, touch and free MB of malloc's heap "
                              "(glibc), so that the fit's kernel cache takes no new pages")
@@ -167,9 +182,10 @@ def main(argv=None):
     if args.child is not None:
         print(json.dumps(child(json.loads(args.child))))
         return 0
+    all_agree = True
     for name in args.cases:
-        case = bench_cases.CASES[name]
-        paths = bench_cases.data_paths(case, args.data_dir)
+        case = cases.CASES[name]
+        paths = cases.data_paths(case, args.data_dir)
         runs = {(lib, threads): []
                 for threads in args.threads for lib in args.libraries}
         for repeat in range(args.repeats):
@@ -177,15 +193,19 @@ def main(argv=None):
             for threads in args.threads:
                 for lib in args.libraries[shift:] + args.libraries[:shift]:
                     runs[(lib, threads)].append(spawn(
-                        {"case_name": name, "case": case, "library": lib,
-                         "threads": threads, "rows": None, "paths": paths,
-                         "data_dir": str(args.data_dir),
+                        {"case_name": name, "case": case.to_dict(), "library": lib,
+                         "threads": threads, "paths": paths,
                          "prefault_mb": args.prefault_heap}))
         heap = (f"; heap prefaulted ({args.prefault_heap:g} MB)"
                 if args.prefault_heap else "")
-        print(table(f"{name}: {bench_cases.describe(case)}; medians of {args.repeats} "
-                    f"fresh processes{heap}", runs, args.libraries))
-    return 0
+        text, agrees = table(f"{name}: {case.describe()}; medians of {args.repeats} "
+                             f"fresh processes{heap}", runs, args.libraries)
+        print(text)
+        all_agree &= agrees
+    if not all_agree:
+        print("a fit did other work than the first library's (FLAGGED above)",
+              file=sys.stderr)
+    return 0 if all_agree else 1
 
 
 if __name__ == "__main__":

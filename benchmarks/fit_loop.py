@@ -6,10 +6,12 @@
     python benchmarks/fit_loop.py reviews --threads 2 --busy 1   # beside a busy core
 
 run.py measures each fit in a fresh process, as a user's first fit; this loop loads the
-case's data once (bench_cases.py's loader and split) and fits it again and again with run.py's
-parameters, on --threads threads (default one), which is what a profiler or an A/B
-comparison of two builds wants. It prints the median and minimum seconds, the objective and the SMO steps (which
-must not move when only speed changed). With --predict it fits once and times the
+case's data once (`benchmarks.cases`' reader and split) and fits it again and again
+with run.py's parameters (`benchmarks.peers.libsmo`), on --threads threads (default
+one), which is what a profiler or an A/B comparison of two builds wants. It prints the
+median and minimum seconds, the dual objective from the last fit's coefficients, nSV
+and the SMO steps (which must not move when only speed changed: a fit whose steps or
+objective differ from the first's ends the script with status 1). With --predict it fits once and times the
 prediction of the case's test rows instead, again and again (median, minimum, accuracy).
 With --busy N, N processes spin on the CPU while the loop is timed: a machine that
 another program keeps busy, where threads that wait for each other at every row suffer
@@ -22,22 +24,22 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+if not __package__:
+    # run as a file: the repository root on the path instead of this folder
+    sys.path[0] = str(Path(__file__).resolve().parents[1])
 
-import bench_cases  # noqa: E402
-import bench_fit  # noqa: E402
-import bench_train  # noqa: E402
-import run  # noqa: E402
+from benchmarks import cases, objective, options  # noqa: E402
+from benchmarks.measure import blas_threads  # noqa: E402
+from benchmarks.peers import libsmo as libsmo_peer  # noqa: E402
 
 
 def main(argv=None):
     """Run the loop; returns the exit status."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("case", choices=list(bench_cases.CASES))
-    parser.add_argument("--repeats", type=run.positive_int, default=5)
-    parser.add_argument("--threads", type=run.positive_int, default=1)
-    parser.add_argument("--data-dir", type=Path, default=bench_train.DEFAULT_DATA_DIR)
+    parser.add_argument("case", choices=list(cases.CASES))
+    parser.add_argument("--repeats", type=options.positive_int, default=5)
+    parser.add_argument("--threads", type=options.positive_int, default=1)
+    options.data_dir_option(parser)
     parser.add_argument("--predict", action="store_true",
                         help="fit once, then time the prediction of the test rows")
     parser.add_argument("--busy", type=int, default=0, metavar="N",
@@ -45,16 +47,15 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.busy < 0:
         parser.error("--busy must be 0 or more")
-    case = bench_cases.CASES[args.case]
-    job = dict(case=case, library="libsmo", rows=None, data_dir=str(args.data_dir),
-               paths=bench_cases.data_paths(case, args.data_dir))
-    X, y, Xt, yt, _ = bench_cases.load_data(job)
-    fit = bench_fit.prepare("libsmo", case, X, y, args.threads)
+    case = cases.CASES[args.case]
+    X, y, Xt, yt, _ = cases.load_case(case, cases.data_paths(case, args.data_dir),
+                                      libsmo_peer.reader())
+    fit = libsmo_peer.prepare(case, X, y, args.threads)
     busy = [multiprocessing.Process(target=_spin, daemon=True) for _ in range(args.busy)]
     for process in busy:
         process.start()
     try:
-        return _timed(args, fit, Xt, yt)
+        return _timed(args, case, fit, X, y, Xt, yt)
     finally:
         for process in busy:
             process.terminate()
@@ -67,12 +68,12 @@ def _spin():
         pass
 
 
-def _timed(args, fit, Xt, yt):
-    """The loop of fits or predictions; prints the summary and returns 0."""
+def _timed(args, case, fit, X, y, Xt, yt):
+    """The loop of fits or predictions; prints the summary and returns the status."""
     seconds = []
     if args.predict:
-        with bench_train.blas_threads(args.threads):
-            predict = fit()[0]
+        with blas_threads(args.threads):
+            predict = fit().predict
             for _ in range(args.repeats):
                 start = time.perf_counter()
                 predicted = predict(Xt)
@@ -81,14 +82,20 @@ def _timed(args, fit, Xt, yt):
               f"{statistics.median(seconds):.4f} s, min {min(seconds):.4f} s; "
               f"accuracy {100 * (predicted == yt).mean():.2f}%")
         return 0
-    with bench_train.blas_threads(args.threads):
+    works = set()
+    with blas_threads(args.threads):
         for _ in range(args.repeats):
             start = time.perf_counter()
-            _, objective, n_sv, n_iter, _ = fit()
+            answer = fit()
             seconds.append(time.perf_counter() - start)
+            works.add((answer.reported_objective, answer.n_iter, answer.n_sv))
+    dual = objective.case_objective(answer, X, y, case)
     print(f"{args.case}: {args.repeats} fits, median {statistics.median(seconds):.4f} s, "
-          f"min {min(seconds):.4f} s; objective {objective:.6f}, nSV {n_sv}, "
-          f"steps {n_iter}")
+          f"min {min(seconds):.4f} s; objective {dual:.6f}, nSV {answer.n_sv}, "
+          f"steps {answer.n_iter}")
+    if len(works) > 1:
+        print(f"the fits did different work: {sorted(works)}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -11,7 +11,8 @@ The package, one concept a subpackage (``docs/architecture.md`` is the map):
 grid search), `libsmo.model` (the trained model and prediction), `libsmo.io` (LIBSVM's
 data, model and range files), `libsmo.estimators` (scikit-learn's estimators),
 `libsmo.cascade` (the partitioned exact solver), `libsmo.cli` (the commands),
-`libsmo.dask` (Dask), over the compiled core `libsmo._core`.
+`libsmo.dask` (Dask), `libsmo.onnx` (export to ONNX), over the compiled core
+`libsmo._core`.
 """
 import importlib
 
@@ -36,7 +37,8 @@ _LAZY = {"train": "libsmo.training", "cross_validation": "libsmo.training",
          "load_model": "libsmo.io", "load_svmlight_file": "libsmo.io",
          "load_svmlight_files": "libsmo.io", "save_model": "libsmo.io"}
 # subpackages that `libsmo.<name>` reaches without importing them first
-_LAZY_MODULES = ("cascade", "cli", "dask", "estimators", "io", "model", "scaling", "training")
+_LAZY_MODULES = ("cascade", "cli", "dask", "estimators", "io", "model", "onnx", "scaling",
+                 "training")
 
 
 def __getattr__(name):

@@ -41,8 +41,6 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 def first_reviews(limit):
     """TF-IDF rows of the first `limit` clothing reviews (the text_reviews example's own
     reader and vectorizer), canonical CSR as validation leaves it, and the labels."""
-    pytest.importorskip("sklearn")
-    pytest.importorskip("pandas")
     csv = data_file("Womens Clothing E-Commerce Reviews.csv")
     sys.path.insert(0, str(EXAMPLES))
     try:
@@ -344,7 +342,6 @@ def test_fit_on_columns_is_the_fit_on_gathers_and_libsvm(reviews, monkeypatch, n
     np.testing.assert_array_equal(a.support, b.support)
     np.testing.assert_array_equal(a.sv_coef, b.sv_coef)
     assert a.rho == b.rho
-    pytest.importorskip("libsvm")
     peer = libsvm_train(X, y, C=1.0, gamma=1.0)
     # LIBSVM prints its objective to six decimals
     assert abs(a.objective[0] - peer.objectives[0]) <= 1e-6
@@ -458,7 +455,6 @@ def test_dense_dots_give_the_same_bits_on_any_number_of_threads():
 def test_sparse_prediction_is_libsvm_s(reviews):
     """Decision values of held-out reviews (sparse rows, sparse support vectors) are
     LIBSVM's, and the labels the same."""
-    pytest.importorskip("libsvm")
     X, y = reviews
     model = libsmo.train(X[:1000], y[:1000], C=1.0, gamma=1.0)
     peer = libsvm_train(X[:1000], y[:1000], C=1.0, gamma=1.0)

@@ -9,16 +9,17 @@ import sys
 import warnings
 from pathlib import Path
 
+import dask.array as da
+import dask.dataframe as dd
 import numpy as np
+import pandas as pd
 import pytest
 
+import distributed
 import libsmo
+import libsmo.dask
 from helpers.data import load_dataset, load_fashion_mnist
 from helpers.peers import libsvm_train
-
-distributed = pytest.importorskip("distributed")
-da = pytest.importorskip("dask.array")
-import libsmo.dask  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +70,7 @@ def test_binary_cascade_is_the_single_machine_optimum(client):
 
 
 def test_fashion_mnist_cascaded_pairs(client):
-    X, y = load_fashion_mnist("train", n_rows=6000)
+    X, y = load_fashion_mnist("train", n_rows=3000)
     keep = np.isin(y, [0, 2, 6])          # T-shirt, pullover, shirt: the hard ones
     X, y = X[keep][:1500], y[keep][:1500]
     X_test, _ = load_fashion_mnist("t10k", n_rows=1000)
@@ -156,8 +157,6 @@ def test_pairs_are_run_costliest_first_with_results_in_order(client):
 
 
 def test_predict_a_dataframe(client):
-    dd = pytest.importorskip("dask.dataframe")
-    pd = pytest.importorskip("pandas")
     X, y = load_dataset("heart_scale", dense=True)
     clf = libsmo.dask.SVC(C=1.0, gamma=0.1).fit(_partitions(X, 2), y)
     frame = dd.from_pandas(pd.DataFrame(X), npartitions=3)

@@ -8,22 +8,25 @@ import warnings
 
 import numpy as np
 import pytest
+from sklearn import svm as sk
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import libsmo
 from helpers.data import load_dataset
 
-sklearn = pytest.importorskip("sklearn")
-from sklearn import svm as sk  # noqa: E402
-from sklearn.base import clone  # noqa: E402
-from sklearn.model_selection import GridSearchCV  # noqa: E402
-from sklearn.pipeline import make_pipeline  # noqa: E402
-from sklearn.preprocessing import StandardScaler  # noqa: E402
-from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
-
 WEIGHTS_VS_SCALE = (
     "gamma='scale' is computed from the unweighted variance of X, as in scikit-learn, so "
     "repeated rows change gamma itself; with a fixed gamma, weights equal repetition "
-    "(test_integer_weights_equal_repetition)")
+    "(test_integer_weights_equal_repetition)", AssertionError)
+NU_INFEASIBLE_WHEN_REPEATED = (
+    "the check's repeated rows leave classes of 3 and 10 examples, for which nu=0.5 is "
+    "infeasible: refused with LIBSVM's ValueError, as scikit-learn's NuSVC refuses it",
+    ValueError)
+# check name -> (why it fails on libsmo, the exception it fails with): strict xfails
 EXPECTED_FAILURES = {
     "check_sample_weight_equivalence_on_dense_data": WEIGHTS_VS_SCALE,
     "check_sample_weight_equivalence_on_sparse_data": WEIGHTS_VS_SCALE,
@@ -36,18 +39,34 @@ def dense(a):
 
 
 def expected_failures(estimator):
+    """The checks `estimator` fails, each with its reason and exception."""
+    if getattr(estimator, "kernel", None) == "precomputed":
+        return {}   # the checks that weigh samples do not run on a precomputed kernel
     failures = dict(EXPECTED_FAILURES)
     if isinstance(estimator, libsmo.NuSVC):
         failures["check_class_weight_classifiers"] = (
-            "class_weight is ignored by nu-SVC, as in LIBSVM and scikit-learn")
+            "class_weight is ignored by nu-SVC, as in LIBSVM and scikit-learn",
+            AssertionError)
+        failures["check_sample_weight_equivalence_on_dense_data"] = \
+            NU_INFEASIBLE_WHEN_REPEATED
+        failures["check_sample_weight_equivalence_on_sparse_data"] = \
+            NU_INFEASIBLE_WHEN_REPEATED
     return failures
+
+
+def check_name(check):
+    """The name of one of scikit-learn's checks (a function or a partial of one)."""
+    return getattr(check, "func", check).__name__
 
 
 @parametrize_with_checks([libsmo.SVC(), libsmo.NuSVC(), libsmo.SVR(), libsmo.NuSVR(),
                           libsmo.OneClassSVM(), libsmo.SVC(kernel="precomputed"),
-                          libsmo.SVR(kernel="precomputed")],
-                         expected_failed_checks=expected_failures)
-def test_scikit_learn_checks(estimator, check):
+                          libsmo.SVR(kernel="precomputed")])
+def test_scikit_learn_checks(estimator, check, request):
+    expected = expected_failures(estimator).get(check_name(check))
+    if expected is not None:
+        reason, raises = expected
+        request.applymarker(pytest.mark.xfail(reason=reason, strict=True, raises=raises))
     check(estimator)
 
 
@@ -189,3 +208,62 @@ def test_imports_without_scikit_learn():
                          cwd=tempfile.gettempdir())
     assert out.returncode == 0, out.stderr
     assert "SVC(" in out.stdout
+
+
+def test_max_iter_minus_one_is_no_limit_as_in_sklearn(monkeypatch, heart_scale):
+    """max_iter=-1 lifts every cap in the estimators (scikit-learn's copy of LIBSVM has
+    none), while libsmo.train's default keeps LIBSVM's and its warning names that cap.
+    LIBSVM's cap, max(10^7, 100 l), is lowered to 40 steps here so that a small fit
+    reaches it."""
+    from libsmo.training import _params
+    monkeypatch.setattr(_params, "libsvm_step_cap", lambda n_variables: 40)
+    X, y = heart_scale
+    with pytest.warns(libsmo.ConvergenceWarning,
+                      match=r"LIBSVM's cap max\(10\^7, 100 l\).* of 40 steps reached"):
+        capped = libsmo.train(X, y, C=10.0, gamma=0.1)
+    assert capped.status == ["max_iter"] and capped.n_iter == [40]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", libsmo.ConvergenceWarning)
+        ours = libsmo.SVC(C=10.0, gamma=0.1).fit(X, y)
+    assert ours.fit_status_ == 0 and ours._model.n_iter[0] > 40
+    theirs = sk.SVC(C=10.0, gamma=0.1).fit(X, y)
+    np.testing.assert_array_equal(ours.support_, theirs.support_)
+    # an explicit cap is the one the warning quotes
+    with pytest.warns(libsmo.ConvergenceWarning, match=r"max_iter=25\)"):
+        stopped = libsmo.SVC(C=10.0, gamma=0.1, max_iter=25).fit(X, y)
+    assert stopped.fit_status_ == 1 and stopped._model.n_iter == [25]
+
+
+def test_html_repr_links_to_the_api_page():
+    """scikit-learn's HTML repr links each estimator to its page of libsmo's API
+    documentation (DOC_LINK_TEMPLATE), under the name it is public as."""
+    from sklearn.utils._repr_html.estimator import estimator_html_repr
+
+    from libsmo.estimators._sklearn_compat import DOC_LINK_TEMPLATE
+    for estimator, public in [(libsmo.SVC(), "libsmo.SVC"), (libsmo.NuSVR(), "libsmo.NuSVR"),
+                              (libsmo.RandomFourierFeatures(), "libsmo.RandomFourierFeatures")]:
+        url = DOC_LINK_TEMPLATE.format(public_name=public)
+        assert estimator._get_doc_link() == url
+        assert f'href="{url}"' in estimator_html_repr(estimator)
+    pipeline = make_pipeline(StandardScaler(), libsmo.SVC())
+    assert DOC_LINK_TEMPLATE.format(public_name="libsmo.SVC") in estimator_html_repr(pipeline)
+
+
+def test_width_mismatch_between_files_names_both_widths_and_the_fix(tmp_path):
+    """a1a (largest index 119) and the repository's rows of a1a.t (121) read one by one
+    have different widths; the error names both and the two ways out, which then
+    work."""
+    from helpers.data import data_file
+    train, test = data_file("a1a"), data_file("a1a.t")
+    X, y = libsmo.load_svmlight_file(str(train))
+    Xt, yt = libsmo.load_svmlight_file(str(test))
+    assert (X.shape[1], Xt.shape[1]) == (119, 121)
+    clf = libsmo.SVC(kernel="linear").fit(X, y)
+    with pytest.raises(ValueError, match=r"^X has 121 features, but SVC is expecting 119 "
+                       r"features as input\. .*load_svmlight_files.*n_features=119"):
+        clf.score(Xt, yt)
+    X, y, Xt, yt = libsmo.load_svmlight_files([str(train), str(test)])
+    assert X.shape[1] == Xt.shape[1] == 121
+    assert libsmo.SVC(kernel="linear").fit(X, y).score(Xt, yt) > 0.8
+    X, y = libsmo.load_svmlight_file(str(train), n_features=121)
+    assert libsmo.SVC(kernel="linear").fit(X, y).score(Xt, yt) > 0.8

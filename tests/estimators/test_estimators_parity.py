@@ -7,14 +7,13 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+import sklearn
+from sklearn import svm as sk
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
+from sklearn.utils._param_validation import InvalidParameterError
 
 import libsmo
 from helpers.data import load_dataset
-
-sklearn = pytest.importorskip("sklearn")
-from sklearn import svm as sk  # noqa: E402
-from sklearn.exceptions import ConvergenceWarning, NotFittedError  # noqa: E402
-from sklearn.utils._param_validation import InvalidParameterError  # noqa: E402
 
 
 def dense(a):

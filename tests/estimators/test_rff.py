@@ -80,6 +80,5 @@ def test_bad_parameters():
 
 
 def test_scikit_learn_transformer_checks():
-    pytest.importorskip("sklearn")
     from sklearn.utils.estimator_checks import check_estimator
     check_estimator(libsmo.RandomFourierFeatures(n_components=20, random_state=0))

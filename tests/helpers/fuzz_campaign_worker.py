@@ -11,30 +11,67 @@ seeded by (seed, kind, i), so any case replays alone. The process caps its own a
 space (`resource.setrlimit(RLIMIT_AS)`) and each case's time (SIGALRM), so a case that
 would allocate without bound or hang is recorded, not waited for.
 
-Every case must end in a clean refusal (ValueError or TypeError, whose subclasses
-include the decoding errors) or a valid result: a data file that reads trains or is
-refused, a model that loads predicts finite values (and saves and reloads to the same
-predictions), a range file that loads scales rows to finite values, parameters that are
-accepted train a model whose predictions are finite; the cascade over a random
-partitioning reaches the single machine's optimum, a random grid range is refused or
-gives a bounded range, a random warm start ends at the cold fit's optimum (or, hostile,
-is refused). Anything else -- another exception,
-MemoryError, a timeout -- is a failure, written with its case number and traceback. A
-crash ends the process; the parent finds the case in the progress file, which names
-the case about to run before it runs.
+Every case must end in a clean refusal or a checked answer:
 
-Results go to JOB.json's "out" as JSON: counts of clean errors and valid results, and
-the failures.
+- a clean refusal is a ValueError or TypeError with a message, raised by a `raise`
+  statement of libsmo's own code (its validation, its parsers): an exception from
+  inside numpy or scipy, a Python error surfacing from libsmo's code (a `NoneType`
+  TypeError, a failed int()), or one without a message is a failure;
+- a data file: libsmo reads exactly what the reference reader
+  (helpers/reference_readers.py, written from the format's rules) reads, or both refuse
+  it; what reads trains or is refused;
+- a model file: libsmo loads exactly the fields the reference model reader reads, or
+  both refuse it; a model that loads predicts what libsvm-official predicts from the
+  same file (decision values, labels, probabilities), and saves and reloads to the
+  same predictions;
+- a range file: it scales rows to finite values;
+- parameters: accepted ones train a model whose predictions are finite, and, where the
+  solver finished (not stopped by max_iter or time_limit), to the dual objective
+  libsvm-official's svm_train reaches with the same parameters (which must accept
+  them too).
+- partitions: the cascade over a random partitioning (sorted, grouped, one-row and
+  empty partitions) reaches the single machine's optimum;
+- grid ranges: a random range is refused or gives a bounded list of values;
+- warm starts: a random start ends at the cold fit's optimum, or (a hostile one) is
+  refused.
+
+Anything else -- another exception, MemoryError, a timeout, a wrong answer -- is a
+failure, written with its case number and traceback. A crash ends the process; the
+parent finds the case in the progress file, which names the case about to run before
+it runs.
+
+Results go to JOB.json's "out" as JSON: counts of clean errors and checked results,
+what each check compared, and the failures.
 """
+import ast
+import functools
 import json
+import linecache
 import os
 import resource
 import signal
 import sys
 import traceback
 import warnings
+from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
+
+import libsmo
+from helpers.peers import (
+    libsvm_load_model,
+    libsvm_predict_proba,
+    libsvm_predict_values,
+    libsvm_train,
+)
+from helpers.reference_readers import (
+    Rejected,
+    assert_model_as,
+    assert_reads_as,
+    ref_load_data,
+    ref_load_model,
+)
 
 KINDS = ("data", "model", "range", "params", "partitions", "grid_ranges", "warm_starts")
 NOISE = b" \t\r\n:#-+.eE0123456789qidxy\x00\xff"
@@ -51,6 +88,11 @@ HEADER_WORDS = [b"svm_type", b"kernel_type", b"degree", b"gamma", b"coef0", b"nr
 # A precomputed model's kernel rows need a column per training row: models (files) that
 # claim more than this many are only loaded.
 PRECOMPUTED_MAX_COLUMNS = 100_000
+# what the checks compared, counted over the cases: the reference readers' reading,
+# libsvm-official's predictions, probabilities and objectives, and the parameter sets
+# whose solver stopped at max_iter or time_limit (no optimum to compare)
+CHECKS = ("reference_reader", "libsvm_predictions", "libsvm_probabilities",
+          "overflow_refused", "libsvm_objective", "stopped_early")
 
 
 class CaseTimeout(Exception):
@@ -137,6 +179,74 @@ def mutate(seed_bytes, rng):
                        lambda: bool(rng.random() < 0.5))
 
 
+# ------------------------------------------------------------ clean refusals
+
+LIBSMO_DIR = Path(libsmo.__file__).resolve().parent
+
+
+def _source_path(filename):
+    """The file of a traceback entry inside libsmo, or None (Cython names its .pyx
+    files by their path at build time, e.g. src/libsmo/io/_svmlight.pyx)."""
+    path = Path(filename)
+    if not path.is_absolute():
+        parts = path.parts
+        if "libsmo" not in parts:
+            return None
+        path = LIBSMO_DIR.joinpath(*parts[parts.index("libsmo") + 1:])
+    try:
+        path.resolve().relative_to(LIBSMO_DIR)
+    except ValueError:
+        return None
+    return path.resolve()
+
+
+@functools.lru_cache(maxsize=None)
+def _raise_lines(path):
+    """The lines of a Python file on which a `raise` statement stands (any of its
+    lines, for a statement written over several)."""
+    tree = ast.parse(Path(path).read_text())
+    lines = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Raise):
+            lines.update(range(node.lineno, node.end_lineno + 1))
+    return frozenset(lines)
+
+
+def raised_by_libsmo(error):
+    """Whether `error` was raised by a `raise` statement of libsmo's own code (the
+    innermost frame of its traceback), not by numpy, scipy or Python underneath.
+
+    Returns
+    -------
+    (bool, str)
+        The verdict and where the error was raised.
+    """
+    frames = traceback.extract_tb(error.__traceback__)
+    if not frames:
+        return False, "no traceback"
+    last = frames[-1]
+    where = f"{last.filename}:{last.lineno}"
+    path = _source_path(last.filename)
+    if path is None:
+        return False, where
+    if path.suffix == ".py":
+        return last.lineno in _raise_lines(str(path)), where
+    # Cython: the statement on that line of the .pyx source
+    return linecache.getline(str(path), last.lineno).lstrip().startswith("raise"), where
+
+
+def clean_refusal(error):
+    """None when `error` is a clean refusal, else what is wrong with it."""
+    if not isinstance(error, (ValueError, TypeError)):
+        return f"{type(error).__name__} is not a refusal"
+    if not str(error).strip():
+        return f"{type(error).__name__} without a message"
+    own, where = raised_by_libsmo(error)
+    if not own:
+        return f"{type(error).__name__} raised at {where}, not by libsmo's own checks"
+    return None
+
+
 # ----------------------------------------------------------------------- the cases
 
 def check_finite(values, what):
@@ -145,10 +255,36 @@ def check_finite(values, what):
         raise AssertionError(f"{what}: non-finite values returned without an error")
 
 
-def run_data_case(libsmo, path):
-    X, y = libsmo.load_svmlight_file(path)
-    if X.shape[0] != len(y):
-        raise AssertionError(f"{X.shape[0]} rows but {len(y)} labels")
+def refused(call):
+    """Run call(); the clean refusal it raised, or None when it returned. Any other
+    exception (an unclean one included) propagates as a failure."""
+    try:
+        call()
+    except (ValueError, TypeError) as error:
+        problem = clean_refusal(error)
+        if problem:
+            raise AssertionError(f"{problem}: {error}") from error
+        return error
+    return None
+
+
+def run_data_case(libsmo, path, checked):
+    """A data file reads as the reference reader reads it, or both refuse it."""
+    raw = Path(path).read_bytes()
+    try:
+        expected = ref_load_data(raw)
+    except Rejected:
+        expected = None
+    try:
+        X, y, qid = libsmo.load_svmlight_file(path, query_id=True)
+    except (ValueError, TypeError) as error:
+        if expected is not None:
+            raise AssertionError(f"refused a file the format accepts: {error}") from error
+        raise
+    if expected is None:
+        raise AssertionError("accepted a file the format refuses")
+    assert_reads_as(X, y, qid, expected)
+    checked["reference_reader"] += 1
     X.check_format(full_check=True)
     if X.shape[0] and X.shape[0] <= 400 and X.shape[1] <= 10**6:
         model = libsmo.train(X, y, C=1.0, gamma=0.1, max_iter=20_000)
@@ -156,31 +292,116 @@ def run_data_case(libsmo, path):
     return "valid"
 
 
-def run_model_case(libsmo, path, rows, work):
-    """rows: CSR rows of 16 features; a model of fewer or more features reads them as
-    svm-predict would (sparse rows may be wider or narrower than the model)."""
-    model = libsmo.load_model(path)
-    X = rows
-    if model.kernel == "precomputed":
-        if model.n_features > PRECOMPUTED_MAX_COLUMNS:
-            return "valid"   # loaded; kernel rows that wide cannot be built here
-        X = np.abs(np.random.default_rng(0).normal(size=(rows.shape[0],
-                                                          max(1, model.n_features))))
+def prediction_rows(model, rows):
+    """Rows to predict with a model: `rows` (CSR, 16 features; a model of fewer or more
+    features reads them as svm-predict would), or for a precomputed kernel rows of
+    kernel values, one column per training row the model counts."""
+    if model.kernel != "precomputed":
+        return rows
+    return np.abs(np.random.default_rng(0).normal(size=(rows.shape[0],
+                                                        max(1, model.n_features))))
+
+
+def run_model_case(libsmo, path, rows, work, checked):
+    """A model file loads as the reference model reader reads it (or both refuse it),
+    and predicts what libsvm-official predicts from the same file."""
+    raw = Path(path).read_bytes()
+    try:
+        expected = ref_load_model(raw)
+    except Rejected:
+        expected = None
+    try:
+        model = libsmo.load_model(path)
+    except (ValueError, TypeError) as error:
+        if expected is not None:
+            raise AssertionError(f"refused a model the format accepts: {error}") from error
+        raise
+    if expected is None:
+        raise AssertionError("accepted a model the format refuses")
+    assert_model_as(model, expected)
+    checked["reference_reader"] += 1
+    if model.kernel == "precomputed" and model.n_features > PRECOMPUTED_MAX_COLUMNS:
+        return "valid"   # loaded; kernel rows that wide cannot be built here
+    X = prediction_rows(model, rows)
+    peer = libsvm_load_model(path)
+    theirs_labels, theirs_values = libsvm_predict_values(peer, X, model.kernel)
+    overflow = refused(lambda: model.decision_function(X))
+    if overflow is not None:
+        # refused: only where the sums overflow, in LIBSVM or in the kernel's terms as
+        # libsmo forms them (an RBF distance as |x|^2 + |sv|^2 - 2 x'sv, where
+        # LIBSVM's sparse rows sum the squared differences: a feature of 1e308 is an
+        # inf norm here, a kernel value of 0 there)
+        overflows = (not np.isfinite(decision_term_scale(model, X)).all()
+                     or np.any(~(np.abs(theirs_values) < 1e300)))
+        if "overflow" not in str(overflow) or not overflows:
+            raise AssertionError(f"refused to predict ({overflow}) what LIBSVM predicts")
+        checked["overflow_refused"] += 1
+        return "valid"
+    ours_values = model.decision_function(X).reshape(theirs_values.shape)
     predictions = model.predict(X)
     check_finite(predictions, "predictions")
-    try:
-        probabilities = model.predict_proba(X)
-    except ValueError:
-        probabilities = None   # no probability model: refused, as svm-predict -b 1
-    if probabilities is not None:
-        check_finite(probabilities, "probabilities")
+    # the two sum the same terms in other orders: equal to rounding of the terms
+    scale = decision_term_scale(model, X).reshape(-1, 1)
+    close = np.abs(ours_values - theirs_values) <= 1e-9 * scale + 1e-12
+    if not close.all():
+        raise AssertionError(f"decision values differ from LIBSVM's: {ours_values[~close]}"
+                             f" against {theirs_values[~close]}")
+    # labels wherever no decision value is within rounding of a tie (regression: the
+    # values themselves, compared above)
+    clear = (np.abs(theirs_values) > 1e-6 * scale + 1e-9).all(axis=1)
+    if model.svm_type in ("epsilon_svr", "nu_svr"):
+        clear[:] = True
+    elif not np.array_equal(predictions[clear], theirs_labels[clear]):
+        raise AssertionError("labels differ from LIBSVM's")
+    checked["libsvm_predictions"] += 1
+    if model.svm_type in ("c_svc", "nu_svc") and model.probA is not None:
+        probabilities = refused(lambda: model.predict_proba(X))
+        if probabilities is None and clear.all():
+            ours = model.predict_proba(X)
+            _, theirs = libsvm_predict_proba(peer, X, model.kernel)
+            if not np.allclose(ours, theirs, rtol=1e-6, atol=1e-9):
+                raise AssertionError("probabilities differ from LIBSVM's")
+            checked["libsvm_probabilities"] += 1
     again = os.path.join(work, "resaved.model")
     libsmo.save_model(model, again)
     np.testing.assert_array_equal(libsmo.load_model(again).predict(X), predictions)
     return "valid"
 
 
-def run_range_case(libsmo, path, X):
+def kernel_magnitudes(X, model):
+    """|K(x, sv)| for the rows of X against the model's support vectors, by LIBSVM's
+    formulas over rows of any width (a feature beyond the other's width is 0 in the
+    dot product and counts in its own row's norm)."""
+    if model.kernel == "precomputed":
+        return np.abs(np.asarray(X)[:, np.asarray(model.support, dtype=np.int64)])
+    X, SV = sp.csr_matrix(X), sp.csr_matrix(model.support_vectors)
+    width = min(X.shape[1], SV.shape[1])
+    dots = (X[:, :width] @ SV[:, :width].T).toarray()
+    g, c, d = model.gamma, model.coef0, model.degree
+    with np.errstate(all="ignore"):
+        if model.kernel == "linear":
+            K = dots
+        elif model.kernel == "poly":
+            K = (g * dots + c) ** d
+        elif model.kernel == "sigmoid":
+            K = np.tanh(g * dots + c)
+        else:
+            sq_x = np.asarray(X.multiply(X).sum(axis=1)).reshape(-1, 1)
+            sq_sv = np.asarray(SV.multiply(SV).sum(axis=1)).reshape(1, -1)
+            K = np.exp(-g * (sq_x + sq_sv - 2 * dots))
+    return np.abs(K)
+
+
+def decision_term_scale(model, X):
+    """Per row, the sum of the magnitudes of the terms of its decision values
+    (|coef| @ |K(SV, x)| + |rho|): what rounding the sums in another order is relative
+    to."""
+    with np.errstate(all="ignore"):
+        return ((kernel_magnitudes(X, model) @ np.abs(model.sv_coef).T).max(axis=1)
+                + np.abs(model.rho).max(initial=0.0))
+
+
+def run_range_case(libsmo, path, X, checked):
     scaler = libsmo.Scaler.load_range(path)
     check_finite(scaler.transform(X).data, "scaled values")
     return "valid"
@@ -208,7 +429,7 @@ def random_params(rng):
     hostile = {
         "svm_type": ["C_SVC", "bad", 0, None], "kernel": ["RBF", "bad", 2, None],
         "degree": [0, -1, 2.5, 10**9, "3", None], "gamma": ["bad", "scale", -1.0, np.nan],
-        "max_iter": [0, -1, 2.5, "10"], "n_threads": [0, -1, 2**63, 1.5, "2"],
+        "max_iter": [0, -2, 2.5, "10"], "n_threads": [0, -1, 2**63, 1.5, "2"],
         "class_weight": [{1: -1.0}, {1: np.nan}, "balanced", "bad", {1: "x"}],
         "random_state": [2**32, -1, "x", 1.5], "time_limit": [0.0, -1.0, np.nan, "1"],
         "shrinking": ["yes", 2], "probability": ["yes", None],
@@ -222,7 +443,13 @@ def random_params(rng):
     return params
 
 
-def run_params_case(libsmo, rng, data):
+# libsmo.train's parameters that svm_train has too (the others -- threads, limits,
+# seeds -- do not change the optimum)
+LIBSVM_PARAMS = ("svm_type", "kernel", "C", "nu", "epsilon", "degree", "coef0", "tol",
+                 "shrinking", "class_weight")
+
+
+def run_params_case(libsmo, rng, data, checked):
     X, y, K = data
     params = random_params(rng)
     targets = y
@@ -235,6 +462,20 @@ def run_params_case(libsmo, rng, data):
     check_finite(model.predict(rows), "predictions")
     if model.probA is not None or model.prob_density_marks is not None:
         check_finite(model.predict_proba(rows), "probabilities")
+    if any(status != "optimal" for status in model.status):
+        checked["stopped_early"] += 1   # stopped by max_iter or time_limit: no optimum
+        return "valid"
+    # the same problem in svm_train: it must accept it and reach the same optimum
+    same = {key: params[key] for key in LIBSVM_PARAMS if key in params}
+    try:
+        peer = libsvm_train(rows, targets, gamma=model.gamma, **same)
+    except ValueError as error:   # svm_check_parameter's refusal
+        raise AssertionError(f"libsmo trained what svm_train refuses: {error}") from error
+    ours, theirs = float(np.sum(model.objective)), float(np.sum(peer.objectives))
+    # LIBSVM prints each objective with six decimals
+    if not abs(ours - theirs) <= 1e-6 * abs(theirs) + 1e-6 * max(1, len(peer.objectives)):
+        raise AssertionError(f"objective {ours!r} against svm_train's {theirs!r}")
+    checked["libsvm_objective"] += 1
     return "valid"
 
 
@@ -526,7 +767,8 @@ def main():
     signal.signal(signal.SIGALRM, alarm)
     warnings.simplefilter("ignore")
 
-    import libsmo  # after the limit: its imports count against it too
+    # (the modules imported above count against the limit: it caps the address space
+    # of the whole process, mappings made before it included)
     kind, seed = job["kind"], job["seed"]
     work = job["work"]
     seeds = [open(p, "rb").read() for p in job["seed_files"]]
@@ -539,6 +781,7 @@ def main():
         X, y = X[:60], y[:60]
         params_data = (X, y, (X @ X.T).toarray())
     counts = {"clean_error": 0, "valid": 0}
+    checked = {name: 0 for name in CHECKS}
     failures = []
     path = os.path.join(work, f"case.{kind}")
     progress = job["progress"]
@@ -549,7 +792,7 @@ def main():
         try:
             signal.setitimer(signal.ITIMER_REAL, job["case_seconds"])
             if kind == "params":
-                outcome = run_params_case(libsmo, rng, params_data)
+                outcome = run_params_case(libsmo, rng, params_data, checked)
             elif kind == "partitions":
                 outcome = run_partitions_case(libsmo, rng)
             elif kind == "grid_ranges":
@@ -561,16 +804,17 @@ def main():
                 with open(path, "wb") as f:
                     f.write(raw)
                 if kind == "data":
-                    outcome = run_data_case(libsmo, path)
+                    outcome = run_data_case(libsmo, path, checked)
                 elif kind == "model":
-                    outcome = run_model_case(libsmo, path, rows, work)
+                    outcome = run_model_case(libsmo, path, rows, work, checked)
                 else:
-                    outcome = run_range_case(libsmo, path, rows)
+                    outcome = run_range_case(libsmo, path, rows, checked)
         except (ValueError, TypeError) as error:
-            outcome = "clean_error"
-            if not str(error).strip():
-                failures.append({"case": index, "error": f"{type(error).__name__} "
-                                 "without a message"})
+            problem = clean_refusal(error)
+            outcome = None if problem else "clean_error"
+            if problem:
+                failures.append({"case": index, "error": f"{problem}: {error}",
+                                 "traceback": traceback.format_exc(limit=-6)})
         except BaseException as error:   # noqa: B902 -- every other outcome is a failure
             outcome = None
             if isinstance(error, KeyboardInterrupt):
@@ -582,7 +826,7 @@ def main():
         if outcome:
             counts[outcome] += 1
     with open(job["out"], "w") as f:
-        json.dump({"counts": counts, "failures": failures}, f)
+        json.dump({"counts": counts, "checked": checked, "failures": failures}, f)
 
 
 if __name__ == "__main__":

@@ -98,6 +98,21 @@ def _predict_rows(m, X, kernel):
     return labels, values
 
 
+def libsvm_load_model(path):
+    """libsvm-official's svm_load_model of a model file; ValueError when it cannot."""
+    from libsvm.svmutil import svm_load_model
+    model = svm_load_model(str(path))
+    if model is None:
+        raise ValueError(f"libsvm-official could not load {path}")
+    return model
+
+
+def libsvm_predict_values(m, X, kernel="rbf"):
+    """(labels, decision values of shape (n, values per row)) of libsvm-official's C
+    svm_predict_values, row by row."""
+    return _predict_rows(m, X, kernel)
+
+
 def libsvm_decision(m, X, kernel="rbf"):
     """libsvm-official's decision values for the rows of X: shape (n,) for one value per
     row, else (n, k(k-1)/2) in LIBSVM's pair order."""

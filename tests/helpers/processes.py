@@ -17,3 +17,19 @@ def process_cpu_seconds(pid=None):
         fields = f.read().rsplit(")", 1)[1].split()
     # fields after the command: state is [0], utime [11], stime [12]
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def wait_until(condition, limit=60.0, interval=0.01):
+    """Poll condition() until it holds or `limit` seconds have passed; whether it held.
+
+    For what happens "soon" after an event (threads ending, a process starting to
+    train): a generous limit that a loaded machine does not reach, instead of a fixed
+    sleep that a slow one outlasts.
+    """
+    import time
+    deadline = time.monotonic() + limit
+    while not condition():
+        if time.monotonic() > deadline:
+            return bool(condition())
+        time.sleep(interval)
+    return True

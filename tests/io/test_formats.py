@@ -10,12 +10,11 @@ import re
 import numpy as np
 import pytest
 import scipy.sparse as sp
+import sklearn.datasets as sklearn_datasets
 
 import libsmo
 from helpers.data import data_file, load_dataset
 from libsmo.io import model_file, sources
-
-sklearn_datasets = pytest.importorskip("sklearn.datasets")
 
 SVM_TYPES = ["c_svc", "nu_svc", "one_class", "epsilon_svr", "nu_svr"]
 KERNELS = ["linear", "poly", "rbf", "sigmoid", "precomputed"]
@@ -477,6 +476,8 @@ BAD_MODELS = [
     (_golden_with(b"degree 2", b"degree 2.5"), 3, "not an integer"),
     (_golden_with(b"gamma 0.5", b"gamma nan"), 4, "not a finite number"),
     (_golden_with(b"gamma 0.5", b"gamma 1e999"), 4, "overflows"),
+    # found by the fuzz campaign: refused by the Model's checks without file and line
+    (_golden_with(b"gamma 0.5", b"gamma -2147483648"), 4, "gamma must be >= 0"),
     (_golden_with(b"coef0 1\n", b"coef0 1\ncoef0 2\n"), 6, "given twice"),
     (_golden_with(b"nr_class 3", b"nr_klass 3"), 6, "unknown text"),
     (_golden_with(b"rho 0.10000000000000001 ", b"rho "), 8, "needs 3 number"),

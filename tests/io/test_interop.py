@@ -28,12 +28,12 @@ import subprocess
 import numpy as np
 import pytest
 import scipy.sparse as sp
+import sklearn.svm as sk
+from libsvm import svmutil
 
 import libsmo
 from helpers.data import UNDER_CI, data_file, load_dataset
 from helpers.peers import libsvm_decision, libsvm_predict, libsvm_predict_proba
-
-svmutil = pytest.importorskip("libsvm.svmutil")
 
 SVM_TYPES = ["c_svc", "nu_svc", "one_class", "epsilon_svr", "nu_svr"]
 KERNELS = ["linear", "poly", "rbf", "sigmoid", "precomputed"]
@@ -165,10 +165,21 @@ def libsvm_models(tmp_path_factory, datasets):
     return LibsvmModels(tmp_path_factory.mktemp("interop_models"), datasets)
 
 
-def skip_unsupported(trainer, case):
+def one_class_probability(case):
     svm_type, _, _, probability = case
-    if svm_type == "one_class" and probability and trainer == "svm-train":
-        pytest.skip("svm-train 3.24: one-class SVM probability output not supported")
+    return svm_type == "one_class" and probability
+
+
+# Debian's svm-train and svm-predict are LIBSVM 3.24, which has no one-class
+# probabilities (prob_density_marks came with 3.30): such a model is trained by
+# libsvm-official (3.37) only, and no test hands its file to the 3.24 tools. The pairs
+# are left out of the parameters rather than skipped, so that no test id stands for a
+# check that never runs.
+TRAINER_CASES = [pytest.param(trainer, case, id=f"{case_id(case)}-{trainer}")
+                 for case in CASES for trainer in TRAINERS
+                 if not (trainer == "svm-train" and one_class_probability(case))]
+FOR_SVM_PREDICT_324 = [param for param in TRAINER_CASES
+                       if not one_class_probability(param.values[1])]
 
 
 def assert_same_decisions(ours, theirs, model):
@@ -196,12 +207,10 @@ def predictions_close(svm_type, ours, theirs, decision):
 
 # ------------------------------------------------------------------ LIBSVM -> libsmo
 
-@pytest.mark.parametrize("trainer", TRAINERS)
-@pytest.mark.parametrize("case", CASES, ids=case_id)
+@pytest.mark.parametrize("trainer,case", TRAINER_CASES)
 def test_libsvm_model_gives_libsvm_predictions(trainer, case, datasets, libsvm_models,
                                                tmp_path):
     need_tools()
-    skip_unsupported(trainer, case)
     svm_type, kernel, data_name, probability = case
     data = datasets[data_name]
     path = libsvm_models.get(trainer, case)
@@ -234,27 +243,21 @@ def test_libsvm_model_gives_libsvm_predictions(trainer, case, datasets, libsvm_m
         assert model.probA[0] == svmutil.libsvm.svm_get_svr_probability(reference)
 
 
-@pytest.mark.parametrize("trainer", TRAINERS)
-@pytest.mark.parametrize("case", CASES, ids=case_id)
+@pytest.mark.parametrize("trainer,case", TRAINER_CASES)
 def test_libsvm_model_saved_back_byte_for_byte(trainer, case, libsvm_models, tmp_path):
     need_tools()
-    skip_unsupported(trainer, case)
     path = libsvm_models.get(trainer, case)
     out = tmp_path / "again.model"
     libsmo.save_model(libsmo.load_model(path), out, libsvm_precision=True)
     assert out.read_bytes() == path.read_bytes()
 
 
-@pytest.mark.parametrize("trainer", TRAINERS)
-@pytest.mark.parametrize("case", CASES, ids=case_id)
+@pytest.mark.parametrize("trainer,case", FOR_SVM_PREDICT_324)
 def test_resaved_libsvm_model_predicts_the_same_in_svm_predict(trainer, case, datasets,
                                                                libsvm_models, tmp_path):
     """Saved losslessly (libsmo's default), svm-predict's output file is unchanged."""
     need_tools()
-    skip_unsupported(trainer, case)
     svm_type, kernel, data_name, probability = case
-    if svm_type == "one_class" and probability:
-        pytest.skip("svm-predict 3.24 cannot read prob_density_marks (LIBSVM 3.30+)")
     path = libsvm_models.get(trainer, case)
     resaved = tmp_path / "resaved.model"
     libsmo.save_model(libsmo.load_model(path), resaved)
@@ -386,7 +389,6 @@ def test_estimator_from_model_matches_scikit_learn(data_name, datasets, tmp_path
     """The reordered model is scikit-learn's: sklearn.svm.SVC fitted on the same data
     gives the same ovo and ovr decision values, intercept_ and dual_coef_ (both solvers
     at tolerance 1e-7, so that their different paths end at the same optimum)."""
-    sk = pytest.importorskip("sklearn.svm")
     need_tools()
     data = datasets[data_name]
     path = tmp_path / "tight.model"

@@ -24,10 +24,13 @@ LEVELS = [
     ("kernel blocks", ["_blocks"]),
     ("model", ["model"]),
     ("files", ["io", "scaling"]),
-    ("training", ["training"]),
+    # a binary problem and its execution on the core, which the cascade's nodes solve
+    ("problems", ["training._problem", "training._warm_start", "training._execution"]),
     ("cascade", ["cascade"]),
+    # the rest of training sends large C-SVC problems to the cascade (solver=)
+    ("training", ["training"]),
     ("estimators", ["estimators"]),
-    ("interfaces", ["cli", "dask", "__init__", "__main__"]),
+    ("interfaces", ["cli", "dask", "onnx", "__init__", "__main__"]),
 ]
 LEVEL_OF = {name: rank for rank, (_, names) in enumerate(LEVELS) for name in names}
 

@@ -171,9 +171,12 @@ def test_readme_starts_with_its_two_commands_and_stays_short():
     lines = (REPO / "README.md").read_text().splitlines()
     assert lines[:5] == ["# libsmo", "", "```bash",
                          "pip install . && python examples/quickstart.py",
-                         'pip install ".[test]" && pytest'], lines[:5]
+                         "pip install -r requirements/test.txt && pytest"], lines[:5]
     assert lines[5] == "```"
     assert len(lines) <= 150, len(lines)
+    # CI runs the two commands as written, in order
+    ci = (REPO / ".ci" / "run").read_text().splitlines()
+    assert ci.index(lines[3]) < ci.index(lines[4])
 
 
 def test_readme_headline_is_made_from_the_committed_results():

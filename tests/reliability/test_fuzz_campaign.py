@@ -1,7 +1,10 @@
 """The fuzz campaign: mutated data, model and range files and random training
 parameters, each case in a worker process with an address-space limit and a time limit
-(tests/helpers/fuzz_campaign_worker.py), asserting a clean error (ValueError/TypeError with a
-message) or a valid result, and no crash, hang, runaway allocation or other exception.
+(tests/helpers/fuzz_campaign_worker.py), asserting a clean refusal (a ValueError or
+TypeError with a message, raised by libsmo's own checks) or a checked answer -- data
+read as the reference reader reads it, models loaded as the reference model reader
+loads them and predicting what libsvm-official predicts, parameters training to
+svm_train's objective -- and no crash, hang, runaway allocation or other exception.
 
 The default run is the campaign: 20,000 mutated files of each kind and 2,000 parameter
 combinations (DEFAULT_CASES: 74 s on two quiet cores), and three families that check
@@ -26,12 +29,14 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import libsmo
 from helpers.data import data_file, load_dataset
 
-WORKER = Path(__file__).resolve().parents[1] / "helpers" / "fuzz_campaign_worker.py"
+TESTS = Path(__file__).resolve().parents[1]
+WORKER = TESTS / "helpers" / "fuzz_campaign_worker.py"
 DEFAULT_CASES = {"data": 20_000, "model": 20_000, "range": 20_000, "params": 2_000,
                  "partitions": 200, "grid_ranges": 1_000, "warm_starts": 500}
 # kinds whose every case is valid input: a refusal is a failure there
@@ -100,11 +105,15 @@ def run_batch(job, folder):
         counts of clean errors and valid results, and the failures (crashes included).
     """
     counts = {"clean_error": 0, "valid": 0}
+    checked = {}
     failures = []
     start, end = job["start"], job["start"] + job["count"]
     tag = f"{job['kind']}{start}"
+    # libsmo as this process imports it, and the tests' helpers (reference readers,
+    # libsvm-official's side)
+    path = os.pathsep.join([str(Path(libsmo.__file__).parents[1]), str(TESTS)])
     environment = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
-                       MKL_NUM_THREADS="1", PYTHONPATH=str(Path(libsmo.__file__).parents[1]))
+                       MKL_NUM_THREADS="1", PYTHONPATH=path)
     while start < end:
         part = dict(job, start=start, count=end - start, work=str(folder),
                     out=str(folder / f"{tag}.out.json"),
@@ -123,6 +132,8 @@ def run_batch(job, folder):
             result = json.loads(Path(part["out"]).read_text())
             for name, value in result["counts"].items():
                 counts[name] += value
+            for name, value in result["checked"].items():
+                checked[name] = checked.get(name, 0) + value
             failures.extend(result["failures"])
             break
         crashed = int(Path(part["progress"]).read_text())
@@ -131,7 +142,7 @@ def run_batch(job, folder):
         start = crashed + 1
     for failure in failures:
         failure["kind"] = job["kind"]
-    return {"counts": counts, "failures": failures}
+    return {"counts": counts, "checked": checked, "failures": failures}
 
 
 def run_campaign(sizes, tmp_path):
@@ -154,21 +165,26 @@ def run_campaign(sizes, tmp_path):
     with ThreadPoolExecutor(max_workers=max(1, min(2, os.cpu_count() or 1))) as pool:
         results = list(pool.map(lambda job: run_batch(*job), jobs))
     totals = {kind: {"clean_error": 0, "valid": 0} for kind in sizes}
+    checks = {kind: {} for kind in sizes}
     failures = []
     for (job, _), result in zip(jobs, results):
         for name, value in result["counts"].items():
             totals[job["kind"]][name] += value
+        for name, value in result["checked"].items():
+            checks[job["kind"]][name] = checks[job["kind"]].get(name, 0) + value
         failures.extend(result["failures"])
     print(f"\nfuzz campaign seed={seed} (replay: LIBSMO_FUZZ_SEED={seed})")
     for kind, counts in totals.items():
-        print(f"  {kind}: {sizes[kind]} cases, {counts['clean_error']} clean errors, "
-              f"{counts['valid']} valid results, "
+        compared = ", ".join(f"{name.replace('_', ' ')} {value}"
+                             for name, value in checks[kind].items() if value)
+        print(f"  {kind}: {sizes[kind]} cases, {counts['clean_error']} clean refusals, "
+              f"{counts['valid']} checked results ({compared or 'nothing compared'}), "
               f"{sum(f['kind'] == kind for f in failures)} failures")
-    return seed, totals, failures
+    return seed, totals, checks, failures
 
 
 def check(sizes, tmp_path):
-    seed, totals, failures = run_campaign(sizes, tmp_path)
+    seed, totals, checks, failures = run_campaign(sizes, tmp_path)
     shown = "\n".join(f"{f['kind']} case {f['case']}: {f['error']}\n{f.get('traceback', '')}"
                       for f in failures[:5])
     assert not failures, (f"{len(failures)} failures with LIBSMO_FUZZ_SEED={seed}; "
@@ -180,6 +196,19 @@ def check(sizes, tmp_path):
             continue
         # both outcomes occur, so the mutations neither all break the files nor miss them
         assert totals[kind]["clean_error"] > 0 and totals[kind]["valid"] > 0, kind
+    # and the answers were checked, not only their absence of crashes: every data and
+    # model file read was the reference readers' reading, most models' predictions
+    # and a good share of the parameter sets' objectives were compared with LIBSVM's
+    for kind in ("data", "model"):
+        if kind in sizes:
+            # (a data file read as the reference reads it may then be refused by
+            # training: a clean refusal after a checked reading)
+            assert checks[kind]["reference_reader"] >= totals[kind]["valid"], kind
+    if "model" in sizes:
+        assert checks["model"]["libsvm_predictions"] >= 0.5 * totals["model"]["valid"]
+        assert checks["model"]["libsvm_probabilities"] > 0
+    if "params" in sizes:
+        assert checks["params"]["libsvm_objective"] >= 0.25 * totals["params"]["valid"]
 
 
 def test_fuzz_campaign(tmp_path):
@@ -189,3 +218,38 @@ def test_fuzz_campaign(tmp_path):
 @pytest.mark.slow
 def test_fuzz_campaign_five_times(tmp_path):
     check(SLOW_CASES, tmp_path)
+
+
+# ------------------------------------------------------ what counts as a refusal
+
+def test_a_clean_refusal_is_libsmos_own_raise():
+    """The worker counts a ValueError/TypeError as a clean refusal only when it has a
+    message and a `raise` statement of libsmo's own code raised it: one raised inside
+    numpy, by Python underneath libsmo's code (a `NoneType` error on a line of
+    libsmo's that is no raise) or without a message is a failure."""
+    from helpers.fuzz_campaign_worker import LIBSMO_DIR, clean_refusal
+
+    def caught(call):
+        try:
+            call()
+        except (ValueError, TypeError) as error:
+            return error
+        raise AssertionError("no error")
+
+    # libsmo's parameter checks and its compiled parser: clean
+    assert clean_refusal(caught(lambda: libsmo.train([[0.0], [1.0]], [0, 1], C="1"))) is None
+    assert clean_refusal(caught(lambda: libsmo.load_svmlight_file(
+        io.BytesIO(b"1 1:x\n")))) is None
+    # inside numpy
+    problem = clean_refusal(caught(lambda: np.arange(2).reshape(3)))
+    assert "not by libsmo's own checks" in problem
+    # Python's own TypeError on a line of libsmo's code that raises nothing (the code
+    # compiled under the name of one of libsmo's files, at its docstring's line)
+    code = compile("\nmissing = None; missing[0]\n",
+                   str(LIBSMO_DIR / "_utils" / "validation.py"), "exec")
+    problem = clean_refusal(caught(lambda: exec(code, {})))
+    assert "TypeError raised at" in problem and "validation.py:2" in problem
+
+    def silent():
+        raise ValueError()
+    assert "without a message" in clean_refusal(caught(silent))

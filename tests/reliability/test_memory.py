@@ -7,6 +7,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 import libsmo
 
 PACKAGE_ROOT = str(Path(libsmo.__file__).resolve().parents[1])
@@ -53,3 +55,55 @@ def test_dense_training_adds_the_cache_not_a_copy_of_the_data():
 
 def test_sparse_training_adds_the_cache_not_a_copy_of_the_data():
     assert added_peak_mb("csr") < 20 + 15
+
+
+
+PARTITIONED = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import libsmo
+    sys.path.insert(0, sys.argv[2])
+    from helpers.data import load_fashion_mnist
+
+    def peak_kb():
+        with open("/proc/self/status") as f:
+            return next(int(l.split()[1]) for l in f if l.startswith("VmHWM"))
+
+    # the 60,000 Fashion-MNIST images as bytes (47 MB; as doubles 376 MB), footwear
+    # against the rest
+    X, labels = load_fashion_mnist()
+    X, y = np.rint(X * 255).astype(np.uint8), np.isin(labels, (5, 7, 9)).astype(int)
+    del labels
+    options = dict(gamma=1.6e-7, C=10.0, solver="partitioned", n_threads=2,
+                   partitioning=sys.argv[1])
+    libsmo.train(X[:3000], y[:3000], partitions=2, **options)   # code paged in
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")                        # VmHWM := current RSS
+    before = peak_kb()
+    model = libsmo.train(X, y, cache_size=20, partitions=16, **options)
+    print(model.status[0], model.n_sv, (peak_kb() - before) / 1024.0)
+""")
+
+
+@pytest.mark.slow   # all 60,000 Fashion-MNIST images (Debian's dataset-fashion-mnist)
+def test_partitioned_training_of_bytes_adds_the_cache_and_o_n():
+    """The partitioned solver must not copy its data per partition, nor make doubles of
+    its bytes: the 60,000 Fashion-MNIST images as uint8 (47 MB) in 16 partitions on two
+    threads, a 20 MB cache. Besides the cache: O(n) doubles (the partitions' variables,
+    kernel sums and scores, the k-means assignment: at most 30 doubles a row, 14 MB),
+    the support vectors' rows as doubles for the kernel blocks, and the blocks
+    themselves (8 MB each, one a thread); a copy of the data, per partition or as
+    doubles, would add 47 or 376 MB."""
+    tests = str(Path(__file__).resolve().parents[1])
+    for partitioning in ("stratified", "kmeans"):
+        out = subprocess.run([sys.executable, "-W", "ignore", "-c", PARTITIONED,
+                              partitioning, tests],
+                             capture_output=True, text=True, check=True, cwd="/",
+                             env={"PYTHONPATH": PACKAGE_ROOT, "OMP_NUM_THREADS": "1",
+                                  "OPENBLAS_NUM_THREADS": "1", "PATH": "/usr/bin:/bin"})
+        status, n_sv, added = out.stdout.split()
+        assert status == "optimal"
+        support_mb = int(n_sv) * 784 * 8 / 2**20
+        bound = 20 + 30 * 8 * 60_000 / 2**20 + 2 * support_mb + 2 * 8 + 10
+        print(partitioning, n_sv, added, bound)
+        assert float(added) < bound

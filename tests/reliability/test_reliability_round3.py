@@ -268,7 +268,8 @@ def test_nu_at_its_limit_names_nu_not_the_kernel(tmp_path):
 @pytest.fixture(scope="module")
 def client():
     import warnings
-    distributed = pytest.importorskip("distributed")
+
+    import distributed
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         cluster = distributed.LocalCluster(n_workers=2, processes=True,
@@ -282,8 +283,8 @@ def client():
 def _filtered_frame(n_classes=2):
     """A dask dataframe of 4 partitions whose second is filtered away, and the rows
     it keeps."""
-    dd = pytest.importorskip("dask.dataframe")
-    pd = pytest.importorskip("pandas")
+    import dask.dataframe as dd
+    import pandas as pd
     rng = np.random.default_rng(0)
     X = rng.normal(size=(400, 5))
     y = (X[:, 0] > 0).astype(int) if n_classes == 2 else np.digitize(X[:, 0], [-0.5, 0.5])

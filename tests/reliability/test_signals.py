@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 
 import libsmo
-from helpers.data import load_dataset
-from helpers.processes import process_cpu_seconds
+from helpers.data import load_dataset, load_fashion_mnist
+from helpers.processes import process_cpu_seconds, wait_until
 
 TESTS = Path(__file__).resolve().parents[1]   # tests/, where the helpers package is
 
@@ -57,6 +57,33 @@ def interrupt_after(seconds, action):
     finally:
         timer.cancel()
         timer.join()
+    assert sent, "the action ended before the signal"
+    return caught - sent[0]
+
+
+def interrupt_when(event, action, delay=0.1):
+    """`interrupt_after` with the signal sent `delay` seconds after `event` is set (by
+    the action's callback, at the stage a test aims at); the CPU seconds between the
+    signal and KeyboardInterrupt's arrival."""
+    sent = []
+
+    def fire():
+        if event.wait(600) and not stopped.is_set():
+            time.sleep(delay)
+            sent.append(process_cpu_seconds())
+            os.kill(os.getpid(), signal.SIGINT)
+
+    stopped = threading.Event()
+    thread = threading.Thread(target=fire)
+    thread.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            action()
+        caught = process_cpu_seconds()
+    finally:
+        stopped.set()
+        event.set()
+        thread.join()
     assert sent, "the action ended before the signal"
     return caught - sent[0]
 
@@ -118,8 +145,9 @@ def test_ctrl_c_during_parallel_pairs_stops_every_thread(keyboard_interrupt):
     delay = interrupt_after(0.05, lambda: libsmo.train(X, y, C=10.0, gamma=1.0,
                                                        tol=1e-12, n_threads=2))
     assert delay < 1.0
-    time.sleep(0.2)
-    assert set(threading.enumerate()) <= before
+    # no solver thread is left running (each ends once it sees the interrupt)
+    assert wait_until(lambda: set(threading.enumerate()) <= before), (
+        set(threading.enumerate()) - before)
 
 
 def test_ctrl_c_during_a_large_prediction(keyboard_interrupt):
@@ -152,7 +180,8 @@ def test_200_interrupted_fits_do_not_grow_memory():
         X, y = load_dataset("a9a", n_rows=4000)
         def interrupted_fit():
             timer = threading.Timer(0.01, lambda: os.kill(os.getpid(), signal.SIGINT))
-            try:   # on a busy machine the one signal may come anywhere in here
+            try:
+                # on a busy machine the signal may come while start() still waits
                 timer.start()
                 libsmo.train(X, y, gamma=0.05, tol=1e-12, cache_size=20)
                 timer.join()
@@ -174,3 +203,49 @@ def test_200_interrupted_fits_do_not_grow_memory():
     assert out.returncode == 0, out.stderr
     grown = float(out.stdout.strip().splitlines()[-1])
     assert grown < 2.0, grown
+
+
+# ---- the partitioned solver -----------------------------------------------------------
+
+@pytest.mark.slow   # all 60,000 Fashion-MNIST images: the repository keeps 3,000
+@pytest.mark.parametrize("stage", ["leaves", "rounds"])
+def test_ctrl_c_during_a_partitioned_fit_stops_every_thread(keyboard_interrupt, stage):
+    """Ctrl-C while the partitions' solvers run on two threads (the leaves: two of
+    30,000 Fashion-MNIST images), or after the first round's check, while the next
+    working set is solved and the partitions scored: KeyboardInterrupt within a CPU
+    second, no thread of the fit left."""
+    X, labels = load_fashion_mnist(n_rows=60_000)
+    X, y = np.rint(X * 255).astype(np.uint8), np.isin(labels, (5, 7, 9)).astype(int)
+    before = set(threading.enumerate())
+    reached = threading.Event()
+
+    def callback(info):
+        if stage == "leaves" and info["stage"] == "tree" and "done" not in info:
+            reached.set()   # a leaf's solver is stepping
+        if stage == "rounds" and info["stage"] == "round" and "done" in info:
+            reached.set()   # the first round's check is done: the next is under way
+
+    delay = interrupt_when(reached, lambda: libsmo.train(
+        X, y, gamma=1.6e-7, C=10.0, tol=1e-5 if stage == "rounds" else 1e-3,
+        solver="partitioned", partitions=2, n_threads=2, callback=callback,
+        callback_every=200), delay=0.05)
+    assert delay < 1.0
+    assert wait_until(lambda: set(threading.enumerate()) <= before), "threads left"
+
+
+def test_ctrl_c_while_a_large_problem_is_partitioned(keyboard_interrupt, caplog):
+    """k-means and the assignment of 1,000,000 rows of 200 bytes to 32 centres (some
+    13 GFLOP), in the main thread, chunk by chunk: the signal arrives between two
+    chunks."""
+    rng = np.random.default_rng(7)
+    X = rng.integers(0, 256, size=(1_000_000, 200), dtype=np.uint8)
+    y = np.where(X[:, 0] > 127, 1, -1)
+    before = set(threading.enumerate())
+    with caplog.at_level("INFO", logger="libsmo"):
+        delay = interrupt_after(0.5, lambda: libsmo.train(
+            X, y, gamma=1e-5, solver="partitioned", partitions=32, partitioning="kmeans",
+            n_threads=2))
+    assert delay < 1.0
+    # interrupted before the partitions were made (the validation or the k-means)
+    assert "partitions on" not in caplog.text
+    assert wait_until(lambda: set(threading.enumerate()) <= before), "threads left"

@@ -166,7 +166,7 @@ def test_an_early_stop_is_a_convergence_warning_with_a_usable_result():
     D, z = data()
     X = in_layout(D, "dense")
     problem = problems(z)["c_svc"]
-    with pytest.warns(ConvergenceWarning, match=r"max_iter after 5 steps"):
+    with pytest.warns(ConvergenceWarning, match=r"max_iter of 5 steps reached"):
         capped = Executor(X, RBF, SolverParams(max_iter=5), "never").solve(problem)
     assert (capped.status, capped.n_iter) == ("max_iter", 5)
     assert np.all(capped.alpha >= 0) and np.all(capped.alpha <= problem.upper_bound)

@@ -66,7 +66,7 @@ BAD = [
     ("cache_size", "100", TypeError),
     ("shrinking", 1, TypeError), ("shrinking", "yes", TypeError),
     ("selection", "wss3", ValueError),
-    ("max_iter", 0, ValueError), ("max_iter", 2**31, ValueError),
+    ("max_iter", 0, ValueError), ("max_iter", -2, ValueError), ("max_iter", 2**31, ValueError),
     ("max_iter", 10.0, TypeError),
     ("time_limit", 0, ValueError), ("time_limit", -1.0, ValueError),
     ("time_limit", "1", TypeError),
@@ -85,6 +85,9 @@ BAD = [
     ("random_state", 1.5, TypeError),
     ("random_state", np.random.RandomState(0), TypeError),
     ("row_paths", {"bit_rows": False}, TypeError),
+    ("solver", "cascade", ValueError), ("partitions", 0, ValueError),
+    ("partitions", "many", ValueError), ("partitions", 2.5, TypeError),
+    ("partitioning", "clustered", ValueError), ("progress_bar", 1, TypeError),
 ]
 ACCEPTS_ANYTHING = {"verbose"}   # read as a bool
 
@@ -248,4 +251,5 @@ def test_class_weight_only_for_classification(svm_type):
 
 def test_step_cap():
     assert SolverParams(max_iter=7).step_cap(10**6) == 7
+    assert SolverParams(max_iter=-1).step_cap(10**6) == -1      # no limit
     assert SolverParams().step_cap(100_001) == 10_000_100

@@ -374,6 +374,10 @@ def _visit_block(visit, block, X, SV, kernel, gamma, degree, coef0, X_norms, row
     False (and visits nothing) where they cannot, True otherwise."""
     taken = block if rows is None else rows[block]
     X_block = X[taken]
+    if not sp.issparse(X_block) and X_block.dtype != np.float64:
+        # rows stored as bytes (`libsmo._utils.validation.check_data(keep_bytes=True)`):
+        # a block of them as the numbers they are
+        X_block = X_block.astype(np.float64)
     if kernel == "precomputed":
         visit(block, _times(X_block[:, SV], coef))
         return True

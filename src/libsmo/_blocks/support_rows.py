@@ -37,7 +37,8 @@ class SupportRows:
     Parameters
     ----------
     SV : ndarray or csr_matrix of shape (n_SV, width)
-        Validated support vectors (dense C-contiguous float64 or canonical CSR).
+        Validated support vectors (dense C-contiguous float64 or canonical CSR; dense
+        uint8 rows are made float64).
 
     Attributes
     ----------
@@ -63,6 +64,9 @@ class SupportRows:
     """
 
     def __init__(self, SV):
+        if not sp.issparse(SV) and SV.dtype != np.float64:
+            # support vectors taken from rows stored as bytes
+            SV = np.ascontiguousarray(SV, dtype=np.float64)
         self.width = SV.shape[1]
         self.norms = squared_norms(SV)
         self.columns = None

@@ -22,7 +22,8 @@ def squared_norms(X):
     Parameters
     ----------
     X : scipy.sparse.csr_matrix or array-like of shape (n, d)
-        CSR sums its stored values in their order (sorted indices: feature order).
+        CSR sums its stored values in their order (sorted indices: feature order); a
+        uint8 array's rows are summed exactly in integers, without a copy.
 
     Returns
     -------
@@ -40,6 +41,8 @@ def squared_norms(X):
     cdef const double[::1] values
     cdef const long long[::1] indptr
     cdef const double[:, :] dense
+    cdef const unsigned char[:, :] byte_rows
+    cdef long long whole
     out = np.empty(matrix_shape(X)[0])
     cdef double[::1] sq = out
     if hasattr(X, "indptr"):
@@ -51,6 +54,14 @@ def squared_norms(X):
                 for p in range(indptr[i], indptr[i + 1]):
                     s += values[p] * values[p]
                 sq[i] = s
+    elif isinstance(X, np.ndarray) and X.dtype == np.uint8:
+        byte_rows = X
+        with nogil:
+            for i in range(sq.shape[0]):
+                whole = 0
+                for f in range(byte_rows.shape[1]):
+                    whole += <long long>byte_rows[i, f] * byte_rows[i, f]
+                sq[i] = <double>whole
     else:
         dense = np.asarray(X, dtype=np.float64)
         with nogil:

@@ -39,11 +39,13 @@ static inline long smo_popcount64(uint64_t w)
 }
 #endif
 
+#ifndef SMO_POPCNT_CLONES   /* (a test program compiles each target on its own) */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 /* the popcnt instruction where the processor has it; a table-free bit count elsewhere */
 #define SMO_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
 #else
 #define SMO_POPCNT_CLONES
+#endif
 #endif
 
 /* out_j <- c_j, or table[c_j] when a table is given, for j in [0, n), where c_j counts

@@ -64,6 +64,7 @@ cdef extern from "step_loops.h" nogil:
     void smo_apply_swaps_threads(int count, float** rows, const int* lengths,
                                  const int* pending, int n_swaps, char* evict, int threads)
     int smo_threads_sleep()
+    int smo_step_threads(int n, int threads)
 
 
 # policy names, in the order of their numbers (POLICY_LRU, POLICY_RANKED)
@@ -88,6 +89,31 @@ def openmp_threads_sleep():
     bool
     """
     return bool(smo_threads_sleep())
+
+
+def openmp_pass_threads(n, threads):
+    """The threads a solver pass over `n` variables runs on when the run has `threads`
+    (step_loops.h's rule: one below 8,192 variables, or below 2^20 while the OpenMP
+    threads sleep between regions; at most 64).
+
+    Parameters
+    ----------
+    n : int
+        The variables of the pass.
+    threads : int
+        The run's threads.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> from libsmo._core.cache import openmp_pass_threads
+    >>> openmp_pass_threads(100, 2)
+    1
+    """
+    return smo_step_threads(<int>n, <int>threads)
 
 
 cdef class RowCache:

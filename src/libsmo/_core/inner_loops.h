@@ -27,8 +27,25 @@
 /* SMO_INLINED: a helper compiled into each clone (GCC had kept smo_rbf_row out of line
  * where two clones called it, one SSE2 copy for both: half the speed of AVX2's) */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+/* A test program compiles these loops once per target instead (SMO_CLONES defined
+ * empty, the target given by -march: tests/core/test_simd_variants.py), so that every
+ * clone's code runs on a processor that has its instructions. */
+#ifndef SMO_CLONES
 #define SMO_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+#endif
 #define SMO_INLINED static inline __attribute__((always_inline))
+
+/* The clone of SMO_CLONES that GCC's resolver runs on this processor (it tries them in
+ * this order), for the tests' report of the paths that ran. */
+static const char* smo_clone_target(void)
+{
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("x86-64-v4"))
+        return "x86-64-v4";
+    if (__builtin_cpu_supports("avx2"))
+        return "avx2";
+    return "default";
+}
 
 /* The AVX-512 features whose loops are chosen at run time, probed once (a race between
  * threads writes the same value): F and DQ for rbf_loops.h's eight-wide rows, F and
@@ -50,8 +67,11 @@ static int smo_cpu_features(void)
     return features;
 }
 #else
+#ifndef SMO_CLONES
 #define SMO_CLONES
+#endif
 #define SMO_INLINED static inline
+static const char* smo_clone_target(void) { return "none"; }
 #endif
 
 /* A hint to fetch what p points to into the caches ahead of its use (none elsewhere). */

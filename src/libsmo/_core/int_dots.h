@@ -133,6 +133,31 @@ static void NAME(int n, long d, const TR* SMO_RESTRICT rows, long ld,           
     }                                                                                  \
 }
 
+/* NAME(n, d, base, ld, index, xs, count, divisor2, out, ld_out): as SMO_INT_DOTS_MANY
+ * with row j at base + index[j] ld: rows read where the data set keeps them (a uint8
+ * data set stored once, whose problems are subsets of its rows: `IntRows.shared`). */
+#define SMO_INDEXED_INT_DOTS_MANY(NAME, TR, ROW_DOTS4, SOURCE_DOTS4, DOT)              \
+SMO_CLONES                                                                             \
+static void NAME(int n, long d, const TR* SMO_RESTRICT base, long ld,                  \
+                 const int* SMO_RESTRICT index, const int16_t* const* SMO_RESTRICT xs, \
+                 int count, double divisor2, double* SMO_RESTRICT out, long ld_out)    \
+{                                                                                      \
+    int j, b, first_single = count - count % 4;                                        \
+    for (j = 0; j < n; j++)                                                            \
+        for (b = 0; b < first_single; b += 4)                                          \
+            ROW_DOTS4(base + (long)index[j] * ld, xs[b], xs[b + 1], xs[b + 2],         \
+                      xs[b + 3], d, divisor2, out + (long)b * ld_out + j, ld_out);     \
+    for (b = first_single; b < count; b++) {                                           \
+        double* o = out + (long)b * ld_out;                                            \
+        for (j = 0; j + 4 <= n; j += 4)                                                \
+            SOURCE_DOTS4(xs[b], base + (long)index[j] * ld,                            \
+                         base + (long)index[j + 1] * ld, base + (long)index[j + 2] * ld,\
+                         base + (long)index[j + 3] * ld, d, divisor2, o + j, 1);       \
+        for (; j < n; j++)                                                             \
+            o[j] = (double)DOT(xs[b], base + (long)index[j] * ld, d) / divisor2;       \
+    }                                                                                  \
+}
+
 SMO_INT_DOT(smo_int_dot, int16_t, int16_t)
 SMO_INT_DOT(smo_int_byte_dot, int16_t, uint8_t)
 SMO_INT_DOTS4(smo_int_dots4, int16_t, int16_t)
@@ -141,6 +166,8 @@ SMO_INT_DOTS4(smo_int_byte_dots4, int16_t, uint8_t)
 SMO_INT_DOTS_MANY(smo_int_dots_many, int16_t, smo_int_dots4, smo_int_dots4, smo_int_dot)
 SMO_INT_DOTS_MANY(smo_byte_dots_many, uint8_t, smo_byte_int_dots4, smo_int_byte_dots4,
                   smo_int_byte_dot)
+SMO_INDEXED_INT_DOTS_MANY(smo_indexed_byte_dots_many, uint8_t, smo_byte_int_dots4,
+                          smo_int_byte_dots4, smo_int_byte_dot)
 
 /* out_f <- q_f for f in [0, d): a uint8 row as an int16 source. */
 static inline void smo_widen_bytes(const uint8_t* SMO_RESTRICT q, long d,

@@ -9,6 +9,11 @@ cdef class IntRows:
     cdef uint8_t[:, ::1] narrow
     # uint8 sources widened to int16 for one call of dots_many (max_sources rows)
     cdef int16_t[:, ::1] sources
+    # a data set's uint8 rows read in place: row k is data[index[k]] (the caller's
+    # index, which it permutes itself); not indexed: row k is narrow[k] or ints[k]
+    cdef const uint8_t[:, ::1] data
+    cdef const int[::1] index
+    cdef readonly bint indexed
     cdef readonly int row_bytes
     cdef readonly double divisor
     cdef long d

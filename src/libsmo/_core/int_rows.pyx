@@ -27,6 +27,9 @@ cdef extern from "int_dots.h" nogil:
     void smo_byte_dots_many(int n, long d, const uint8_t* rows, long ld,
                             const int16_t** xs, int count, double divisor2, double* out,
                             long ld_out)
+    void smo_indexed_byte_dots_many(int n, long d, const uint8_t* base, long ld,
+                                    const int* index, const int16_t** xs, int count,
+                                    double divisor2, double* out, long ld_out)
     void smo_widen_bytes(const uint8_t* q, long d, int16_t* out)
     int smo_narrow_bytes(const int16_t* q, long d, uint8_t* out)
     void smo_swap_bytes(void* a, void* b, size_t n)
@@ -300,24 +303,48 @@ cdef class IntRows:
     cache where its int16 rows (19 MB) streamed from memory. The sums are the same
     integers either way.
 
+    With `index`, the rows are a data set's own uint8 rows, read where it keeps them
+    (a data set given as bytes, `Rows` over it): row k is ints[index[k]], and the
+    caller permutes `index` itself (`swap` then does nothing), so that the problems of
+    one data set (the partitions and working sets of the partitioned solver) never
+    copy its rows.
+
     Parameters
     ----------
     ints : ndarray of shape (n, d), int16 or uint8
-        From `small_integer_rows` (int16) or `take_small_integer_rows` (uint8).
+        From `small_integer_rows` (int16) or `take_small_integer_rows` (uint8); with
+        `index`, C-contiguous uint8 (read in place, never written).
     divisor : float
         Its divisor.
     max_sources : int
         The most sources one `dots_many` call takes.
+    index : int32 memoryview, optional
+        The rows of `ints` this object serves, in the order the caller keeps (each in
+        [0, n), checked by the caller).
 
     Raises
     ------
     ValueError
-        ints is not 2-D, or max_sources outside [1, BLOCK_SOURCES].
+        ints is not 2-D, or max_sources outside [1, BLOCK_SOURCES], or ints with an
+        index not C-contiguous uint8.
     """
 
-    def __init__(self, ints, double divisor, int max_sources):
+    def __init__(self, ints, double divisor, int max_sources, index=None):
         if not 0 < max_sources <= BLOCK_SOURCES:
             raise ValueError(f"max_sources must be in [1, {BLOCK_SOURCES}], got {max_sources}")
+        if index is not None:
+            if not (isinstance(ints, np.ndarray) and ints.dtype == np.uint8
+                    and ints.flags.c_contiguous):
+                raise ValueError("rows read in place through an index must be a "
+                                 "C-contiguous uint8 array")
+            self.d = matrix_shape(ints, "ints")[1]
+            self.divisor = divisor
+            self.data = ints
+            self.index = index
+            self.indexed = True
+            self.row_bytes = 1
+            self.sources = np.empty((max_sources, self.d), dtype=np.int16)
+            return
         narrow = np.asarray(ints).dtype == np.uint8
         ints = np.ascontiguousarray(ints, dtype=np.uint8 if narrow else np.int16)
         self.divisor = divisor
@@ -337,7 +364,11 @@ cdef class IntRows:
         cdef const int16_t* xs[BLOCK_SOURCES]
         cdef int b, block, n_blocks, n = end - start
         for b in range(count):
-            if self.row_bytes == 1:
+            if self.indexed:
+                smo_widen_bytes(&self.data[self.index[sources[b]], 0], self.d,
+                                &self.sources[b, 0])
+                xs[b] = &self.sources[b, 0]
+            elif self.row_bytes == 1:
                 smo_widen_bytes(&self.narrow[sources[b], 0], self.d, &self.sources[b, 0])
                 xs[b] = &self.sources[b, 0]
             else:
@@ -354,7 +385,11 @@ cdef class IntRows:
     cdef void _block(self, int start, int n, const int16_t** xs, int count,
                      double* out, long ld_out) noexcept nogil:
         cdef double divisor2 = self.divisor * self.divisor
-        if self.row_bytes == 1:
+        if self.indexed:
+            smo_indexed_byte_dots_many(n, self.d, &self.data[0, 0], self.d,
+                                       &self.index[start], xs, count, divisor2, out,
+                                       ld_out)
+        elif self.row_bytes == 1:
             smo_byte_dots_many(n, self.d, &self.narrow[start, 0], self.d, xs, count,
                                divisor2, out, ld_out)
         else:
@@ -362,7 +397,10 @@ cdef class IntRows:
                               divisor2, out, ld_out)
 
     cdef void swap(self, int i, int j) noexcept nogil:
-        """Exchange rows i and j (the solver swapped its variables)."""
+        """Exchange rows i and j (the solver swapped its variables); rows read
+        through an index follow it, which the caller swaps."""
+        if self.indexed:
+            return
         if self.row_bytes == 1:
             smo_swap_bytes(&self.narrow[i, 0], &self.narrow[j, 0], self.d)
         else:

@@ -34,10 +34,13 @@ cdef extern from "step_loops.h" nogil:
 
 cdef extern from "bit_counts.h" nogil:
     double smo_rbf_exp(double x)
+    int smo_has_vpopcnt()
 
 cdef extern from "rbf_loops.h" nogil:
     int smo_rbf_row_both_widths(int n, double* out4, double* out8, const double* sq,
                                 double sq_i, double gamma, int clamp)
+    int smo_has_wide_rbf()
+    const char* smo_clone_target()
 
 cnp.import_array()
 
@@ -365,3 +368,27 @@ def rbf_row_by_width(const double[::1] dots, const double[::1] sq_norms, double 
         wide = smo_rbf_row_both_widths(<int>n, &r4[0], &r8[0], &sq_norms[0], sq_i, gamma,
                                        clamp)
     return row4, (row8 if wide else None)
+
+
+def simd_paths():
+    """The vector code this processor runs in the compiled core: for the tests, which
+    report it and compare every path the processor has.
+
+    Returns
+    -------
+    dict
+        "clones": the clone of the loops built for several targets that GCC's resolver
+        runs ("x86-64-v4", "avx2" or "default"; "none" where no clones are built);
+        "rbf_eight_wide": whether RBF rows go eight entries at a time (AVX-512 F and
+        DQ); "vpopcntq": whether 0/1 rows are counted eight at a time (AVX-512
+        VPOPCNTDQ).
+
+    Examples
+    --------
+    >>> from libsmo._core.kernel import simd_paths
+    >>> sorted(simd_paths())
+    ['clones', 'rbf_eight_wide', 'vpopcntq']
+    """
+    return {"clones": smo_clone_target().decode("ascii"),
+            "rbf_eight_wide": bool(smo_has_wide_rbf()),
+            "vpopcntq": bool(smo_has_vpopcnt())}

@@ -13,6 +13,7 @@ cdef enum RowLayout:
     SHARED_DENSE = 2    # the caller's C-contiguous array, read in place through `index`
     CSR = 3             # the caller's CSR arrays, read through per-row extents
     GRAM = 4            # the caller's n x n kernel matrix, read through `index`
+    BYTES = 5           # the caller's uint8 rows (small integers), read through `index`
 
 
 # The most rows of dot products `Rows.dots_many` builds in one pass.
@@ -32,6 +33,10 @@ cdef class Rows:
     cdef double[::1] x_i
     # SHARED_DENSE and GRAM: the caller's matrix, row k at shared[index[k]]
     cdef const double[:, ::1] shared
+    # BYTES: the caller's uint8 rows, row k at byte_rows[index[k]]; the rows of dot
+    # products are the int store's (over them in place, or a private copy), the linear
+    # solver's products widen a row into x_i first (the double loops' order and bits)
+    cdef const unsigned char[:, ::1] byte_rows
     # CSR: the caller's arrays; row k is csr_data[row_start[k] : row_start[k] + row_nnz[k]]
     cdef const double[::1] csr_data
     cdef const int[::1] csr_indices
@@ -74,10 +79,21 @@ cdef class Rows:
     cdef void _copy_dense(self, const double[:, ::1] X) except *
     cdef void _csr_norms(self) noexcept nogil
     cdef void _shared_norms(self) noexcept nogil
+    cdef void _byte_norms(self) noexcept nogil
 
 
 cdef extern from "inner_loops.h" nogil:
     double smo_dot16(const double* a, const double* b, long d)
+
+
+cdef inline double byte_dot(const unsigned char* a, const unsigned char* b,
+                            Py_ssize_t d) noexcept nogil:
+    """a'b of two uint8 rows, summed exactly in integers."""
+    cdef long long s = 0
+    cdef Py_ssize_t f
+    for f in range(d):
+        s += <long long>a[f] * b[f]
+    return <double>s
 
 
 cdef inline double dense_dot(const double* a, const double* b, Py_ssize_t d) noexcept nogil:
@@ -98,6 +114,11 @@ cdef inline double row_dot(Rows rows, int i, int j) noexcept nogil:
     cdef int ia, ib
     if rows.layout == GRAM:
         return rows.shared[rows.index[i], rows.index[j]]
+    if rows.layout == BYTES:
+        # an exact integer sum (n_features 255^2 < 2^31, checked at construction): the
+        # double loops' value too
+        return byte_dot(&rows.byte_rows[rows.index[i], 0], &rows.byte_rows[rows.index[j], 0],
+                        rows.n_features)
     if rows.layout == SHARED_DENSE:
         return dense_dot(&rows.shared[rows.index[i], 0],
                          &rows.shared[rows.index[j], 0], rows.n_features)
@@ -137,6 +158,10 @@ cdef inline double row_dot_vector(Rows rows, int i, const double* w) noexcept no
         return s
     if rows.layout == SHARED_DENSE or rows.layout == GRAM:
         return dense_dot(&rows.shared[rows.index[i], 0], w, rows.n_features)
+    if rows.layout == BYTES:
+        for f in range(rows.n_features):
+            rows.x_i[f] = rows.byte_rows[rows.index[i], f]
+        return dense_dot(&rows.x_i[0], w, rows.n_features)
     if rows.layout == ROW_MAJOR:
         return dense_dot(&rows.dense[i, 0], w, rows.n_features)
     for f in range(rows.n_features):
@@ -155,6 +180,9 @@ cdef inline void row_add_to_vector(Rows rows, int i, double a, double* w) noexce
     elif rows.layout == SHARED_DENSE or rows.layout == GRAM:
         for f in range(rows.n_features):
             w[f] += a * rows.shared[rows.index[i], f]
+    elif rows.layout == BYTES:
+        for f in range(rows.n_features):
+            w[f] += a * <double>rows.byte_rows[rows.index[i], f]
     elif rows.layout == ROW_MAJOR:
         for f in range(rows.n_features):
             w[f] += a * rows.dense[i, f]

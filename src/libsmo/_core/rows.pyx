@@ -21,6 +21,12 @@ Layouts (chosen at construction, see `RowLayout` in rows.pxd):
   (smo_dense_dots, vectorised across rows; letter: 2.5x faster), else row-major.
 - A precomputed kernel's Gram matrix is read in place: its "dot products" are the
   kernel values themselves.
+- Rows given as uint8 (8-bit pixels, a data set stored as bytes: BYTES) are small
+  integers themselves: their rows of dot products are exact integer sums (`IntRows`),
+  over the caller's bytes in place through `index` or, with `copy_dense=True`, over a
+  private copy of these rows; no double of them is ever made, so that a million
+  784-pixel rows take 784 MB, not 6.3 GB. The values are those of the same numbers
+  given as doubles (every sum is an exact integer either way), so the same steps.
 - Rows of zeros and ones (a9a, w8a), CSR or dense, get bitmaps when the kernel asks
   (`bit_rows=True`): a dot product is then a count of common bits, exactly the other
   loops' sums, so the same steps. Where the processor has AVX-512 VPOPCNTQ a
@@ -86,7 +92,10 @@ cdef int FEATURE_MAJOR_MAX_FEATURES = 64
 MAX_FEATURE_MAJOR = FEATURE_MAJOR_MAX_FEATURES
 
 LAYOUT_NAMES = {ROW_MAJOR: "row_major", FEATURE_MAJOR: "feature_major",
-                SHARED_DENSE: "shared_dense", CSR: "csr", GRAM: "gram"}
+                SHARED_DENSE: "shared_dense", CSR: "csr", GRAM: "gram", BYTES: "bytes"}
+
+# uint8 rows' dot products are summed in int32: n_features * 255^2 must stay below 2^31
+MAX_BYTE_FEATURES = (2**31 - 1) // (255 * 255)
 
 
 cdef class Rows:
@@ -94,8 +103,9 @@ cdef class Rows:
 
     Parameters
     ----------
-    X : ndarray of shape (n, d), C-contiguous float64, or scipy.sparse.csr_matrix
-        Validated rows (float64 data, int32 sorted column indices). For
+    X : ndarray of shape (n, d), C-contiguous float64 or uint8, or scipy.sparse.csr_matrix
+        Validated rows (float64 data, int32 sorted column indices; uint8 rows, of at
+        most MAX_BYTE_FEATURES features, are the integers they hold). For
         ``gram=True``, the n x n Gram matrix (C-contiguous float64).
     rows : array of int, optional
         The rows of X this object serves, in this order (default all): row k here is
@@ -103,7 +113,8 @@ cdef class Rows:
     copy_dense : bool
         Dense rows: a private copy (True, the kernel's: swaps move rows, and few
         features are stored feature-major) or the caller's array read in place (False,
-        the linear solver's). CSR arrays and Gram matrices are never copied.
+        the linear solver's). CSR arrays and Gram matrices are never copied; uint8
+        rows are copied as uint8 (`IntRows`).
     gram : bool
         X is a precomputed kernel matrix.
     bit_rows : bool
@@ -124,8 +135,10 @@ cdef class Rows:
     IndexError
         A row number outside X.
     ValueError
-        X is not 2-D, a Gram matrix is not square, or CSR rows' extents or column
-        indices leave their arrays (`arrays.check_csr_rows`): the loops do not check.
+        X is not 2-D, a Gram matrix is not square, CSR rows' extents or column
+        indices leave their arrays (`arrays.check_csr_rows`): the loops do not check;
+        uint8 rows that are not C-contiguous or have more than MAX_BYTE_FEATURES
+        features.
     """
 
     def __init__(self, X, rows=None, *, bint copy_dense=True, bint gram=False,
@@ -157,6 +170,8 @@ cdef class Rows:
             with nogil:
                 self._csr_norms()
             self._take_compact_rows(X, bit_rows, int_rows, None, int_rows_max_bytes)
+        elif isinstance(X, np.ndarray) and X.dtype == np.uint8:
+            self._byte_layout(X, copy_dense)
         else:
             X = np.ascontiguousarray(X, dtype=np.float64)
             # before any copy: int16 rows serve every row of dot products, so the
@@ -181,6 +196,29 @@ cdef class Rows:
                     self.dense = np.empty((self.n_rows, self.n_features))
                 self.sq_norm = np.empty(self.n_rows)
                 self._copy_dense(X)
+
+    def _byte_layout(self, X, bint copy_dense):
+        """BYTES: the caller's uint8 rows, their dot products summed in integers over
+        them in place through `index`, or over a private copy of these rows."""
+        if not X.flags.c_contiguous:
+            raise ValueError("uint8 rows must be C-contiguous")
+        if self.n_features > MAX_BYTE_FEATURES:
+            raise ValueError(f"uint8 rows of {self.n_features} features: their integer "
+                             f"dot products need at most {MAX_BYTE_FEATURES}")
+        self.layout = BYTES
+        self.byte_rows = X
+        self.x_i = np.empty(max(self.n_features, 1))
+        self.sq_norm = np.empty(self.n_rows)
+        with nogil:
+            self._byte_norms()
+        self.int_divisor = 1.0
+        if self.n_rows == 0 or self.n_features == 0:
+            self.int_divisor = 0.0   # no integer rows: every dot product is 0 (`dots`)
+        elif copy_dense:
+            self.int_store = IntRows(X.take(np.asarray(self.index), axis=0), 1.0,
+                                     MANY_ROWS)
+        else:
+            self.int_store = IntRows(X, 1.0, MANY_ROWS, index=self.index)
 
     def build_columns(self, double dense_share=0.0, int n_threads=1):
         """For CSR rows without bitmaps: keep their columns too
@@ -244,8 +282,11 @@ cdef class Rows:
 
     @property
     def int_row_bytes(self):
-        """Bytes per feature of those copies: 2 (int16), 1 (uint8) or 0 (none)."""
-        return self.int_store.row_bytes if self.int_divisor > 0 else 0
+        """Bytes per feature of those copies: 2 (int16), 1 (uint8) or 0 (none, or the
+        caller's uint8 rows read in place)."""
+        if self.int_divisor == 0 or self.int_store.indexed:
+            return 0
+        return self.int_store.row_bytes
 
     @property
     def is_sparse(self):
@@ -279,6 +320,16 @@ cdef class Rows:
             for p in range(self.row_start[i], self.row_start[i] + self.row_nnz[i]):
                 s += self.csr_data[p] * self.csr_data[p]
             self.sq_norm[i] = s
+
+    cdef void _byte_norms(self) noexcept nogil:
+        cdef Py_ssize_t i, f, r
+        cdef long long s
+        for i in range(self.n_rows):
+            r = self.index[i]
+            s = 0
+            for f in range(self.n_features):
+                s += <long long>self.byte_rows[r, f] * self.byte_rows[r, f]
+            self.sq_norm[i] = <double>s
 
     cdef void _shared_norms(self) noexcept nogil:
         cdef Py_ssize_t i, f, r
@@ -318,7 +369,8 @@ cdef class Rows:
                 gather_dots(&self.csr_data[0], &self.csr_indices[0], &self.row_start[0],
                             &self.row_nnz[0], i, start, end, nthreads, &self.scatter[0],
                             out)
-        elif d == 0:
+        elif d == 0 or self.layout == BYTES:
+            # (BYTES without integer rows: none of them, or no features)
             for j in range(n):
                 out[j] = 0.0
         elif self.layout == FEATURE_MAJOR:

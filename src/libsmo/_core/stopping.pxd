@@ -20,7 +20,7 @@ cdef class StopConditions:
     cdef long long next_callback
     cdef double last_poll
     cdef double deadline
-    cdef signed char* stop_flag
+    cdef const signed char* stop_flag
     cdef object stop_flag_owner
     cdef object progress
     cdef readonly object pending_exc

@@ -77,7 +77,9 @@ cdef class StopConditions:
 
     def __init__(self, max_iter, callback, long long callback_every, time_limit,
                  stop_flag, progress):
-        cdef signed char[::1] flag
+        # read, never written: another process's backend (Ray, loky's memory maps)
+        # hands the flag over read-only
+        cdef const signed char[::1] flag
         self.max_iter = -1 if max_iter is None else max_iter
         self.callback = callback
         self.callback_every = max(1, callback_every)

@@ -243,6 +243,33 @@ class Jobs(_Constraint):
         return int(value)
 
 
+class OrAuto(_Constraint):
+    """The string "auto" (a value the fit chooses), or what `inner` accepts."""
+    __slots__ = ("inner",)
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def check(self, value, name):
+        if isinstance(value, str):
+            if value != "auto":
+                raise ValueError(f"{name} must be 'auto' or a number, got {value!r}")
+            return value
+        return self.inner.check(value, name)
+
+
+class StepCap(_Constraint):
+    """A cap on solver steps: an int > 0, or -1 for no limit (scikit-learn's
+    max_iter=-1)."""
+    __slots__ = ()
+
+    def check(self, value, name):
+        if (isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+                and value == -1):
+            return -1
+        return check_positive(value, name, integer=True)
+
+
 class OrNone(_Constraint):
     """None, or what `inner` accepts."""
     __slots__ = ("inner",)

@@ -237,12 +237,20 @@ class SklearnRandom:
         if not 0 <= seed <= _MASK:
             raise ValueError(f"seed must be in [0, 2**32 - 1], got {seed}")
         self.seed = int(seed)
+        # the generator is built at the first draw: every estimator's fit makes one of
+        # these (scikit-learn's fit draws its seed whatever it trains), and only the
+        # probability folds draw from it
+        self._bits = None
+        self._buffer = None
+        self._pos = 0
+
+    def _start(self):
+        """The Mersenne Twister in the state std::mt19937(seed) starts from."""
         # numpy's legacy seeding of an int is std::mt19937's (init_genrand)
         key, pos = np.random.RandomState(self.seed).get_state()[1:3]
         self._bits = np.random.MT19937(0)
         self._bits.state = {"bit_generator": "MT19937", "state": {"key": key, "pos": pos}}
         self._buffer = np.zeros(0, dtype=np.uint64)
-        self._pos = 0
 
     @classmethod
     def from_random_state(cls, random_state):
@@ -266,6 +274,8 @@ class SklearnRandom:
     def _draws(self, count):
         """The next `count` 32-bit outputs (uint64), kept in a buffer so that draws
         looked at and not used stay next in the sequence."""
+        if self._bits is None:
+            self._start()
         if len(self._buffer) - self._pos < count:
             more = max(count - (len(self._buffer) - self._pos), 64)
             self._buffer = np.concatenate([self._buffer[self._pos:],

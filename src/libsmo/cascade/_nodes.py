@@ -12,6 +12,7 @@ import numpy as np
 
 from libsmo._blocks.kernel_block import for_each_kernel_block
 from libsmo._blocks.support_rows import SupportRows
+from libsmo._core.stopping import SolverStopped
 from libsmo._utils import sparse as sp
 from libsmo.training._execution import Executor
 from libsmo.training._problem import BinaryProblem, take_rows
@@ -43,6 +44,10 @@ class Block:
         bound, over the whole problem's alpha, when known (a working set built from the
         partitions' scores): the solver then starts from them instead of computing a
         kernel row per support vector.
+    rows : ndarray of int or None
+        Where the block's rows are in X: row k is X[rows[k]], X being a whole data set
+        stored once, which no block copies (the partitioned solver on one machine,
+        `libsmo.cascade._local`); None: X holds the block's own rows (`libsmo.dask`).
     """
     X: object
     signs: np.ndarray
@@ -51,6 +56,7 @@ class Block:
     alpha: np.ndarray
     gradient: Optional[np.ndarray] = None
     gradient_bar: Optional[np.ndarray] = None
+    rows: Optional[np.ndarray] = None
 
     def __len__(self):
         return len(self.ids)
@@ -59,11 +65,18 @@ class Block:
         """The rows where `mask` holds (in order)."""
         rows = np.flatnonzero(mask)
         known = self.gradient is not None
-        return Block(X=take_rows(self.X, rows), signs=self.signs[rows],
+        shared = self.rows is not None
+        return Block(X=self.X if shared else take_rows(self.X, rows),
+                     signs=self.signs[rows],
                      upper_bound=self.upper_bound[rows], ids=self.ids[rows],
                      alpha=self.alpha[rows],
                      gradient=self.gradient[rows] if known else None,
-                     gradient_bar=self.gradient_bar[rows] if known else None)
+                     gradient_bar=self.gradient_bar[rows] if known else None,
+                     rows=self.rows[rows] if shared else None)
+
+    def row_data(self):
+        """The block's rows themselves (a copy where they live in a shared X)."""
+        return self.X if self.rows is None else take_rows(self.X, self.rows)
 
 
 def problem_rows(X, labels, ids, positive, negative, C, weights=None):
@@ -106,11 +119,14 @@ def concat_blocks(*blocks):
     blocks = [b for b in blocks if len(b)] or list(blocks[:1])
     if len(blocks) == 1:
         return blocks[0]
-    if any(sp.issparse(b.X) for b in blocks):
-        X = sp.vstack([sp.csr_matrix(b.X) for b in blocks], format="csr")
+    rows = None
+    if all(b.rows is not None and b.X is blocks[0].X for b in blocks):
+        X, rows = blocks[0].X, np.concatenate([b.rows for b in blocks])
+    elif any(sp.issparse(b.X) for b in blocks):
+        X = sp.vstack([sp.csr_matrix(b.row_data()) for b in blocks], format="csr")
         X.sort_indices()
     else:
-        X = np.ascontiguousarray(np.vstack([b.X for b in blocks]))
+        X = np.ascontiguousarray(np.vstack([b.row_data() for b in blocks]))
     known = all(b.gradient is not None for b in blocks)
     return Block(X=X, signs=np.concatenate([b.signs for b in blocks]),
                  upper_bound=np.concatenate([b.upper_bound for b in blocks]),
@@ -118,7 +134,7 @@ def concat_blocks(*blocks):
                  alpha=np.concatenate([b.alpha for b in blocks]),
                  gradient=np.concatenate([b.gradient for b in blocks]) if known else None,
                  gradient_bar=(np.concatenate([b.gradient_bar for b in blocks]) if known
-                               else None))
+                               else None), rows=rows)
 
 
 @dataclass(frozen=True)
@@ -157,7 +173,7 @@ class NodeResult:
         return RowScores.of(self.v, self.block, np.ones(len(self.block), dtype=bool))
 
 
-def solve_block(block, kernel, solver, primal_policy="never"):
+def solve_block(block, kernel, solver, primal_policy="never", stop_flag=None):
     """Solve the C-SVC dual over a block's rows, started at its alpha (made feasible).
 
     Parameters
@@ -168,12 +184,15 @@ def solve_block(block, kernel, solver, primal_policy="never"):
     solver : SolverParams
     primal_policy : str
         `TrainParams.primal_policy`.
+    stop_flag : int8 ndarray of shape (1,) or None
+        Set by another thread to stop the solve (Ctrl-C, an error): the solver polls it.
 
     Returns
     -------
     NodeResult
     """
     executor = Executor(block.X, kernel, solver, primal_policy)
+    executor.stop_flag = stop_flag
     n = len(block)
     if n == 0:
         return NodeResult(block=block, v=np.zeros(0), objective=0.0, n_iter=0,
@@ -182,25 +201,27 @@ def solve_block(block, kernel, solver, primal_policy="never"):
     if np.all(block.signs > 0) or np.all(block.signs < 0):
         # Rows of one class only (a leaf of data sorted or grouped by label, a
         # partition that holds one class of the pair): y'a = 0 leaves a = 0 the only
-        # feasible point (make_feasible has made the start so), hence the optimum, with G = -1 (v = y) and no rho (no free
-        # variable, and one side of LIBSVM's interval empty: rho is +-inf, which the
-        # solver's result check would take for a kernel overflow). The driver reads a
-        # node's rho only when it has free variables.
+        # feasible point (make_feasible has made the start so), hence the optimum,
+        # with G = -1 (v = y) and no rho (no free variable, and one side of LIBSVM's
+        # interval empty: rho is +-inf, which the solver's result check would take for
+        # a kernel overflow). The driver reads a node's rho only when it has free
+        # variables.
         return NodeResult(block=Block(X=block.X, signs=block.signs,
                                       upper_bound=block.upper_bound, ids=block.ids,
-                                      alpha=np.zeros(n)),
+                                      alpha=np.zeros(n), rows=block.rows),
                           v=block.signs.copy(), objective=0.0, n_iter=0,
                           status="optimal", rho=float("nan"), has_free=False)
     # the gradient matches the block's own alpha only: one made feasible is another
     known = block.gradient is not None and np.array_equal(start, block.alpha)
     solution = executor.solve(BinaryProblem(
-        rows=np.arange(n), signs=block.signs, linear_term=-np.ones(n),
+        rows=np.arange(n) if block.rows is None else block.rows, signs=block.signs,
+        linear_term=-np.ones(n),
         upper_bound=block.upper_bound, start=start if start.any() else None,
         gradient=block.gradient if known else None,
         gradient_bar=block.gradient_bar if known else None))
     alpha = np.array(solution.alpha)
     solved = Block(X=block.X, signs=block.signs, upper_bound=block.upper_bound,
-                   ids=block.ids, alpha=alpha)
+                   ids=block.ids, alpha=alpha, rows=block.rows)
     free = (alpha > 0) & (alpha < block.upper_bound)
     return NodeResult(block=solved, v=-block.signs * np.asarray(solution.gradient),
                       objective=solution.objective, n_iter=int(solution.n_iter),
@@ -277,16 +298,20 @@ def _coefficients(support):
                             np.where(at_bound, support.signs * support.upper_bound, 0.0)])
 
 
-def _kernel_sums(X, support_X, coef, kernel):
-    """K(X, support) @ coef: for each row of X, the kernel sums with each column of
-    coef (one kernel block at a time)."""
-    sums = np.zeros((X.shape[0], coef.shape[1]))
-    if len(coef) and X.shape[0]:
+def _kernel_sums(block, support_X, coef, kernel, stop_flag=None):
+    """K(block's rows, support) @ coef: for each row of the block, the kernel sums with
+    each column of coef (one kernel block at a time; `stop_flag` set ends it with
+    SolverStopped between two)."""
+    sums = np.zeros((len(block), coef.shape[1]))
+    if len(coef) and len(block):
         def visit(rows, block_sums):
+            if stop_flag is not None and stop_flag[0]:
+                raise SolverStopped("stopped with the other tasks of the fit")
             sums[rows] = block_sums
 
-        for_each_kernel_block(visit, X, SupportRows(support_X), kernel.kernel,
-                              kernel.gamma, kernel.degree, kernel.coef0, coef=coef)
+        for_each_kernel_block(visit, block.X, SupportRows(support_X), kernel.kernel,
+                              kernel.gamma, kernel.degree, kernel.coef0, coef=coef,
+                              rows=block.rows)
     return sums
 
 
@@ -304,10 +329,10 @@ def _changes(old, new):
             only_old[j] = False
     changed = np.any(delta_new != 0, axis=1)
     rows = concat_blocks(new.take(changed), old.take(only_old))
-    return rows.X, np.vstack([delta_new[changed], -coef_old[only_old]])
+    return rows.row_data(), np.vstack([delta_new[changed], -coef_old[only_old]])
 
 
-def score_rows(block, support, kernel, exclude_ids, previous=None):
+def score_rows(block, support, kernel, exclude_ids, previous=None, stop_flag=None):
     """v_t = -y_t G_t of a partition's rows of the problem against the current support
     vectors, for the rows outside the working set (a_t = 0 there).
 
@@ -326,6 +351,8 @@ def score_rows(block, support, kernel, exclude_ids, previous=None):
         The working set's rows, which the solver scores itself.
     previous : Scored or None
         This partition's result of the previous round.
+    stop_flag : int8 ndarray of shape (1,) or None
+        Set by another thread to stop the scoring (SolverStopped).
 
     Returns
     -------
@@ -336,13 +363,19 @@ def score_rows(block, support, kernel, exclude_ids, previous=None):
         sums = None   # the solver scored every row itself
     elif previous is not None and previous.sums is not None:
         X_changed, delta = _changes(previous.support, support)
-        sums = previous.sums + _kernel_sums(block.X, X_changed, delta, kernel)
+        sums = previous.sums + _kernel_sums(block, X_changed, delta, kernel, stop_flag)
     else:
-        sums = _kernel_sums(block.X, support.X, _coefficients(support), kernel)
+        sums = _kernel_sums(block, support.row_data(), _coefficients(support), kernel,
+                            stop_flag)
     # G_t = y_t f_t - 1, so v_t = -y_t G_t = y_t - f_t
     v = np.full(len(block), np.nan) if sums is None else block.signs - sums[:, 0]
     v[~outside] = np.nan
-    return Scored(v=v, scores=RowScores.of(v, block, outside), sums=sums, support=support)
+    # a row outside the working set is at a = 0 in the current solution, whatever the
+    # partition's leaf started from (a warm start's alpha)
+    current = Block(X=block.X, signs=block.signs, upper_bound=block.upper_bound,
+                    ids=block.ids, alpha=np.zeros(len(block)), rows=block.rows)
+    return Scored(v=v, scores=RowScores.of(v, current, outside), sums=sums,
+                  support=support)
 
 
 @dataclass(frozen=True)
@@ -436,7 +469,8 @@ def working_rows(block, scored, above, below, kept, everything=False):
         gradient = block.signs * scored.sums[:, 0] - 1.0
         gradient_bar = block.signs * scored.sums[:, 1]
     whole = Block(X=block.X, signs=block.signs, upper_bound=block.upper_bound,
-                  ids=block.ids, alpha=alpha, gradient=gradient, gradient_bar=gradient_bar)
+                  ids=block.ids, alpha=alpha, gradient=gradient, gradient_bar=gradient_bar,
+                  rows=block.rows)
     return whole.take(mask)
 
 

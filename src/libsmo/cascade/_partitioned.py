@@ -26,6 +26,9 @@ objective (the two rows that make m and M form a violating pair, and both join t
 working set) or, when the solver took no step, keeps every row of the working set, so
 the working set grows: the loop ends.
 """
+import dataclasses
+import math
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -211,6 +214,43 @@ class Round:
 
 
 @dataclass(frozen=True)
+class Progress:
+    """Where a partitioned solve is, as `solve_partitioned` reports it to `progress`.
+
+    Attributes
+    ----------
+    stage : {"leaf", "tree", "round"}
+        A leaf solved; a node of the tree (or the whole problem from the leaves'
+        alphas) solved; a round of the global check done.
+    done, total : int
+        Leaves solved and leaves in all ("leaf"); rounds done so far ("round"; total
+        is max_rounds); nodes of the tree solved and to solve ("tree").
+    working_set : int
+        Rows of the node just solved.
+    n_support : int
+        Its support vectors.
+    gap : float
+        m(a) - M(a) over every row (NaN before the first round's check).
+    n_iter : int
+        SMO steps so far, every node together.
+    objective : float
+        The objective of the node just solved (of the whole problem once its working
+        set's support vectors are all the support vectors).
+    elapsed : float
+        Seconds since the solve began.
+    """
+    stage: str
+    done: int
+    total: int
+    working_set: int
+    n_support: int
+    gap: float
+    n_iter: int
+    objective: float
+    elapsed: float
+
+
+@dataclass(frozen=True)
 class CascadeResult:
     """The solution of one binary problem over all its partitions.
 
@@ -262,8 +302,9 @@ class CascadeResult:
 
 def solve_partitioned(runner, partitions, kernel, solver, *, primal_policy="never",
                       max_rounds=100, fan_in=2, whole_fraction=0.5,
-                      direct_fraction=0.3, grow_fraction=0.25):
-    """Solve one binary C-SVC problem whose rows are split into partitions, exactly.
+                      direct_fraction=0.3, grow_fraction=0.25, tree_solver=None,
+                      stop_flag=None, progress=None, deadline=None):
+    """Solve one binary C-SVC problem whose rows are the `partitions`, exactly.
 
     The cascade [1]_: each partition solved alone (a leaf), the support vectors of
     `fan_in` nodes merged and solved from their alphas, up to one root. Then the
@@ -314,6 +355,18 @@ def solve_partitioned(runner, partitions, kernel, solver, *, primal_policy="neve
         says). Rows violate by m(a) - M(a) at most, so the pair that makes the gap
         always joins; a second round over every row would repeat the single solver's
         work.
+    tree_solver : SolverParams or None
+        For the leaves and the nodes of the tree, which run side by side (a share of
+        the cache each, `libsmo.cascade._local`); None: `solver`, which the whole
+        problem's solves and the rounds' working sets, each alone, get.
+    stop_flag : int8 ndarray of shape (1,) or None
+        Shared with every solve and scoring (runners of threads): set, they stop.
+    progress : callable or None
+        Called as progress(Progress) after each leaf, node of the tree and round; returning False
+        stops the solve (status "stopped").
+    deadline : float or None
+        The time.monotonic() by which the solve stops (status "time_limit"): each solve
+        submitted gets the time left.
 
     Returns
     -------
@@ -380,9 +433,39 @@ def solve_partitioned(runner, partitions, kernel, solver, *, primal_policy="neve
     >>> round(single.objective[0], 4)
     -18.4232
     """
-    nodes = [runner.submit(solve_block, p, kernel, solver, primal_policy)
-             for p in partitions]
-    leaves = runner.gather([runner.submit(node_summary, n) for n in nodes])
+    started = time.monotonic()
+    tree_solver = solver if tree_solver is None else tree_solver
+
+    def within_deadline(params):
+        if deadline is None:
+            return params
+        return dataclasses.replace(params, time_limit=max(deadline - time.monotonic(),
+                                                          1e-9))
+
+    def solve(block, params):
+        return runner.submit(solve_block, block, kernel, within_deadline(params),
+                             primal_policy, stop_flag)
+
+    def report(stage, done, total, summary, gap, steps):
+        if progress is None:
+            return True
+        return progress(Progress(stage=stage, done=done, total=total,
+                                 working_set=summary.n_rows, n_support=summary.n_support,
+                                 gap=gap, n_iter=steps, objective=summary.objective,
+                                 elapsed=time.monotonic() - started)) is not False
+
+    nodes, handles = [], []
+    for p in partitions:
+        # each leaf's summary submitted right after it: a runner of threads runs it
+        # as soon as the leaf is done (`ThreadRunner`), so each leaf is reported then
+        nodes.append(solve(p, tree_solver))
+        handles.append(runner.submit(node_summary, nodes[-1]))
+    leaves, going = [], True
+    for handle in handles:
+        # one at a time, so that each leaf is reported when it is done
+        leaves.append(runner.gather(handle))
+        going = going and report("leaf", len(leaves), len(nodes), leaves[-1], math.nan,
+                                 sum(s.n_iter for s in leaves))
     n_rows = sum(s.n_rows for s in leaves)
     solved = []
     if len(nodes) > 1 and sum(s.n_support for s in leaves) > direct_fraction * n_rows:
@@ -390,38 +473,49 @@ def solve_partitioned(runner, partitions, kernel, solver, *, primal_policy="neve
         # whole problem again. Solve it once, started from the leaves' alphas (feasible:
         # each leaf keeps its own equality constraint), as Hsieh, Si and Dhillon's
         # divide and conquer does; its own optimality is then the whole problem's.
-        nodes = [runner.submit(solve_block, runner.submit(merge_whole, *nodes), kernel,
-                               solver, primal_policy)]
-        solved.append(nodes[0])
-    while len(nodes) > 1:
+        nodes = [solve(runner.submit(merge_whole, *nodes), solver)] if going else nodes[:1]
+        solved.extend(nodes if going else [])
+    while len(nodes) > 1 and going:
         groups = [nodes[k:k + fan_in] for k in range(0, len(nodes), fan_in)]
-        merged = [runner.submit(solve_block, runner.submit(merge_supports, *group),
-                                kernel, solver, primal_policy) if len(group) > 1
-                  else group[0] for group in groups]
+        merged = [solve(runner.submit(merge_supports, *group),
+                        tree_solver if len(groups) > 1 else solver)
+                  if len(group) > 1 else group[0] for group in groups]
         solved.extend(m for m, g in zip(merged, groups) if len(g) > 1)
         nodes = merged
     node = nodes[0]
-    cascade = leaves + runner.gather([runner.submit(node_summary, n) for n in solved])
+    cascade = list(leaves)
+    for handle in [runner.submit(node_summary, n) for n in solved]:
+        cascade.append(runner.gather(handle))
+        going = going and report("tree", len(cascade) - len(leaves), len(solved),
+                                 cascade[-1], math.nan, sum(s.n_iter for s in cascade))
     n_iter = sum(s.n_iter for s in cascade)
     rounds = []
     scored = [None] * len(partitions)
     for _ in range(max_rounds):
         summary = runner.gather(runner.submit(node_summary, node))
-        if summary.n_rows == n_rows:
-            # the working set is every row: no row outside it to score
+        if summary.n_rows == n_rows or not going:
+            # the working set is every row: no row outside it to score (or the solve
+            # is stopped: the working set's own scores say where it is)
             scores, support = [], runner.submit(node_support, node)
         else:
             support = runner.submit(node_support, node)
             ids = runner.submit(node_ids, node)
-            scored = [runner.submit(score_rows, p, support, kernel, ids, previous)
+            scored = [runner.submit(score_rows, p, support, kernel, ids, previous,
+                                    stop_flag)
                       for p, previous in zip(partitions, scored)]
             scores = runner.gather([runner.submit(scores_of, s) for s in scored])
         if rounds:
             n_iter += summary.n_iter
         check = optimality(summary.scores, scores)
-        if check.gap <= solver.tol or summary.status != "optimal":
+        going = going and report("round", len(rounds) + 1, max_rounds, summary,
+                                 check.gap, n_iter)
+        late = deadline is not None and time.monotonic() >= deadline
+        if check.gap <= solver.tol or summary.status != "optimal" or late or not going:
             rounds.append(Round(summary.n_rows, summary.n_support, summary.n_iter,
                                 check.gap, 0))
+            if summary.status == "optimal" and check.gap > solver.tol:
+                summary = dataclasses.replace(
+                    summary, status="time_limit" if late else "stopped")
             break
         above, below = check.M + solver.tol, check.m - solver.tol
         kept = runner.submit(keep_ids, node, above, below)

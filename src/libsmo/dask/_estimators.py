@@ -189,7 +189,13 @@ class SVC(_SVC):
     >>> client.close()
     """
 
-    _parameter_constraints = {**_SVC._parameter_constraints,
+    _public_module = "libsmo.dask"      # its page of the API documentation
+
+    # (libsmo.SVC's solver, partitions and partitioning are the one-machine cascade's:
+    # here the cascade is cascade_rows')
+    _parameter_constraints = {**{name: form for name, form
+                                 in _SVC._parameter_constraints.items()
+                                 if name not in ("solver", "partitions", "partitioning")},
                               "cascade_rows": pv.Positive(integer=True, allow_zero=True)}
 
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0,

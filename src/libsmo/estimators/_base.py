@@ -26,6 +26,7 @@ from libsmo.estimators._input import (
 from libsmo.estimators._params import validate_parameters
 from libsmo.estimators._sklearn_compat import (
     BaseEstimator,
+    DocumentationLink,
     RegressorMixin,
     as_configured_sparse,
     check_is_fitted,
@@ -83,7 +84,7 @@ def sparse_linear_weights(dual_coef, n_support, support_vectors):
     return sp.vstack(rows).tocsr()
 
 
-class _BaseSVM(BaseEstimator):
+class _BaseSVM(DocumentationLink, BaseEstimator):
     """What the five estimators share: parameters, input, fitting, attributes."""
 
     _svm_type = None
@@ -124,7 +125,12 @@ class _BaseSVM(BaseEstimator):
         if self._kernel_name() == "precomputed":
             return 0.0
         if self.gamma == "scale":
-            var = X.multiply(X).mean() - X.mean() ** 2 if sp.issparse(X) else X.var()
+            if sp.issparse(X):
+                var = X.multiply(X).mean() - X.mean() ** 2
+            elif X.dtype == np.uint8:
+                var = v.byte_variance(X)
+            else:
+                var = X.var()
             return 1.0 / (X.shape[1] * var) if var != 0 else 1.0
         if self.gamma == "auto":
             return 1.0 / X.shape[1]
@@ -133,8 +139,10 @@ class _BaseSVM(BaseEstimator):
     def _train_options(self):
         return dict(kernel=self._kernel_name(), degree=self.degree, coef0=self.coef0,
                     tol=self.tol, cache_size=self.cache_size, shrinking=self.shrinking,
-                    max_iter=None if self.max_iter == -1 else self.max_iter,
+                    max_iter=self.max_iter,     # -1: no limit, as in scikit-learn
                     verbose=bool(self.verbose), n_jobs=self.n_jobs,
+                    # the partitioned solver's progress bar (SVC's solver=)
+                    progress_bar=bool(self.verbose),
                     # libsmo.dask's estimators fit without _fit_model
                     flavor=getattr(self, "_flavor", "sklearn"))
 

@@ -15,7 +15,10 @@ Two parameters beyond scikit-learn's SVMs: ``warm_start=True`` starts each fit f
 previous fit's solution (same rows; see `libsmo.train`'s ``init``): a fit stopped by
 max_iter goes on where it stopped, a fit with a new C starts from the old optimum. And
 ``n_jobs`` trains a classifier's one-vs-one pairs as joblib tasks (see `libsmo.train`),
-the same model for every n_jobs.
+the same model for every n_jobs. SVC also takes ``solver``, ``partitions`` and
+``partitioning``: large binary problems by the partitioned exact solver, on n_jobs
+threads (see `SVC`). Data given as uint8 (8-bit pixels) is trained as bytes, an eighth
+of its float64 copy, with the same kernel values.
 """
 import numpy as np
 
@@ -81,8 +84,9 @@ class SVC(_BaseClassifier):
         logger (LIBSVM prints them unless ``-q``).
     max_iter : int, default=-1
         Steps of each binary problem before the solver stops (a
-        `libsmo.ConvergenceWarning` then says so); -1 is LIBSVM's own cap,
-        max(10^7, 100 times the rows of the binary problem).
+        `libsmo.ConvergenceWarning` then says so); -1 is no limit, as in
+        scikit-learn (``libsmo.train`` and the commands keep LIBSVM's cap of
+        max(10^7, 100 times the rows of the binary problem)).
     decision_function_shape : {'ovr', 'ovo'}, default='ovr'
         Shape of `decision_function` for more than two classes: one-vs-rest scores
         of shape (n_samples, n_classes), or LIBSVM's one-vs-one values of shape
@@ -113,6 +117,23 @@ class SVC(_BaseClassifier):
         backend of a ``joblib.parallel_config`` context); None is 1 unless such a
         context sets it, -1 is every core. The model is the same for every n_jobs.
         libsmo's own parameter.
+    solver : {'smo', 'partitioned', 'auto'}, default='smo'
+        How each binary problem (the two classes, or a one-vs-one pair) is solved:
+        'smo' is LIBSVM's solver; 'partitioned' solves every problem of at least
+        2,000 rows by the partitioned exact method (the rows split into
+        ``partitions``, solved partition by partition on ``n_jobs`` threads, then
+        checked by LIBSVM's stopping rule over every row, so that the model is the
+        single solver's optimum); 'auto' takes the partitioned method for problems
+        of at least 100,000 dense rows with a non-linear kernel, where it was
+        measured to win, else SMO. With ``verbose=True`` a partitioned fit draws a
+        progress bar on stderr (tqdm's when installed). libsmo's own parameter.
+    partitions : int or 'auto', default='auto'
+        Partitions of each problem the partitioned method solves; 'auto' is about
+        20,000 rows each, at least two a thread, at most 64. libsmo's own parameter.
+    partitioning : {'stratified', 'random', 'kmeans'}, default='stratified'
+        How the partitioned method splits the rows: each class dealt out evenly,
+        at random, or by the regions of k-means centres of a sample (as DC-SVM
+        clusters). The same optimum with each. libsmo's own parameter.
 
     Attributes
     ----------
@@ -227,16 +248,32 @@ class SVC(_BaseClassifier):
     (1, 3)
     >>> print(round(clf.score(X, y), 3))
     0.973
+
+    The partitioned solver reaches the same optimum as LIBSVM's:
+
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(4000, 5))
+    >>> y = (X[:, 0] + X[:, 1] ** 2 > 1).astype(int)
+    >>> smo = SVC(C=10.0).fit(X, y)
+    >>> partitioned = SVC(C=10.0, solver="partitioned", partitions=4, n_jobs=2).fit(X, y)
+    >>> ratio = partitioned.to_model().objective[0] / smo.to_model().objective[0]
+    >>> bool(abs(ratio - 1) < 1e-6)
+    True
     """
 
     _svm_type = "c_svc"
-    _parameter_constraints = {**p.C, **p.COMMON, **p.CLASSIFIER, **p.LINEAR_SOLVER}
+    _parameter_constraints = {**p.C, **p.COMMON, **p.CLASSIFIER, **p.LINEAR_SOLVER,
+                              **p.PARTITIONED}
 
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
                  shrinking=True, probability=False, tol=1e-3, cache_size="auto",
                  class_weight=None, verbose=False, max_iter=-1,
                  decision_function_shape="ovr", break_ties=False, random_state=None,
-                 linear_solver="auto", warm_start=False, n_jobs=None):
+                 linear_solver="auto", warm_start=False, n_jobs=None, solver="smo",
+                 partitions="auto", partitioning="stratified"):
+        self.solver = solver
+        self.partitions = partitions
+        self.partitioning = partitioning
         self.linear_solver = linear_solver
         self.C = C
         self.kernel = kernel
@@ -257,9 +294,17 @@ class SVC(_BaseClassifier):
         self.random_state = random_state
 
     def _formulation_params(self):
-        params = dict(C=self.C, linear_solver=self.linear_solver)
+        params = dict(C=self.C, linear_solver=self.linear_solver, solver=self.solver,
+                      partitions=self.partitions, partitioning=self.partitioning)
         params.update(probability_params(self))
         return params
+
+
+# Why the other estimators take no ``solver``: the partitioned solver's nodes solve
+# C-SVC's dual (p = -1, one equality constraint, a row outside the working set at
+# a = 0), which its global check reads as LIBSVM's stopping rule; nu-SVC's second
+# equality constraint and 1/r scaling, one-class's start at sum(a) = nu l (rows outside
+# a working set are not at 0) and the regressions' 2l variables are not theirs.
 
 
 class NuSVC(_BaseClassifier):
@@ -366,6 +411,11 @@ class NuSVC(_BaseClassifier):
 
     Notes
     -----
+    Always LIBSVM's solver: the partitioned solver (`SVC`'s ``solver``) solves
+    C-SVC's dual only; nu-SVC's two equality constraints and its 1/r scaling are not
+    the partitions' problem, so their check over every row would not be nu-SVC's
+    stopping rule.
+
     The differences from scikit-learn are `SVC`'s. LIBSVM 3.37 and scikit-learn's
     copy of LIBSVM start nu-SVC's solver from sums computed in another order (nu
     times the sum of the weights, or nu times each weight added row by row), which
@@ -517,6 +567,10 @@ class SVR(_BaseRegressor):
 
     Notes
     -----
+    Always LIBSVM's solver: the partitioned solver (`SVC`'s ``solver``) solves
+    C-SVC's dual only; the regression's 2l variables (a and a* of each row) are not
+    the partitions' problem, whose nodes have one variable a row.
+
     The differences from scikit-learn are `SVC`'s (sparse rows after a dense fit,
     refused inputs, ``support_`` with sample weights, the ``libsmo`` logger).
 
@@ -660,6 +714,10 @@ class NuSVR(_BaseRegressor):
 
     Notes
     -----
+    Always LIBSVM's solver: the partitioned solver (`SVC`'s ``solver``) solves
+    C-SVC's dual only; the regression's 2l variables and nu's second constraint are
+    not the partitions' problem.
+
     The differences from scikit-learn are `SVC`'s; the solver starts from
     scikit-learn's sums, as `NuSVC` says.
 
@@ -793,6 +851,11 @@ class OneClassSVM(OutlierMixin, _BaseOther):
 
     Notes
     -----
+    Always LIBSVM's solver: the partitioned solver (`SVC`'s ``solver``) solves
+    C-SVC's dual only; one-class starts at sum(a) = nu l spread over the rows, so a
+    row outside a working set is not at a = 0, which the check over every row relies
+    on.
+
     The differences from scikit-learn are `SVC`'s. libsmo's `libsmo.train` also fits
     LIBSVM 3.30's probability marks of a one-class model (``probability=True``);
     this estimator, like scikit-learn's, has no `predict_proba`.

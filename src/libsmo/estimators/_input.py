@@ -25,7 +25,8 @@ def n_samples(X):
 
 
 def validate_features(estimator, X, y=None, reset=True):
-    """X (and y) as the kernel reads them: dense C-contiguous float64 or CSR; with
+    """X (and y) as the kernel reads them: dense C-contiguous float64 or CSR (at fit,
+    uint8 rows stay bytes: `libsmo._utils.validation.check_data`'s keep_bytes); with
     reset=True (fit) n_features_in_ is recorded, else X must have that many columns.
 
     Returns
@@ -33,20 +34,53 @@ def validate_features(estimator, X, y=None, reset=True):
     X, y
     """
     if HAVE_SKLEARN:
-        options = dict(accept_sparse="csr", dtype=np.float64, order="C",
-                       accept_large_sparse=False, reset=reset)
-        if y is None:
-            return validate_data(estimator, X, **options), None
-        return validate_data(estimator, X, y, **options)
-    X = v.check_data(X, "X", allow_empty=not reset)
+        # scikit-learn keeps a dtype of the list and converts any other to the first
+        options = dict(accept_sparse="csr", order="C", accept_large_sparse=False,
+                       dtype=[np.float64, np.uint8] if reset else np.float64,
+                       reset=reset)
+        try:
+            if y is None:
+                return validate_data(estimator, X, **options), None
+            return validate_data(estimator, X, y, **options)
+        except ValueError as exc:
+            # scikit-learn checks the values first, then the width: its width error
+            # is raised again with the cause and the fix
+            if not reset and str(exc).startswith("X has "):
+                check_width(estimator, getattr(X, "shape", None))
+            raise
+    X = v.check_data(X, "X", allow_empty=not reset, keep_bytes=reset)
     if reset:
         estimator.n_features_in_ = X.shape[1]
-    elif X.shape[1] != estimator.n_features_in_:
-        raise ValueError(f"X has {X.shape[1]} features, but {type(estimator).__name__} is "
-                         f"expecting {estimator.n_features_in_} features as input.")
+    else:
+        check_width(estimator, X.shape)
     if y is not None:
         y = v.check_labels(y, X.shape[0])
     return X, y
+
+
+def check_width(estimator, shape):
+    """Raise scikit-learn's error, with the usual cause and its fix, when X has another
+    number of features than the fit's data: LIBSVM files give each file the width of
+    its largest feature index, so a test file often comes out narrower (or wider) than
+    its training file.
+
+    Raises
+    ------
+    ValueError
+        Naming both widths, `load_svmlight_files` and `n_features=`.
+    """
+    expected = getattr(estimator, "n_features_in_", None)
+    if shape is None or len(shape) != 2 or expected is None or shape[1] == expected:
+        return
+    message = (f"X has {shape[1]} features, but {type(estimator).__name__} is expecting "
+               f"{expected} features as input.")
+    if getattr(estimator, "kernel", None) == "precomputed":
+        raise ValueError(message)
+    raise ValueError(
+        f"{message} Data read from LIBSVM files is as wide as each "
+        f"file's largest feature index: read the training and test files together with "
+        f"libsmo.load_svmlight_files([train, test]), or pass n_features={expected} to "
+        f"libsmo.load_svmlight_file.")
 
 
 def gram_matrix(kernel, X, Y, name):

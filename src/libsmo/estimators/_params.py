@@ -69,7 +69,7 @@ COMMON = {
     "shrinking": SOLVER["shrinking"],
     "cache_size": SOLVER["cache_size"],
     "verbose": SOLVER["verbose"],
-    "max_iter": AnyOf(Exactly(-1, "no limit but LIBSVM's cap"), pv.Positive(integer=True)),
+    "max_iter": AnyOf(Exactly(-1, "no limit"), pv.Positive(integer=True)),
     # libsmo's own: start from the previous fit; one-vs-one pairs as joblib tasks
     "warm_start": pv.Boolean(),
     "n_jobs": SOLVER["n_jobs"],
@@ -89,6 +89,9 @@ C = {"C": FORMULATION["C"]}
 NU = {"nu": FORMULATION["nu"]}
 EPSILON = {"epsilon": FORMULATION["epsilon"]}
 LINEAR_SOLVER = {"linear_solver": SOLVER["linear_solver"]}
+# SVC's: C-SVC's binary problems by the partitioned solver (`libsmo.train`'s solver=)
+PARTITIONED = {"solver": SOLVER["solver"], "partitions": SOLVER["partitions"],
+               "partitioning": SOLVER["partitioning"]}
 
 
 def validate_parameters(estimator):

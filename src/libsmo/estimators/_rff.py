@@ -14,6 +14,7 @@ from libsmo._utils.constraints import check_choice, check_positive
 from libsmo.estimators._sklearn_compat import (
     HAVE_SKLEARN,
     BaseEstimator,
+    DocumentationLink,
     TransformerMixin,
     check_is_fitted,
     validate_data,
@@ -22,7 +23,7 @@ from libsmo.estimators._sklearn_compat import (
 RFF_KERNELS = ("rbf", "laplacian")
 
 
-class RandomFourierFeatures(TransformerMixin, BaseEstimator):
+class RandomFourierFeatures(TransformerMixin, DocumentationLink, BaseEstimator):
     """Random Fourier features: a map whose inner products approximate a kernel.
 
     Rahimi and Recht's map [1]_ z(x) = sqrt(2 / D) cos(W'x + b), with D =

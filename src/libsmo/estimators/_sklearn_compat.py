@@ -6,6 +6,25 @@ import numpy as np
 
 from libsmo.exceptions import sklearn_compatible_warning
 
+# scikit-learn's HTML repr links an estimator to this page of libsmo's API reference
+DOC_LINK_TEMPLATE = ("https://libsmo.readthedocs.io/en/latest/api/generated/"
+                     "{public_name}.html")
+
+
+class DocumentationLink:
+    """The link of scikit-learn's HTML repr (its `_HTMLDocumentationLinkMixin`) to the
+    estimator's page of libsmo's API documentation: DOC_LINK_TEMPLATE with the name the
+    estimator is public under (`_public_module`, then the class's name). Listed before
+    BaseEstimator, so that these attributes are the ones scikit-learn reads."""
+
+    _doc_link_module = "libsmo"
+    _doc_link_template = DOC_LINK_TEMPLATE
+    _public_module = "libsmo"
+
+    def _doc_link_url_param_generator(self):
+        return {"public_name": f"{self._public_module}.{type(self).__name__}"}
+
+
 try:
     from sklearn.base import (
         BaseEstimator,

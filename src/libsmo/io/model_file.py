@@ -196,6 +196,10 @@ def load_model(f, dense_copy_bytes=0):
         degree = header.ints("degree", 1, minimum=0)[0]
     if header.has("gamma"):
         gamma = float(header.floats("gamma", 1)[0])
+        if gamma < 0:
+            # svm_check_parameter's "gamma < 0": no model svm-train writes has one, and
+            # a Model's gamma is >= 0 (model._checks)
+            header.unexpected("gamma", f"must be >= 0, got {gamma!r}")
     if header.has("coef0"):
         coef0 = float(header.floats("coef0", 1)[0])
     k = header.ints("nr_class", 1, minimum=1)[0]

@@ -21,9 +21,27 @@ cross-validation and svm-grid's search.
 ``_grid``
     svm-grid's search in one process.
 """
-from libsmo.training._crossval import cross_validation
-from libsmo.training._fitting import fit, train
-from libsmo.training._grid import grid_search
-from libsmo.training._params import TrainParams
+import importlib
 
 __all__ = ["TrainParams", "cross_validation", "fit", "grid_search", "train"]
+
+# The names load on first use: `libsmo.cascade`, which the fitting sends large C-SVC
+# problems to, imports this package's lower modules (`_execution`, `_problem`,
+# `_warm_start`); importing them must not import the fitting, which imports the
+# cascade, before the cascade is loaded.
+_LAZY = {"TrainParams": "libsmo.training._params",
+         "cross_validation": "libsmo.training._crossval",
+         "fit": "libsmo.training._fitting", "train": "libsmo.training._fitting",
+         "grid_search": "libsmo.training._grid"}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'libsmo.training' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -240,8 +240,9 @@ class Executor:
         cache_mb = max(0.0, self.solver.cache_size - self.reserved_mb)
         half_cache = cache_mb * 2**20 / 2
         n_features = self.X.shape[1]
+        # (uint8 rows are copied as bytes: a byte a value)
         copy = (not sp.issparse(self.X) and self.kernel.kernel != "precomputed"
-                and 8.0 * len(rows) * n_features <= half_cache)
+                and self.X.itemsize * len(rows) * n_features <= half_cache)
         kernel = Kernel(self.X, self.kernel.kernel, self.kernel.gamma, self.kernel.degree,
                         self.kernel.coef0, rows=rows, n_threads=self.solver.n_threads,
                         copy_dense=copy, bit_rows=paths.bit_rows,
@@ -280,7 +281,7 @@ class Executor:
         stored row by row and a cache that holds them all)."""
         if sp.issparse(self.X) or self.kernel.kernel == "precomputed":
             return 1
-        data_bytes = 8.0 * n_rows * self.X.shape[1]
+        data_bytes = float(self.X.itemsize) * n_rows * self.X.shape[1]
         paths = self.solver.row_paths
         return (paths.rows_together if data_bytes >= paths.rows_together_min_bytes
                 else 1)
@@ -321,7 +322,14 @@ class Executor:
             for _ in range(solution.few_free_rebuilds):
                 logger.info("WARNING: using -h 0 may be faster")
             logger.info("optimization finished, #iter = %d", solution.n_iter)
-        if solution.status != "optimal":
+        if solution.status == "max_iter":
+            # the step cap reached is the cap used: max_iter, or LIBSVM's for None
+            cap = ("max_iter" if self.solver.max_iter is not None
+                   else "LIBSVM's cap max(10^7, 100 l) (max_iter=None; -1: no limit)")
+            warnings.warn(f"libsmo: training stopped before the optimum: {cap} of "
+                          f"{solution.n_iter} steps reached", sklearn_compatible_warning(),
+                          stacklevel=5)
+        elif solution.status != "optimal":
             warnings.warn(f"libsmo: training stopped before the optimum "
                           f"({solution.status} after {solution.n_iter} steps)",
                           sklearn_compatible_warning(), stacklevel=5)
@@ -402,6 +410,7 @@ class Executor:
         if (n_items < 2 or self.int_source[0] is not None
                 or not self.solver.row_paths.int_rows
                 or sp.issparse(self.X) or self.kernel.kernel == "precomputed"
+                or self.X.dtype == np.uint8   # bytes already: every kernel reads them
                 or self.X.shape[1] <= MAX_FEATURE_MAJOR):
             return
         budget = max(0.0, self.solver.cache_size - self.reserved_mb) * 2**20

@@ -17,6 +17,8 @@ feasible for it (`libsmo.training._warm_start`) instead of LIBSVM's start.
 import dataclasses
 import logging
 
+import numpy as np
+
 from libsmo._utils import validation as v
 from libsmo._utils.row_layout import dense_copy_budget
 from libsmo.exceptions import ConvergenceWarning
@@ -60,7 +62,8 @@ def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0
           selection="second_order", class_weight=None, sample_weight=None,
           max_iter=None, time_limit=None, verbose=False, callback=None,
           callback_every=1000, n_threads=1, probability=False, random_state=None,
-          linear_solver="auto", n_jobs=None, init=None):
+          linear_solver="auto", n_jobs=None, init=None, solver="smo", partitions="auto",
+          partitioning="stratified"):
     """Train a support vector machine with SMO: any of LIBSVM's five formulations.
 
     The Python side of ``svm-train``: the same formulations, kernels, parameters,
@@ -124,8 +127,9 @@ def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0
         bound); an example of weight 0 is left out.
     max_iter : int, default=None
         Stop each binary problem after this many SMO steps; the model's status then
-        says 'max_iter' and a `libsmo.ConvergenceWarning` is issued. None is
-        LIBSVM's cap, max(10^7, 100 * number of variables).
+        says 'max_iter' and a `libsmo.ConvergenceWarning`, naming the cap, is issued.
+        None is LIBSVM's cap, max(10^7, 100 * number of variables); -1 is no limit
+        (the estimators' ``max_iter=-1``, as in scikit-learn).
     time_limit : float, default=None
         Seconds of training after which the solver stops where it is, as with
         max_iter (status 'time_limit', ConvergenceWarning). The whole fit shares the
@@ -185,6 +189,36 @@ def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0
         equality constraint(s) restored; it ends at the same optimum as a cold fit.
         A model of another kind (classification, regression, one-class) is refused;
         classes the model does not know start cold.
+    solver : {'smo', 'partitioned', 'auto'}, default='smo'
+        How c_svc's binary problems (the two classes, or each one-vs-one pair) are
+        solved. "smo" (default): LIBSVM's solver over all the problem's rows.
+        "partitioned": problems of at least 2,000 rows by the partitioned exact
+        method (`libsmo.cascade`): the rows split into `partitions`, each solved
+        alone on its own thread (n_threads, or n_jobs when larger), the support
+        vectors merged and solved again, then rounds in which every row is scored
+        against the current support vectors and the violators join the next working
+        set, until LIBSVM's stopping rule m(a) - M(a) <= tol holds over every row.
+        The model is then the single solver's optimum to the same tolerance (the
+        objective within the optimum's tolerance, the predictions equal but for rows
+        on the boundary); it reports its progress on the "libsmo" logger and through
+        `callback`, and its own lines stand for the solver's with verbose=True.
+        "auto": the partitioned method where it was measured to win, for c_svc
+        problems of at least 100,000 dense rows and a kernel other than linear
+        (benchmarks/bench_partitioned.py), else SMO. nu_svc, one_class and the
+        regressions are always solved by SMO: the partitions' nodes solve C-SVC's
+        dual (p = -1, one equality constraint); the nu variant's second constraint
+        and its 1/r scaling, one-class's start at sum(a) = nu l and the regressions'
+        2l variables are not theirs yet, so the global check would not be LIBSVM's
+        rule for those problems.
+    partitions : int or 'auto', default='auto'
+        Partitions (at least 1) of each problem the partitioned method solves. "auto": about
+        20,000 rows each, at least two a thread, at most 64.
+    partitioning : {'stratified', 'random', 'kmeans'}, default='stratified'
+        How the partitioned method splits a problem's rows: "stratified" (default),
+        each class dealt out evenly over the partitions; "random"; "kmeans", the
+        regions of k-means centres of a sample (as DC-SVM clusters). The model is the
+        same optimum with each; they differ in time, stratified the least on the
+        large sets measured (benchmarks/bench_partitioned.py).
 
     Returns
     -------
@@ -271,7 +305,8 @@ def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0
         selection=selection, class_weight=class_weight, max_iter=max_iter,
         time_limit=time_limit, verbose=verbose, callback=callback,
         callback_every=callback_every, n_threads=n_threads, probability=probability,
-        random_state=random_state, linear_solver=linear_solver, n_jobs=n_jobs)
+        random_state=random_state, linear_solver=linear_solver, n_jobs=n_jobs,
+        solver=solver, partitions=partitions, partitioning=partitioning)
     return fit(X, y, params, sample_weight=sample_weight, init=init)
 
 
@@ -374,6 +409,9 @@ def fit_training_set(data, params, init=None):
         executor.release_memory()
     support_vectors = (None if kernel.kernel == "precomputed"
                        else take_rows(data.X, result.sv_rows))
+    if support_vectors is not None and support_vectors.dtype != np.float64:
+        # rows trained as bytes: the model's support vectors are numbers as any model's
+        support_vectors = support_vectors.astype(np.float64)
     return Model(svm_type=params.svm_type, kernel=kernel.kernel, gamma=kernel.gamma,
                  degree=kernel.degree, coef0=kernel.coef0, classes=result.classes,
                  n_support=result.n_support, support_vectors=support_vectors,

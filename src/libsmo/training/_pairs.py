@@ -24,6 +24,7 @@ from typing import Optional
 import numpy as np
 
 from libsmo._utils import parallel as _parallel
+from libsmo.cascade._local import solve_c_svc_partitioned, uses_partitioned
 from libsmo.model import _probability as prob
 from libsmo.training._execution import Executor
 from libsmo.training._formulations import solve_c_svc, solve_nu_svc
@@ -39,7 +40,8 @@ from libsmo.training._problem import FormulationResult, take_rows
 logger = logging.getLogger("libsmo")
 
 
-def train_pair(executor, params, rows_a, rows_b, factors, weights, seed=None):
+def train_pair(executor, params, rows_a, rows_b, factors, weights, seed=None,
+               partitioned=False):
     """One binary problem: the examples rows_a (+1) against rows_b (-1).
 
     Parameters
@@ -54,6 +56,10 @@ def train_pair(executor, params, rows_a, rows_b, factors, weights, seed=None):
         Sample weights of every training row.
     seed : ndarray or None
         A warm start's alpha for rows_a then rows_b (see `libsmo.training._warm_start`).
+    partitioned : bool
+        Whether the problem may go to the partitioned solver (`libsmo.cascade._local`,
+        when `params` and its size say so): the pairs of a fit solved one at a time
+        with all its threads, not those solved side by side.
 
     Returns
     -------
@@ -66,15 +72,20 @@ def train_pair(executor, params, rows_a, rows_b, factors, weights, seed=None):
     signs = np.where(np.arange(len(rows)) < n_a, 1.0, -1.0)
     factor = np.where(signs > 0, factors[0], factors[1])
     if params.svm_type == "c_svc":
-        return rows, solve_c_svc(executor, rows, signs, params.C * factor * weights[rows],
-                                 seed)
+        bounds = params.C * factor * weights[rows]
+        if partitioned and uses_partitioned(params, len(rows), executor.X):
+            return rows, solve_c_svc_partitioned(executor, rows, signs, bounds, params,
+                                                 seed)
+        return rows, solve_c_svc(executor, rows, signs, bounds, seed)
     return rows, solve_nu_svc(executor, rows, signs, factor * weights[rows], params.nu, n_a,
                               seed, flavor=params.flavor)
 
 
-def pair_probability(executor, params, rows_a, rows_b, factors, weights, rng):
+def pair_probability(executor, params, rows_a, rows_b, factors, weights, rng,
+                     partitioned=False):
     """probA, probB of one pair (LIBSVM's svm_binary_svc_probability): Platt's sigmoid
-    on the decision values of a 5-fold cross-validation of the pair."""
+    on the decision values of a 5-fold cross-validation of the pair (each fold by the
+    partitioned solver where `train_pair` sends it, with `partitioned`)."""
     rows = np.concatenate([rows_a, rows_b])
     positive = np.arange(len(rows)) < len(rows_a)
     # a fold's training is a whole svm_train over labels +1 and -1: LIBSVM 3.37 puts +1
@@ -87,9 +98,10 @@ def pair_probability(executor, params, rows_a, rows_b, factors, weights, rng):
         first, second = train_rows[positive[train]], train_rows[~positive[train]]
         if second_first:
             sub_rows, fit = train_pair(executor, params, second, first, factors[::-1],
-                                       weights)
+                                       weights, partitioned=partitioned)
         else:
-            sub_rows, fit = train_pair(executor, params, first, second, factors, weights)
+            sub_rows, fit = train_pair(executor, params, first, second, factors, weights,
+                                       partitioned=partitioned)
         sv = fit.coef != 0
         if executor.solver.verbose:   # each fold is a whole svm_train in LIBSVM
             logger.info("Total nSV = %d", int(np.count_nonzero(sv)))
@@ -182,23 +194,35 @@ def fit_classification(executor, data, params, rng=None, start=None):
         return (None if start is None else
                 start.pair_seed(classes, a, b, members[a], members[b]))
 
-    def fit(p, pair_executor):
+    def fit(p, pair_executor, partitioned=False):
         a, b = int(first[p]), int(second[p])
         pair_factors = (factors[a], factors[b])
         if rng is not None:
             sigmoids[p] = pair_probability(pair_executor, params, members[a], members[b],
-                                           pair_factors, data.weights, pair_rngs[p])
+                                           pair_factors, data.weights, pair_rngs[p],
+                                           partitioned)
         _, binary = train_pair(pair_executor, params, members[a], members[b],
-                               pair_factors, data.weights, seed(p))
+                               pair_factors, data.weights, seed(p), partitioned)
         results.store(p, binary)
         progress.pair_done()
 
+    # the pairs the partitioned solver takes: one at a time, each on all the threads
+    alone = (np.zeros(0, dtype=np.int64) if params.solver.solver == "smo" else
+             np.flatnonzero([uses_partitioned(params, int(n), executor.X) for n in sizes]))
+    for p in alone:
+        fit(int(p), executor, True)
+    rest = np.arange(len(sizes)) if not len(alone) else np.setdiff1d(
+        np.arange(len(sizes)), alone)
     n_jobs = _parallel.effective_n_jobs(executor.solver.n_jobs)
-    if n_jobs > 1 and len(sizes) > 1:
+    if n_jobs > 1 and len(rest) > 1:
         _pairs_as_tasks(executor, params, members, (first, second), factors,
-                        data.weights, seed, pair_rngs, n_jobs, results, sigmoids, progress)
-    else:
+                        data.weights, seed, pair_rngs, n_jobs, results, sigmoids, progress,
+                        rest)
+    elif len(rest) == len(sizes):
         executor.map_pairs(fit, len(sizes), sizes=sizes, collect=False)
+    else:
+        executor.map_pairs(lambda q, pair_executor: fit(int(rest[q]), pair_executor),
+                           len(rest), sizes=sizes[rest], collect=False)
     result = one_vs_one_result(classes, members, results)
     if executor.solver.verbose:
         logger.info("Total nSV = %d", len(result.sv_rows))
@@ -282,10 +306,10 @@ def run_pair_task(task):
 
 
 def _pairs_as_tasks(executor, params, members, pairs, factors, weights, seed, rngs,
-                    n_jobs, results, sigmoids, progress):
-    """The pairs through `libsmo._utils.parallel.imap_tasks`, each result stored in `results`
-    (and its sigmoid in `sigmoids`) as it comes; the tasks are made as joblib asks for
-    them, so that they are not all held at once."""
+                    n_jobs, results, sigmoids, progress, indices):
+    """The pairs of `indices` through `libsmo._utils.parallel.imap_tasks`, each result
+    stored in `results` (and its sigmoid in `sigmoids`) as it comes; the tasks are made
+    as joblib asks for them, so that they are not all held at once."""
     solver = dataclasses.replace(executor.solver, n_threads=1,
                                  cache_size=executor.solver.cache_size / n_jobs)
     deadline = (None if executor.solver.time_limit is None
@@ -295,7 +319,7 @@ def _pairs_as_tasks(executor, params, members, pairs, factors, weights, seed, rn
     first, second = pairs
 
     def tasks():
-        for p in range(len(first)):
+        for p in indices:
             a, b = int(first[p]), int(second[p])
             rows = np.concatenate([members[a], members[b]])
             X = (executor.X[np.ix_(rows, rows)] if precomputed
@@ -308,8 +332,8 @@ def _pairs_as_tasks(executor, params, members, pairs, factors, weights, seed, rn
                            deadline=deadline, stop_flag=stop)
 
     try:
-        for p, (sigmoid, fit) in enumerate(_parallel.imap_tasks(run_pair_task, tasks(),
-                                                                n_jobs)):
+        for p, (sigmoid, fit) in zip(indices, _parallel.imap_tasks(run_pair_task, tasks(),
+                                                                   n_jobs)):
             results.store(p, fit)
             if sigmoids is not None:
                 sigmoids[p] = sigmoid

@@ -22,6 +22,11 @@ from libsmo._utils.names import CLASSIFICATION_TYPES, FLAVORS, KERNELS, SVM_TYPE
 
 SELECTIONS = ("second_order", "platt")
 LINEAR_SOLVERS = ("auto", "primal", "kernel")
+# how a C-SVC binary problem is solved: LIBSVM's SMO over all its rows, the partitioned
+# method (`libsmo.cascade`), or the partitioned method where it was measured to win
+SOLVERS = ("smo", "partitioned", "auto")
+# how the partitioned method splits a problem's rows (`libsmo.cascade._partitioning`)
+PARTITIONINGS = ("stratified", "random", "kmeans")
 
 
 @dataclass(frozen=True)
@@ -104,7 +109,7 @@ SOLVER_CONSTRAINTS = {
     "cache_size": pv.CacheSize(),
     "shrinking": pv.Boolean(),
     "selection": pv.OneOf(SELECTIONS),
-    "max_iter": pv.OrNone(pv.Positive(integer=True)),
+    "max_iter": pv.OrNone(pv.StepCap()),
     "time_limit": pv.OrNone(pv.Positive()),
     "callback": pv.OrNone(pv.IsCallable()),
     "callback_every": pv.Positive(integer=True),
@@ -113,6 +118,10 @@ SOLVER_CONSTRAINTS = {
     "linear_solver": pv.OneOf(LINEAR_SOLVERS),
     "verbose": pv.Truthy(),
     "row_paths": pv.InstanceOf(RowPaths),
+    "solver": pv.OneOf(SOLVERS),
+    "partitions": pv.OrAuto(pv.Positive(integer=True)),
+    "partitioning": pv.OneOf(PARTITIONINGS),
+    "progress_bar": pv.Boolean(),
 }
 
 FORMULATION_CONSTRAINTS = {
@@ -196,8 +205,9 @@ class SolverParams:
         within a share of the available memory (`libsmo._utils.cache_budget`).
     shrinking : bool
     selection : {"second_order", "platt"}
-    max_iter : int > 0 or None
-        Steps per binary problem; None is LIBSVM's cap, max(10^7, 100 l).
+    max_iter : int > 0, -1 or None
+        Steps per binary problem; None is LIBSVM's cap, max(10^7, 100 l); -1 is no
+        limit (scikit-learn's max_iter=-1).
     time_limit : float > 0 or None
         Seconds for the whole fit.
     callback : callable or None
@@ -211,6 +221,17 @@ class SolverParams:
     verbose : bool
     row_paths : RowPaths
         The core's faster data paths (all on by default; the same steps on any).
+    solver : {"smo", "partitioned", "auto"}
+        How C-SVC's binary problems are solved (see `libsmo.train`): LIBSVM's SMO over
+        all their rows, or the partitioned exact method (`libsmo.cascade`) for those
+        above its size, or the latter only where it was measured to win.
+    partitions : int >= 1 or "auto"
+        Partitions of a problem the partitioned method solves.
+    partitioning : {"stratified", "random", "kmeans"}
+        How the partitioned method splits a problem's rows.
+    progress_bar : bool
+        A progress bar on stderr for the partitioned method (the estimators'
+        ``verbose``).
     """
     tol: float = 1e-3
     cache_size: Union[float, str] = 100.0
@@ -225,15 +246,25 @@ class SolverParams:
     linear_solver: str = "auto"
     verbose: bool = False
     row_paths: RowPaths = RowPaths()
+    solver: str = "smo"
+    partitions: object = "auto"
+    partitioning: str = "stratified"
+    progress_bar: bool = False
 
     def __post_init__(self):
         _check_fields(self, SOLVER_CONSTRAINTS)
 
     def step_cap(self, n_variables):
-        """max_iter, or LIBSVM's safety cap max(10^7, 100 n) for n variables: a
-        degenerate problem must still end."""
-        return self.max_iter if self.max_iter is not None else max(10_000_000,
-                                                                    100 * n_variables)
+        """max_iter (-1: no limit), or for None LIBSVM's safety cap max(10^7, 100 n) for
+        n variables: there a degenerate problem must still end."""
+        if self.max_iter is None:
+            return libsvm_step_cap(n_variables)
+        return self.max_iter
+
+
+def libsvm_step_cap(n_variables):
+    """LIBSVM's cap on the steps of one problem of n variables: max(10^7, 100 n)."""
+    return max(10_000_000, 100 * n_variables)
 
 
 @dataclass(frozen=True)

@@ -41,8 +41,9 @@ class TrainingSet:
     Attributes
     ----------
     X : ndarray or csr_matrix
-        The rows as validated (dense float64 or canonical CSR; for a precomputed
-        kernel the n x n Gram matrix): support vectors are taken from it.
+        The rows as validated (dense float64, dense uint8 as given, or canonical CSR;
+        for a precomputed kernel the n x n Gram matrix): support vectors are taken
+        from it.
     X_solver : ndarray or csr_matrix
         The same rows as the solver reads them (see `solver_layout`).
     y : ndarray of shape (n,)
@@ -264,7 +265,8 @@ def training_set(X, y, sample_weight, svm_type, kernel, dense_copy_bytes=DENSE_C
     if kernel == "precomputed":
         X = v.check_precomputed(X, "X")
     else:
-        X = v.check_data(X, "X")
+        # 8-bit rows stay bytes: a million 784-pixel images are 784 MB, not 6.3 GB
+        X = v.check_data(X, "X", keep_bytes=True)
         v.check_norms(X, "X")
     n = X.shape[0]
     if svm_type == "one_class":
