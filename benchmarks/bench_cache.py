@@ -384,12 +384,12 @@ def export(args, outs, path):
     import sklearn
     versions = {"python": platform.python_version(), "numpy": np.__version__,
                 "scikit-learn": sklearn.__version__}
-    try:
-        from importlib.metadata import version
-        versions["scikit-learn-intelex"] = version("scikit-learn-intelex")
-        versions["libsvm-official"] = version("libsvm-official")
-    except Exception:   # a package that is not installed is left out
-        pass
+    from importlib.metadata import PackageNotFoundError, version
+    for package in ("scikit-learn-intelex", "libsvm-official"):
+        try:
+            versions[package] = version(package)
+        except PackageNotFoundError:   # a package that is not installed is left out
+            continue
     data = {
         "title": "The kernel cache on Fashion-MNIST binary problems",
         "what": ("Fashion-MNIST's first training images, tops (classes 0, 2, 4, 6) "
@@ -401,7 +401,7 @@ def export(args, outs, path):
         "machine": {"cpu": "AMD EPYC (Zen 4), 2 vCPUs under KVM",
                     "memory_note": "a virtual machine shared with other work"},
         "software": versions,
-        "commands": [" ".join(["python", "benchmarks/bench_cache.py"] + sys.argv[1:])],
+        "commands": [f"python benchmarks/bench_cache.py --export {path} --out {args.out}"],
         "notes": args.note,
         "rows": export_rows(outs),
     }
