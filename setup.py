@@ -91,7 +91,8 @@ extensions = [
                  "src/libsmo/_core/step_loops.h",
                  "src/libsmo/_core/bit_counts.h", "src/libsmo/_core/column_loops.h",
                  "src/libsmo/_core/int_dots.h", "src/libsmo/_core/openmp_threads.h",
-                 "src/libsmo/_core/thread_governor.h", "src/libsmo/_core/mt19937.h"],
+                  "src/libsmo/_core/thread_governor.h", "src/libsmo/_core/mt19937.h",
+                  "src/libsmo/_core/row_ranks.h"],
         include_dirs=[numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )

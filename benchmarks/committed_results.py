@@ -209,6 +209,21 @@ def linear_svm_table():
     return header, rows
 
 
+def cache_table():
+    data = load("cache")
+    header = ["rows", "library", "cache", "fits", "wall s", "CPU s", "objective", "nSV",
+              "peak MB", "CPU / scikit-learn-intelex", "CPU / best size"]
+    rows, previous = [], None
+    for r in data["rows"]:
+        shown = "" if r["rows"] == previous else number(r["rows"])
+        previous = r["rows"]
+        rows.append([shown, peer(r["library"]), r["cache"], r["fits"], number(r["wall_s"]),
+                     number(r["cpu_s"]), f"{r['objective']:.4f}", number(r["n_sv"]),
+                     number(r["peak_mb"]), ratio(r["cpu_over_sklearnex"]),
+                     ratio(r["cpu_over_best_size"])])
+    return header, rows
+
+
 def partitioned_table():
     data = load("partitioned")
     header = ["case", "run", "fit s", "CPU s", "CPU / smo CPU", "objective",
@@ -228,7 +243,8 @@ def partitioned_table():
 TABLES = {"fastest_peer": fastest_peer_table, "objectives": objectives_table,
           "all_peers": all_peers_table, "scaling_a9a": scaling_table, "grid": grid_table,
           "startup": startup_table, "distributed": distributed_table,
-          "partitioned": partitioned_table, "linear_svm": linear_svm_table}
+          "cache": cache_table, "partitioned": partitioned_table,
+          "linear_svm": linear_svm_table}
 
 
 def markdown(header, rows):

@@ -46,6 +46,36 @@ def test_pixels_over_255_become_the_pixels():
     np.testing.assert_array_equal(ints, q[rows])
 
 
+def test_rows_as_bytes_are_the_same_integers():
+    """`as_bytes=True`: 8-bit values come as uint8, converted a row at a time, the same
+    integers, divisor and norms as int16; integers outside [0, 255] come as int16, and
+    values over no divisor as None. `max_bytes` bounds the result (one byte a value as
+    uint8, two as int16), and a `Kernel` given its bound keeps the bytes or nothing."""
+    q, X = _pixels()
+    rows = np.arange(59, -1, -2, dtype=np.int32)
+    wide = small_integer_rows(X, rows)
+    narrow = small_integer_rows(X, rows, as_bytes=True)
+    assert narrow[0].dtype == np.uint8 and narrow[1] == wide[1] == 255.0
+    np.testing.assert_array_equal(narrow[0], wide[0])
+    np.testing.assert_array_equal(narrow[2], wide[2])
+    centred = small_integer_rows(q.astype(np.float64) - 128, rows, as_bytes=True)
+    assert centred[0].dtype == np.int16 and centred[1] == 1.0
+    np.testing.assert_array_equal(centred[0], q[rows] - 128)
+    X_off = X.copy()
+    X_off[5, 4] = 0.3
+    assert small_integer_rows(X_off, rows, as_bytes=True) is None
+    size = len(rows) * X.shape[1]
+    assert small_integer_rows(X, rows, as_bytes=True, max_bytes=size) is not None
+    assert small_integer_rows(X, rows, as_bytes=True, max_bytes=size - 1) is None
+    assert small_integer_rows(X, rows, max_bytes=2 * size - 1) is None
+    assert small_integer_rows(q.astype(np.float64) - 128, rows, as_bytes=True,
+                              max_bytes=2 * size - 1) is None
+    n, d = X.shape
+    kept = Kernel(X, "rbf", 0.01, 3, 0.0, int_rows_max_bytes=n * d)
+    assert kept.rows.has_int_rows and kept.rows.int_row_bytes == 1
+    assert not Kernel(X, "rbf", 0.01, 3, 0.0, int_rows_max_bytes=n * d - 1).rows.has_int_rows
+
+
 @pytest.mark.parametrize("change", ["fraction", "one_ulp", "too_large", "int32_sum",
                                     "nan", "sparse_csr"])
 def test_other_values_keep_the_double_loops(change):
@@ -224,7 +254,8 @@ def test_pairs_take_their_rows_from_one_conversion(monkeypatch):
     monkeypatch.setattr(execution, "small_integer_data",
                         lambda X: made.append(X.shape) or real_data(X))
     monkeypatch.setattr(rows_module, "small_integer_rows",
-                        lambda X, rows: converted.append(len(rows)) or real_rows(X, rows))
+                        lambda X, rows, **kw: converted.append(len(rows))
+                        or real_rows(X, rows, **kw))
     shared = [libsmo.train(X, y, C=10.0, gamma=0.0125, n_threads=t) for t in (1, 2)]
     assert made == [X.shape, X.shape] and converted == []
     monkeypatch.setattr(execution.Executor, "_share_int_rows", lambda self, n: None)
@@ -234,11 +265,11 @@ def test_pairs_take_their_rows_from_one_conversion(monkeypatch):
         assert m.n_iter == alone.n_iter
         np.testing.assert_array_equal(m.sv_coef, alone.sv_coef)
         np.testing.assert_array_equal(m.rho, alone.rho)
-    # a binary fit has one problem: nothing to share; nor does a fit whose int16
-    # conversion (1.6 MB) would take more than a quarter of its cache
+    # a binary fit has one problem: nothing to share; nor does a fit whose bytes
+    # (0.78 MB) would take more than a quarter of its cache
     made.clear()
     libsmo.train(X[:300], np.where(y[:300] >= 5, 1, -1), C=10.0, gamma=0.0125)
-    libsmo.train(X, y, C=10.0, gamma=0.0125, cache_size=6)
+    libsmo.train(X, y, C=10.0, gamma=0.0125, cache_size=3)
     assert made == []
 
 

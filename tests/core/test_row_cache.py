@@ -26,13 +26,23 @@ def budget_for(n_rows, entries):
 
 class CacheModel:
     """LIBSVM's Cache in plain Python: which rows are held, how long, in which LRU order,
-    and their values (numpy float32 rows)."""
+    and their values (numpy float32 rows). Given `distances` (one per row position),
+    the "ranked" policy: the largest distance is evicted first, the least recently used
+    on ties, never the row returned last (until a swap)."""
 
-    def __init__(self, n_rows, size_bytes):
+    def __init__(self, n_rows, size_bytes, distances=None):
         entries = int(size_bytes / 4) - BOOKKEEPING_ENTRIES * n_rows
         self.free = max(entries, 2 * n_rows)
         self.rows = {}   # i -> float32 row (its length is the cached length)
         self.lru = []    # least recently used first
+        self.distances = distances
+        self.last = None
+
+    def _victim(self):
+        candidates = [h for h in self.lru if h != self.last]
+        if self.distances is None:
+            return candidates[0]
+        return max(candidates, key=lambda h: (self.distances[h], -self.lru.index(h)))
 
     def request(self, i, length, fill):
         have = len(self.rows.get(i, ()))
@@ -40,7 +50,7 @@ class CacheModel:
             self.lru.remove(i)
         if length > have:
             while self.free < length - have and self.lru:
-                self._evict(self.lru[0])
+                self._evict(self._victim())
             old = self.rows.get(i, np.empty(0, np.float32))
             new = np.asarray(fill[have:length], np.float32)
             self.rows[i] = np.concatenate([old, new])
@@ -48,6 +58,7 @@ class CacheModel:
         else:
             have = length
         self.lru.append(i)
+        self.last = i
         return have
 
     def _evict(self, i):
@@ -57,6 +68,7 @@ class CacheModel:
     def swap(self, i, j):
         if i == j:
             return
+        self.last = None
         for t in (i, j):
             if t in self.rows:
                 self.lru.remove(t)
@@ -266,3 +278,94 @@ def test_a_negative_number_of_rows_is_refused():
     # the index is sized n_rows + 1 and its sentinel written at n_rows (the audit's r02)
     with pytest.raises(ValueError, match="n_rows must be >= 0, got -1"):
         RowCache(-1, 1e6)
+
+
+# ---- the "ranked" policy ------------------------------------------------------------
+
+def test_ranked_evicts_the_largest_distance_first():
+    """Under "ranked" with the solver's ranks (here `rank_by`), the row of the largest
+    distance goes first (a shrunk variable's, inf, before any), the least recently used
+    among equal ones, never the row returned last; without ranks, LRU order."""
+    n = 10
+    M = values(n)
+    cache = RowCache(n, budget_for(n, 4 * n), policy="ranked")
+    assert cache.policy_name == "ranked" and RowCache(n, 1e6).policy_name == "lru"
+    distances = np.array([5.0, 1.0, 9.0, 0.0, 2.0, np.inf, 3.0, 9.0, 0.5, 7.0])
+    cache.rank_by(distances)
+    for i in (2, 1, 7, 3):
+        cache.request(i, n, M[i])
+    cache.request(4, n, M[4])          # rows 2 and 7 tie at 9: 2 is older
+    assert cache.cached(2) == [] and len(cache.cached(7)) == n
+    cache.request(5, n, M[5])          # 7 (9.0) goes; 5 itself is inf, kept as asked
+    assert cache.cached(7) == []
+    cache.request(0, n, M[0])          # 5 is inf but the row returned last: 4 (2.0) goes
+    assert cache.cached(4) == [] and len(cache.cached(5)) == n
+    cache.request(6, n, M[6])          # now 5 (inf) goes first
+    assert cache.cached(5) == []
+    assert sorted(i for i in range(n) if cache.cached(i)) == [0, 1, 3, 6]
+    cache.rank_by(None)                # no ranks: least recently used (row 1)
+    cache.request(8, n, M[8])
+    assert cache.cached(1) == [] and len(cache.cached(3)) == n
+    with pytest.raises(ValueError, match="one distance per row"):
+        cache.rank_by(np.zeros(3))
+    with pytest.raises(ValueError, match="policy"):
+        RowCache(n, 1e6, policy="lfu")
+
+
+def test_an_lru_cache_ignores_ranks():
+    n = 6
+    M = values(n)
+    cache, model = RowCache(n, budget_for(n, 3 * n)), CacheModel(n, budget_for(n, 3 * n))
+    cache.rank_by(np.arange(n, dtype=float)[::-1])
+    for i in (0, 1, 2, 3, 0, 4, 5):
+        assert cache.request(i, n, M[i]) == model.request(i, n, M[i])
+        assert_same(cache, model, n)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("budget_rows", [0, 3, 20])
+def test_ranked_requests_and_swaps_follow_the_model(seed, budget_rows):
+    """Random requests and swaps under "ranked" with random distances (ties and inf
+    among them): the cache matches the model step for step, and every cached row is a
+    prefix of the same row of the permuted matrix."""
+    n = 12
+    rng = np.random.default_rng(seed)
+    M = values(n, seed)
+    perm = np.arange(n)
+    distances = rng.choice([0.0, 1.0, 2.5, 7.0, np.inf], size=n)
+    size = budget_for(n, budget_rows * n)
+    cache = RowCache(n, size, policy="ranked")
+    cache.rank_by(distances)
+    model = CacheModel(n, size, distances)
+    for _ in range(300):
+        if rng.random() < 0.3:
+            i, j = rng.integers(n, size=2)
+            cache.swap(int(i), int(j))
+            model.swap(int(i), int(j))
+            perm[[i, j]] = perm[[j, i]]
+        else:
+            i, length = int(rng.integers(n)), int(rng.integers(1, n + 1))
+            fill = M[perm[i]][perm]
+            assert cache.request(i, length, fill) == model.request(i, length, fill)
+        assert_same(cache, model, n)
+        for i in range(n):
+            row = cache.cached(i)
+            np.testing.assert_array_equal(row, M[perm[i]][perm][:len(row)])
+
+
+def test_ranked_weighs_the_least_recent_rows_only():
+    """`scan_limit` rows from the least recently used end are weighed (256 by
+    default): a far row beyond them waits for a later eviction."""
+    from libsmo._core.cache import RANK_SCAN_ROWS
+    n = 8
+    M = values(n)
+    cache = RowCache(n, budget_for(n, 4 * n), policy="ranked")
+    assert cache.scan_limit == RANK_SCAN_ROWS == 256
+    cache.scan_limit = 2
+    cache.rank_by(np.array([1.0, 2.0, 0.0, 9.0, 0.0, 0.0, 0.0, 0.0]))
+    for i in (0, 1, 3, 2):
+        cache.request(i, n, M[i])
+    cache.request(4, n, M[4])      # weighs rows 0 and 1 only: 1 goes, not 3
+    assert cache.cached(1) == [] and len(cache.cached(3)) == n
+    cache.request(5, n, M[5])      # rows 0 and 3: 3 (9.0) goes
+    assert cache.cached(3) == [] and len(cache.cached(0)) == n

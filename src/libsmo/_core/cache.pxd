@@ -1,11 +1,46 @@
-# The LRU cache of float32 Q rows (LIBSVM's Cache).
+# The cache of float32 Q rows (LIBSVM's Cache), evicting by LIBSVM's LRU order or by the
+# solver's ranks (row_ranks.h).
 cimport cython
+
+
+cdef extern from "row_ranks.h" nogil:
+    ctypedef struct SmoRowRank:
+        const double* G
+        const double* y
+        const double* pen_up
+        const double* pen_low
+        long stride
+        int nu
+        int active_size
+        double m[2]
+        double M[2]
+    double smo_row_distance(const SmoRowRank* r, int t)
+
+
+# the eviction policies (RowCache.policy; `POLICIES` names them)
+cpdef enum:
+    POLICY_LRU = 0
+    POLICY_RANKED = 1
 
 
 @cython.final
 cdef class RowCache:
     cdef int n_rows
     cdef long long free_entries
+    # POLICY_LRU or POLICY_RANKED; the solver's ranks while it runs (NULL: LRU order)
+    cdef readonly int policy
+    cdef const SmoRowRank* rank
+    # the row `get` returned last: never evicted by the next `get`
+    cdef int last_row
+    # a row no `get` evicts either (`QMatrix.get_rows` holds the step's first row
+    # there while it stores the rows computed ahead); -1: none
+    cdef int pinned
+    # how many of the least recently used rows the "ranked" policy weighs (0: all)
+    cdef public int scan_limit
+    cdef readonly long long n_evicted, n_filled, n_requests, n_missed
+    # ranks given from Python (`rank_by`, for tests) and the arrays behind them
+    cdef SmoRowRank given_rank
+    cdef object given_arrays
     cdef float** data
     cdef int* length
     cdef int* lru_prev
@@ -29,3 +64,5 @@ cdef class RowCache:
     cdef void _unlink(self, int i) noexcept nogil
     cdef void _link_last(self, int i) noexcept nogil
     cdef void _evict(self, int i) noexcept nogil
+    cdef int _victim(self, int i) noexcept nogil
+    cdef void set_rank(self, const SmoRowRank* rank) noexcept nogil

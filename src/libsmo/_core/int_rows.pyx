@@ -14,6 +14,7 @@ import numpy as np
 from cython.parallel cimport prange
 from libsmo._core.checks import check_indices, csr_arrays, matrix_shape
 from libc.stdint cimport int16_t, int32_t, int64_t, uint8_t
+from libc.math cimport INFINITY
 
 
 cdef extern from "int_dots.h" nogil:
@@ -30,6 +31,7 @@ cdef extern from "int_dots.h" nogil:
                                     const int* index, const int16_t** xs, int count,
                                     double divisor2, double* out, long ld_out)
     void smo_widen_bytes(const uint8_t* q, long d, int16_t* out)
+    int smo_narrow_bytes(const int16_t* q, long d, uint8_t* out)
     void smo_swap_bytes(void* a, void* b, size_t n)
 
 # Rows of dot products are split into blocks of this many rows between threads.
@@ -40,7 +42,8 @@ DIVISORS = (1.0, 255.0)
 INT32_LIMIT = 2**31
 
 
-def small_integer_rows(X, rows, double csr_bytes_per_value=12.0):
+def small_integer_rows(X, rows, double csr_bytes_per_value=12.0, bint as_bytes=False,
+                       double max_bytes=INFINITY):
     """Rows X[rows] as int16 integers q over one divisor D (q / D == X exactly), or None.
 
     Parameters
@@ -52,14 +55,22 @@ def small_integer_rows(X, rows, double csr_bytes_per_value=12.0):
     csr_bytes_per_value : float
         CSR rows are converted only where the dense int16 rows take no more memory than
         their stored values and indices (this many bytes each).
+    as_bytes : bool
+        Dense rows whose every integer is in [0, 255] (8-bit pixels) come as uint8,
+        converted a row at a time: the int16 copy of them all is never made (training's
+        `Rows`, which keeps them as bytes: `IntRows`).
+    max_bytes : float
+        None where the integers would take more bytes than this (one a value as
+        bytes, else two).
 
     Returns
     -------
-    (ndarray of shape (len(rows), d) of int16, float, ndarray of shape (len(rows),)) or None
+    (ndarray of shape (len(rows), d) of int16 or uint8, float, ndarray of shape (len(rows),)) or None
         The integers, D (the first of `DIVISORS` that holds every value) and the rows'
         squared norms |q|^2 / D^2 (an exact integer over D^2, rounded once). None when
-        no divisor holds every value, when a sum x'y could leave int32, or when the rows
-        are CSR and their int16 copy would take more memory than they do.
+        no divisor holds every value, when a sum x'y could leave int32, when the rows
+        are CSR and their int16 copy would take more memory than they do, or beyond
+        max_bytes.
 
     Raises
     ------
@@ -87,7 +98,13 @@ def small_integer_rows(X, rows, double csr_bytes_per_value=12.0):
     cdef double[::1] norms
     cdef bint sparse = hasattr(X, "indptr")
     check_indices(rows, n_total, "row")
-    if n == 0 or d == 0:
+    if n == 0 or d == 0 or <double>n * d > max_bytes:
+        return None
+    if as_bytes and not sparse:
+        found = _small_byte_rows(X, rows)
+        if found is not False:
+            return found
+    if 2.0 * n * d > max_bytes:
         return None
     if sparse:
         data, indices, starts = csr_arrays(X)
@@ -128,6 +145,45 @@ def small_integer_rows(X, rows, double csr_bytes_per_value=12.0):
     return out, divisor, norms_out
 
 
+def _small_byte_rows(const double[:, ::1] X, const int[::1] index):
+    """`small_integer_rows(X, index)` for dense rows as uint8, converted a row at a time
+    through an int16 scratch row (the same integers, divisor and norms); None where no
+    divisor holds every value or a sum could leave int32, False where some integer is
+    outside [0, 255]."""
+    cdef Py_ssize_t n = index.shape[0], d = X.shape[1], k
+    cdef int ok = 1, narrow = 1
+    cdef int32_t largest = 0
+    cdef double divisor = 0.0
+    cdef int64_t s
+    out = np.empty((n, d), dtype=np.uint8)
+    norms_out = np.empty(n)
+    cdef uint8_t[:, ::1] q = out
+    cdef double[::1] norms = norms_out
+    cdef int16_t[::1] scratch = np.empty(d, dtype=np.int16)
+    for candidate in DIVISORS:
+        divisor = candidate
+        largest = 0
+        with nogil:
+            for k in range(n):
+                ok = smo_small_int_row(&X[index[k], 0], d, divisor, &scratch[0])
+                if not ok:
+                    break
+                narrow = smo_narrow_bytes(&scratch[0], d, &q[k, 0])
+                if not narrow:
+                    break
+                smo_int_row_norm(&scratch[0], d, &s, &largest)
+                norms[k] = <double>s / (divisor * divisor)
+        if not narrow:
+            return False
+        if ok:
+            break
+    if not ok:
+        return None
+    if <double>d * largest * largest >= INT32_LIMIT:
+        return None
+    return out, divisor, norms_out
+
+
 def small_integer_data(X):
     """The small-integer form of every row of dense X as bytes, made once for many
     subsets of its rows (a multi-class fit's one-vs-one pairs, where each class's rows
@@ -143,13 +199,11 @@ def small_integer_data(X):
         `small_integer_rows(X, every row)` with the integers as uint8; None where that
         is None or an integer is outside [0, 255].
     """
-    found = small_integer_rows(X, np.arange(matrix_shape(X)[0], dtype=np.int32))
-    if found is None:
+    found = small_integer_rows(X, np.arange(matrix_shape(X)[0], dtype=np.int32),
+                               as_bytes=True)
+    if found is None or found[0].dtype != np.uint8:
         return None
-    ints, divisor, norms = found
-    if ints.min() < 0 or ints.max() > 255:
-        return None
-    return ints.astype(np.uint8), divisor, norms
+    return found
 
 
 def take_small_integer_rows(data, rows):

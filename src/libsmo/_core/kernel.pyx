@@ -21,7 +21,7 @@ it, so "row i, entries [start, end)" always means the solver's variables.
 import numpy as np
 cimport numpy as cnp
 from cython.parallel cimport prange
-from libc.math cimport exp, tanh
+from libc.math cimport INFINITY, exp, tanh
 from libsmo._core.rows cimport CSR, Rows
 from libsmo._core.sparse_dots cimport SmoRowBatch, SmoRowFinish
 
@@ -88,6 +88,8 @@ cdef class Kernel:
     int_source : tuple, optional
         `int_rows.small_integer_data(X)`: the small integers of these rows are taken
         from it (see `Rows`).
+    int_rows_max_bytes : float
+        The most bytes those integer rows may take (see `Rows`).
 
     Attributes
     ----------
@@ -106,7 +108,8 @@ cdef class Kernel:
 
     def __init__(self, X, str kernel, double gamma, int degree, double coef0,
                  rows=None, int n_threads=1, bint copy_dense=True, bint bit_rows=True,
-                 bint int_rows=True, int_source=None):
+                 bint int_rows=True, int_source=None,
+                 double int_rows_max_bytes=INFINITY):
         if kernel not in KERNEL_TYPES:
             raise ValueError(f"unknown kernel {kernel!r}")
         self.kernel_type = KERNEL_TYPES[kernel]
@@ -116,7 +119,8 @@ cdef class Kernel:
         self.n_threads = max(1, n_threads)
         self.rows = Rows(X, rows, copy_dense=copy_dense,
                          gram=self.kernel_type == PRECOMPUTED, bit_rows=bit_rows,
-                         int_rows=int_rows, int_source=int_source)
+                         int_rows=int_rows, int_source=int_source,
+                         int_rows_max_bytes=int_rows_max_bytes)
         self.n_rows = self.rows.n_rows
         self.n_features = self.rows.n_features
         # an entry of CSR rows sums about a row's stored values (gathers) or more

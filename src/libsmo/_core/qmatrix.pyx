@@ -16,6 +16,7 @@ from libsmo._core.kernel cimport RBF
 from libsmo._core.rows cimport MANY_ROWS, Rows
 from libsmo._core.sparse_dots cimport SmoRowBatch
 from libc.stdlib cimport free, malloc
+from libc.string cimport memcpy
 
 # A copy of the columns of some rows (`narrow_rows`) costs about what a few dozen rows of
 # products over the whole columns cost: made for a loop of at least this many rows.
@@ -50,27 +51,28 @@ cdef class QMatrix:
         sign without one entry per row of the kernel (swaps and rows index it).
     """
 
-    def __init__(self, Kernel kernel, sign, double cache_size_mb, int rows_together=1):
+    def __init__(self, Kernel kernel, sign, double cache_size_mb, int rows_together=1,
+                 bint reconstruct_together=True, cache_policy="lru"):
         cdef int i
         check_lengths(kernel.n_rows, "the kernel's rows", sign=sign)
         self.kernel = kernel
         self.sign = np.ascontiguousarray(sign, dtype=np.float64).copy()
         n = kernel.n_rows
-        self.cache = RowCache(n, cache_size_mb * 1024.0 * 1024.0, kernel.n_threads)
+        self.cache = RowCache(n, cache_size_mb * 1024.0 * 1024.0, kernel.n_threads,
+                              cache_policy)
         self.kbuf = np.empty(max(n, 1))
         self.tail = np.empty(max(n, 1), dtype=np.float32)
         self.diag = np.empty(n)
         for i in range(n):
             self.diag[i] = kernel.value(i, i)
-        # rows computed together only where the kernel reads them in one pass, and
-        # where the cache holds every row: then a row computed ahead stays until the
-        # solver asks for it (a9a, 32,561 rows in a 200 MB cache: rows pushed out
-        # unused made fits twice as slow), and never pushes out a row in use
+        # rows computed together only where the kernel reads them in one pass; the
+        # rows computed ahead only into the cache's free room (`get_rows`)
         self.rows_together = 1
-        if (rows_together > 1 and kernel.rows.reads_rows_together()
-                and cache_size_mb * 2**20 >= 4.0 * max(n, 1) * max(n, 4 * rows_together)):
+        if rows_together > 1 and kernel.rows.reads_rows_together():
             self.rows_together = min(rows_together, MANY_ROWS)
             self.kbuf_many = np.empty(self.rows_together * max(n, 1))
+        self.entries_together = (MANY_ROWS if reconstruct_together
+                                 and kernel.rows.reads_rows_together() else 1)
 
     cdef bint is_cached(self, int i) noexcept nogil:
         """Whether any of row i is in the cache."""
@@ -96,18 +98,90 @@ cdef class QMatrix:
         can (`_add_rows_together`: returns 1), else row by row (0); the same sums
         either way. -1 when memory ran out."""
         cdef float* row
-        cdef int b
+        cdef int b, k, m, together
+        cdef long long n = end - start
         if count <= 0 or end <= start:
             return 0
         if self._add_rows_together(rows, coefs, count, start, end, out):
             return 1
-        for b in range(count):
+        together = self.entries_rows()
+        b = 0
+        while b < count:
+            k = min(together, count - b)
+            if k > 1:
+                # k rows in one pass over the data, then added in their order
+                row = self.entries_block(&rows[b], k, start, end)
+                if row == NULL:
+                    return -1
+                for m in range(k):
+                    smo_add_scaled_row_threads(<int>n, out, coefs[b + m], &row[m * n],
+                                               self.kernel.n_threads)
+                b += k
+                continue
             row = self.get_entries(rows[b], start, end)
             if row == NULL:
                 return -1
-            smo_add_scaled_row_threads(end - start, out, coefs[b], row,
+            smo_add_scaled_row_threads(<int>n, out, coefs[b], row,
                                        self.kernel.n_threads)
+            b += 1
         return 0
+
+    cdef int entries_rows(self) noexcept nogil:
+        """How many rows `entries_block` computes in one pass over the data: MANY_ROWS
+        where the rows are read together (`Rows.reads_rows_together`: dense rows by
+        row, int rows of small integers) unless made with reconstruct_together=False,
+        else 1. The gradient's reconstruction reads thousands of rows over the same
+        columns once each: one by one, each row streamed the whole data from memory
+        (Fashion-MNIST 40,000 x 784, 2,000 free rows over 37,000 inactive columns:
+        half of a fit's time)."""
+        return self.entries_together
+
+    cdef float* entries_block(self, const int* rows, int count, int start,
+                              int end) noexcept nogil:
+        """Q_{rows[b] j} for b in [0, count <= entries_rows()) and j in [start, end), at
+        the returned pointer's [b (end - start) + j - start], valid until the next call:
+        the rows the cache holds over [start, end) copied from it, the others computed
+        in one pass over the data (`Kernel.rows_many`) and not cached. The same values
+        `get_entries` gives, row by row. NULL when memory ran out."""
+        cdef long long n = end - start, need = <long long>count * n
+        cdef int b, missing = 0
+        cdef int sources[MANY_ROWS]
+        cdef int slots[MANY_ROWS]
+        cdef float* cached
+        if need > self.block_entries:
+            self._free_block()
+            self.block_k = <double*>malloc(need * sizeof(double))
+            self.block_q = <float*>malloc(need * sizeof(float))
+            if self.block_k == NULL or self.block_q == NULL:
+                self._free_block()
+                return NULL
+            self.block_entries = need
+        for b in range(count):
+            cached = self.cache.peek(rows[b], end)
+            if cached != NULL:
+                memcpy(&self.block_q[b * n], &cached[start], n * sizeof(float))
+            else:
+                sources[missing] = rows[b]
+                slots[missing] = b
+                missing += 1
+        if missing == 0 or n == 0:
+            return self.block_q
+        self.kernel.rows_many(sources, missing, start, end, self.block_k, n)
+        for b in range(missing):
+            smo_signed_row_threads(<int>n, self.sign[sources[b]], &self.sign[start],
+                                   &self.block_k[b * n], &self.block_q[slots[b] * n],
+                                   self.kernel.n_threads)
+        return self.block_q
+
+    cdef void _free_block(self) noexcept nogil:
+        free(self.block_k)
+        free(self.block_q)
+        self.block_k = NULL
+        self.block_q = NULL
+        self.block_entries = 0
+
+    def __dealloc__(self):
+        self._free_block()
 
     cdef bint _add_rows_together(self, const int* rows, const double* coefs, int count,
                                  int start, int end, double* out) noexcept nogil:
@@ -129,24 +203,43 @@ cdef class QMatrix:
         free(cached)
         return done
 
+    cdef int rows_ahead(self, int length) noexcept nogil:
+        """How many rows of `length` entries `get_rows` computes together now: up to
+        rows_together, as many as the cache's free room holds (at least 1). The rows
+        ahead never evict a row. One pushed out unused costs its computation again
+        (a9a, 32,561 rows in a 200 MB cache: fits twice as slow; Fashion-MNIST 40,000
+        in 100 MB: three times the kernel values), and kept aside until asked for
+        instead, they were seldom asked for before the next miss (Fashion-MNIST
+        40,000 in 100 MB: 860 of about 67,000), so a full cache computes one row a
+        miss."""
+        if self.rows_together <= 1 or length <= 0:
+            return 1
+        return <int>max(1, min(<long long>self.rows_together,
+                               self.cache.free_entries // length))
+
     cdef float* get_rows(self, const int* rows, int count, int length) noexcept nogil:
         """Q row rows[0] over the first `length` variables, as `get_row`, with the rows
         rows[1 : count] (none of them cached) computed in the same pass over the data and
         cached for the steps that ask for them next; NULL when memory ran out."""
         cdef float* row = NULL
         cdef int b, start
-        count = min(count, self.rows_together)
+        count = min(count, self.rows_ahead(length))
         if count <= 1 or length <= 0 or self.cache.length[rows[0]] > 0:
             return self.get_row(rows[0], length)
         self.kernel.rows_many(rows, count, 0, length, &self.kbuf_many[0], length)
-        # rows[0] last, so that it is the most recent row in the cache
+        # rows[0] last, so that it is the most recent row in the cache; the row the
+        # cache returned before (the step's Q_i) stays while the others are stored
+        # (they fit in the free room: none is evicted, `rows_ahead`)
+        self.cache.pinned = self.cache.last_row
         for b in range(count - 1, -1, -1):
             start = self.cache.get(rows[b], length, &row)
             if start < 0:
+                self.cache.pinned = -1
                 return NULL
             smo_signed_row_threads(length - start, self.sign[rows[b]], &self.sign[start],
                                    &self.kbuf_many[b * length + start], &row[start],
                                    self.kernel.n_threads)
+        self.cache.pinned = -1
         return row
 
     cdef float* get_row(self, int i, int length) noexcept nogil:
@@ -188,6 +281,12 @@ cdef class QMatrix:
         """The cache's row exchanges wait for `apply_swaps` (RowCache.defer_swaps)."""
         self.cache.defer_swaps()
 
+    cdef void set_rank(self, const SmoRowRank* rank) noexcept nogil:
+        """The solver's ranks for the cache's "ranked" policy (`RowCache.set_rank`)."""
+        self.cache.set_rank(rank)
+
+
+
     cdef void apply_swaps(self) noexcept nogil:
         self.cache.apply_swaps()
 
@@ -226,7 +325,9 @@ cdef class QMatrix:
                                 rows.row_nnz, 0, 0)
 
     def release_cache(self):
-        """Free the cached rows now (`RowCache.release`); returns the bytes they held."""
+        """Free the cached rows now (`RowCache.release`), and the reconstruction's
+        block; returns the bytes the rows held."""
+        self._free_block()
         return self.cache.release()
 
     @property
@@ -297,6 +398,31 @@ cdef class QMatrix:
             raise MemoryError("cannot allocate a Q row")
         return np.array([q[k] for k in range(end - start)], dtype=np.float32)
 
+    def entries_of_rows(self, rows, int start, int end):
+        """Python access for tests: Q_ij for i in `rows` (at most `entries_rows`
+        of them) and j in [start, end), as the gradient's reconstruction reads a block
+        of them (`entries_block`; one row: `get_entries`).
+
+        Returns
+        -------
+        ndarray of float32, shape (len(rows), end - start)
+        """
+        cdef int n = self.diag.shape[0], k, b
+        cdef int[::1] batch = np.ascontiguousarray(rows, dtype=np.int32)
+        cdef int count = batch.shape[0]
+        cdef float* q
+        if not (0 <= start <= end <= n) or any(not 0 <= i < n for i in rows):
+            raise IndexError(f"rows {list(rows)}, entries {start}:{end} of {n} variables")
+        if not 1 <= count <= self.entries_rows():
+            raise ValueError(f"1 to {self.entries_rows()} rows, got {count}")
+        with nogil:
+            q = (self.entries_block(&batch[0], count, start, end) if count > 1
+                 else self.get_entries(batch[0], start, end))
+        if q == NULL:
+            raise MemoryError("cannot allocate Q rows")
+        return np.array([[q[b * (end - start) + k] for k in range(end - start)]
+                         for b in range(count)], dtype=np.float32).reshape(count, end - start)
+
     def added_rows(self, rows, coefs, int start, int end, out):
         """Python access for tests: out[j - start] += coefs[b] Q_{rows[b] j} for j in
         [start, end), b in order, as the gradient's reconstruction adds them
@@ -316,6 +442,37 @@ cdef class QMatrix:
         if done < 0:
             raise MemoryError("cannot allocate a Q row")
         return done == 1
+
+    def rows_ahead_of(self, int length):
+        """Python access for tests: how many rows of `length` entries a miss computes
+        together now (`rows_ahead`)."""
+        return self.rows_ahead(length)
+
+    def rows_with(self, rows, int length):
+        """Python access for tests: Q row rows[0] over `length` variables computed
+        together with the rows rows[1:] as far as the cache's free room holds them
+        (`get_rows`).
+
+        Returns
+        -------
+        ndarray of float32
+        """
+        cdef int n = self.diag.shape[0], k
+        cdef int[::1] batch = np.ascontiguousarray(rows, dtype=np.int32)
+        cdef float* q
+        if not (0 < batch.shape[0] <= max(self.rows_together, 1) and 0 < length <= n
+                and all(0 <= i < n for i in rows)):
+            raise IndexError(f"rows {list(rows)} of length {length} in {n} variables")
+        with nogil:
+            q = self.get_rows(&batch[0], batch.shape[0], length)
+        if q == NULL:
+            raise MemoryError("cannot allocate a Q row")
+        return np.array([q[k] for k in range(length)], dtype=np.float32)
+
+    @property
+    def row_cache(self):
+        """The `RowCache` behind the rows (its policy, budget and evictions)."""
+        return self.cache
 
     def cached_length(self, int i):
         """Python access for tests: how many entries of row i the cache holds."""
@@ -404,6 +561,10 @@ cdef class SVRQMatrix(QMatrix):
         # the regressions' rows are assembled from kernel rows: one at a time
         return False
 
+    cdef int entries_rows(self) noexcept nogil:
+        # likewise (`entries_block` reads the base class's signs and rows)
+        return 1
+
     cdef float* get_entries(self, int i, int start, int end) noexcept nogil:
         # a Q row is assembled from a cached kernel row of the l examples
         cdef float* row = self.get_row(i, end)
@@ -418,6 +579,10 @@ cdef class SVRQMatrix(QMatrix):
         # the cache holds whole kernel rows: nothing grows, nothing is left out
         split[0] = length
         return self.get_row(i, length)
+
+    cdef void set_rank(self, const SmoRowRank* rank) noexcept nogil:
+        # the cache's rows are the l examples, not the solver's variables: LRU order
+        return
 
     cdef void swap_index(self, int i, int j) noexcept nogil:
         # the assembled rows are in the old order

@@ -47,6 +47,7 @@ from libc.stdint cimport uint64_t
 from libsmo._core.checks import check_csr_rows, check_indices, matrix_shape
 from libsmo._core.bitmaps import pack_bits
 from libsmo._core.sparse_dots cimport SparseColumns, gather_dots
+from libc.math cimport INFINITY
 from libsmo._core.int_rows cimport IntRows
 from libsmo._core.int_rows import small_integer_rows, take_small_integer_rows
 
@@ -121,9 +122,13 @@ cdef class Rows:
         docstring) for `dots`; the kernel asks for them, the linear solver does not.
     int_rows : bool
         Keep int16 copies of rows of many features whose values are small integers over
-        one divisor, where no bitmaps are kept (see the module's docstring).
+        one divisor, where no bitmaps are kept (see the module's docstring); uint8
+        where every integer is in [0, 255], converted a row at a time.
     int_source : tuple, optional
         `int_rows.small_integer_data(X)`, from which int_rows takes these rows.
+    int_rows_max_bytes : float
+        No integer copies where they would take more bytes than this (one a value as
+        uint8, two as int16): the executor's share of the cache for them.
 
     Raises
     ------
@@ -137,7 +142,8 @@ cdef class Rows:
     """
 
     def __init__(self, X, rows=None, *, bint copy_dense=True, bint gram=False,
-                 bint bit_rows=False, bint int_rows=False, int_source=None):
+                 bint bit_rows=False, bint int_rows=False, int_source=None,
+                 double int_rows_max_bytes=INFINITY):
         n_total, self.n_features = matrix_shape(X)
         if gram and n_total != self.n_features:
             raise ValueError(f"a Gram matrix must be square, got shape {X.shape}")
@@ -163,14 +169,15 @@ cdef class Rows:
             self.sq_norm = np.empty(self.n_rows)
             with nogil:
                 self._csr_norms()
-            self._take_compact_rows(X, bit_rows, int_rows)
+            self._take_compact_rows(X, bit_rows, int_rows, None, int_rows_max_bytes)
         elif isinstance(X, np.ndarray) and X.dtype == np.uint8:
             self._byte_layout(X, copy_dense)
         else:
             X = np.ascontiguousarray(X, dtype=np.float64)
             # before any copy: int16 rows serve every row of dot products, so the
             # doubles behind them are read in place
-            self._take_compact_rows(X, bit_rows, int_rows, int_source)
+            self._take_compact_rows(X, bit_rows, int_rows, int_source,
+                                    int_rows_max_bytes)
             if not copy_dense or self.int_divisor > 0:
                 self.layout = SHARED_DENSE
                 self.shared = X
@@ -225,11 +232,13 @@ cdef class Rows:
                                          n_threads)
         return 0 if self.columns is None else self.columns.n_bytes
 
-    def _take_compact_rows(self, X, bint bit_rows, bint int_rows, int_source=None):
+    def _take_compact_rows(self, X, bint bit_rows, bint int_rows, int_source=None,
+                           double max_bytes=INFINITY):
         """Bitmaps of the rows if asked and every value is 0 or 1 (`bitmaps.pack_bits`),
         else, if asked, integer rows of more than FEATURE_MAJOR_MAX_FEATURES features
-        over one divisor (`int_rows.small_integer_rows`, which sets the squared norms);
-        for CSR rows, only where they take no more memory than what they shadow."""
+        over one divisor (`int_rows.small_integer_rows`, which sets the squared norms;
+        bytes where they fit, within max_bytes); for CSR rows, only where they take no
+        more memory than what they shadow."""
         if self.n_rows == 0 or self.n_features == 0:
             return
         words = (self.n_features + 63) // 64
@@ -248,8 +257,13 @@ cdef class Rows:
                     self.bits_t = np.array(bits.T, order="C", copy=True)
                 return
         if int_rows and self.n_features > FEATURE_MAJOR_MAX_FEATURES:
-            ints = (small_integer_rows(X, self.index) if int_source is None
-                    else take_small_integer_rows(int_source, self.index))
+            if int_source is None:
+                ints = small_integer_rows(X, self.index, as_bytes=True,
+                                          max_bytes=max_bytes)
+            elif <double>self.n_rows * self.n_features <= max_bytes:
+                ints = take_small_integer_rows(int_source, self.index)
+            else:
+                ints = None
             if ints is not None:
                 self.int_store = IntRows(ints[0], ints[1], MANY_ROWS)
                 self.int_divisor, self.sq_norm = ints[1], ints[2]

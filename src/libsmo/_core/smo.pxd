@@ -3,6 +3,7 @@
 # a subclass (platt_smo.pyx) that replaces `optimize`.
 from libc.math cimport INFINITY
 from libsmo._core.pair_step cimport LOWER_BOUND, UPPER_BOUND, bound_status, in_low, in_up
+from libsmo._core.cache cimport SmoRowRank
 from libsmo._core.qmatrix cimport QMatrix
 from libsmo._core.stopping cimport NO_MEMORY, StopConditions
 from libsmo._core.thread_governor cimport SmoThreadGovernor, smo_governor_step
@@ -52,6 +53,9 @@ cdef class Solver:
     cdef bint gradient_given
     # a missed Q row and the rows computed with it (QMatrix.get_rows)
     cdef int[::1] next_rows
+    # what the cache's "ranked" policy reads: G, y, I_up / I_low, the active set and
+    # the thresholds of the last selection (row_ranks.h)
+    cdef SmoRowRank rank
     # the gradient's rounding: sum |a| when G was last computed from scratch and sum
     # |da| of the steps since, against the largest |Q_ii| (`_verify_optimum`)
     cdef double start_mass
@@ -64,6 +68,7 @@ cdef class Solver:
     cdef bint seeded
 
     cdef void _swap(self, int i, int j) noexcept nogil
+    cdef void _init_rank(self) noexcept
     cdef int _init_gradient(self) noexcept nogil
     cdef int _reconstruct_gradient(self) noexcept nogil
     cdef void _pull_in_far_start(self) noexcept nogil
@@ -71,7 +76,7 @@ cdef class Solver:
     cdef int _verify_optimum(self) noexcept nogil
     cdef int take_step(self, int i, int j, bint require_progress) noexcept nogil
     cdef float* _q_row(self, int i, int length) noexcept nogil
-    cdef int _rows_to_come(self, int i) noexcept nogil
+    cdef int _rows_to_come(self, int i, int most) noexcept nogil
     cdef int _update_G_bar(self, int i, double coef) noexcept nogil
     cdef int select_second_order(self, int* out_i, int* out_j) noexcept nogil
     cdef double _thresholds(self) noexcept nogil

@@ -134,6 +134,19 @@ cdef class Solver:
         self.seeded = seeded
         for i in range(self.l):
             update_status(self, i)
+        if self.l > 0:
+            self._init_rank()
+
+    cdef void _init_rank(self) noexcept:
+        self.rank.G = &self.G[0]
+        self.rank.y = &self.y[0]
+        self.rank.pen_up = &self.pen_up[0, 0]
+        self.rank.pen_low = &self.pen_low[0, 0]
+        self.rank.stride = self.l
+        self.rank.nu = self.nu
+        self.rank.active_size = self.l
+        self.rank.m[0] = self.rank.m[1] = INFINITY
+        self.rank.M[0] = self.rank.M[1] = INFINITY
 
     cdef void _swap(self, int i, int j) noexcept nogil:
         cdef int g
@@ -177,8 +190,10 @@ cdef class Solver:
         """Rebuild G of the shrunk variables from G_bar and the free active ones; the Q
         entries are read once each and not cached (`QMatrix.get_entries`, and
         `QMatrix.add_rows` for a batch of free rows at a time)."""
-        cdef int i, j, l = self.l, active = self.active_size, n_free = 0
+        cdef int i, j, b, count, l = self.l, active = self.active_size, n_free = 0
+        cdef int together = self.Q.entries_rows()
         cdef float* Qi
+        cdef float* block
         cdef double g
         cdef int batch[ADDED_ROWS]
         cdef double coefs[ADDED_ROWS]
@@ -195,17 +210,26 @@ cdef class Solver:
         # LIBSVM's cheaper loop; many rows' products with one part (`QMatrix.narrow_rows`)
         if <double>n_free * l > 2.0 * active * (l - active):
             self.Q.narrow(0, active, l - active)
-            for i in range(active, l):
+            i = active
+            while i < l:
                 if interrupted(self):
                     return -1
-                Qi = self.Q.get_entries(i, 0, active)
-                if Qi == NULL:
+                # `together` rows in one pass over the data where the rows allow it
+                count = min(together, l - i)
+                for b in range(count):
+                    batch[b] = i + b
+                block = (self.Q.entries_block(batch, count, 0, active) if count > 1
+                         else self.Q.get_entries(i, 0, active))
+                if block == NULL:
                     return out_of_memory(self)
-                g = self.G[i]   # added term by term into G_i, LIBSVM's rounding
-                for j in range(active):
-                    if self.status[j] == FREE:
-                        g += self.alpha[j] * Qi[j]
-                self.G[i] = g
+                for b in range(count):
+                    Qi = &block[<long long>b * active]
+                    g = self.G[i + b]   # added term by term into G_i, LIBSVM's rounding
+                    for j in range(active):
+                        if self.status[j] == FREE:
+                            g += self.alpha[j] * Qi[j]
+                    self.G[i + b] = g
+                i += count
         else:
             self.Q.narrow(active, l, n_free)
             n_free = 0
@@ -291,19 +315,19 @@ cdef class Solver:
         the same pass over the data where the kernel can (dense rows: one read of the
         data for all of them). The values are the same either way, and so are the
         steps; only the time changes."""
-        cdef int count
-        if self.Q.rows_together <= 1 or self.Q.is_cached(i):
+        cdef int count = 1 if self.Q.is_cached(i) else self.Q.rows_ahead(length)
+        if count <= 1:
             return self.Q.get_row(i, length)
-        count = self._rows_to_come(i)
+        count = self._rows_to_come(i, count)
         return self.Q.get_rows(&self.next_rows[0], count, length)
 
-    cdef int _rows_to_come(self, int i) noexcept nogil:
-        """next_rows = [i, then up to rows_together - 1 active variables whose rows are
-        not cached]: half the most violating of I_up (the largest -y_t G_t, which the
+    cdef int _rows_to_come(self, int i, int most) noexcept nogil:
+        """next_rows = [i, then up to most - 1 active variables whose rows are not
+        cached]: half the most violating of I_up (the largest -y_t G_t, which the
         selection takes as its first variable) and half the least of I_low (the
         smallest, the likeliest partners; kept as the largest -v), later variables
         first on ties as the selection's own. Returns how many."""
-        cdef int want = self.Q.rows_together - 1
+        cdef int want = most - 1
         cdef int n_up = 0, n_low = 0, k, t, g, count = 1
         cdef int want_low = want // 2
         cdef int want_up = want - want_low
@@ -407,6 +431,8 @@ cdef class Solver:
         for g in range(n_groups):
             i_g[g] = smo_argmax_up_threads(active, G, y, &self.pen_up[g, 0], &v_max[g],
                                            self.n_threads)
+            self.rank.m[g] = v_max[g]
+        self.rank.active_size = active
         # its partner over I_low: the largest second-order decrease; across the groups
         # of the nu variant the smaller objective wins, the later variable on a tie
         for g in range(n_groups):
@@ -418,6 +444,7 @@ cdef class Solver:
             j_g = smo_partner_threads(active, G, y, &self.pen_low[g, 0], &self.QD[0], Qi,
                                       self.QD[i_g[g]], y[i_g[g]], v_max[g], &low[g],
                                       &obj_g, self.n_threads)
+            self.rank.M[g] = -low[g]
             if j_g != -1 and (obj_g < obj_min or (obj_g == obj_min and j_g > j)):
                 j = j_g
                 obj_min = obj_g
@@ -486,6 +513,7 @@ cdef class Solver:
                     self.active_size -= 1
             i += 1
         self.Q.apply_swaps()
+        self.rank.active_size = self.active_size
         # the next steps' rows are products with the active variables alone
         self.Q.narrow(0, self.active_size, self.l if self.l < 1000 else 1000)
         return 0
@@ -563,6 +591,8 @@ cdef class Solver:
         SolverStopped
             The stop flag ended the run while the gradient was incomplete.
         """
+        if self.l > 0:
+            self.Q.set_rank(&self.rank)
         try:
             with nogil:
                 if self.gradient_given or self._init_gradient() == 0:
@@ -575,6 +605,7 @@ cdef class Solver:
                     # the solution's gradient covers every variable
                     self._unshrink_all()
         finally:
+            self.Q.set_rank(NULL)
             self.poller.release()
             self.n_threads = self.Q.kernel.n_threads = self.governor.max_threads
         if self.stop == EXCEPTION:

@@ -101,6 +101,19 @@ class Positive(_Constraint):
         return value
 
 
+class CacheSize(_Constraint):
+    """The kernel cache: a number of megabytes (finite and > 0), or "auto" (sized for
+    the problem within a share of the available memory: `libsmo._utils.cache_budget`)."""
+
+    def check(self, value, name):
+        if isinstance(value, str):
+            if value == "auto":
+                return value
+            raise TypeError(f"{name} must be 'auto' or a number of megabytes > 0, "
+                            f"got {value!r} (str)")
+        return check_positive(value, name)
+
+
 class Finite(_Constraint):
     """Any finite real number."""
 

@@ -6,6 +6,8 @@ copy them to anyway.
 """
 import math
 
+from libsmo._utils.cache_budget import AUTO, budget_megabytes
+
 # Sparse rows that are mostly non-zeros are trained on as dense rows when the dense
 # copy is at most this large (and at most half the kernel cache, from which it is
 # taken: memory stays data + cache + O(n)): a dense dot product is about a third faster
@@ -22,8 +24,10 @@ COMPACT_WIDTH_FACTOR = 4
 
 def dense_copy_budget(cache_size):
     """The bytes a dense copy of sparse rows may take: it comes out of the kernel cache
-    (cache_size MB), at most half of it; 0 for a cache size that is not a positive
-    number."""
+    (cache_size MB, or "auto": the bound `cache_budget.budget_megabytes` gives), at
+    most half of it; 0 for a cache size that is not a positive number."""
+    if cache_size == AUTO:
+        cache_size = budget_megabytes(AUTO)
     return cache_size * 2**19 if cache_size > 0 and math.isfinite(cache_size) else 0
 
 

@@ -55,10 +55,16 @@ options:
 -v n: n-fold cross validation mode
 -q : quiet mode (no outputs)
 libsmo only:
+-m auto : size the cache for the problem, within half of the available memory
 --threads n : threads for kernel rows and one-vs-one pairs (default 1)
 --selection s : partner choice, second_order (default) or platt
 --seed n : srand() seed of the random folds of -v and -b 1 (default 1, svm-train's)
 """
+
+def _cache_size(text):
+    """-m: megabytes as LIBSVM reads them, or "auto" (`libsmo._utils.cache_budget`)."""
+    return "auto" if text == "auto" else float(text)
+
 
 # svm-train's parameters with their defaults, in LIBSVM's names
 DEFAULTS = {"svm_type": 0, "kernel_type": 2, "degree": 3, "gamma": 0.0, "coef0": 0.0,
@@ -67,7 +73,7 @@ DEFAULTS = {"svm_type": 0, "kernel_type": 2, "degree": 3, "gamma": 0.0, "coef0":
 # option letter -> (LIBSVM's name, type)
 OPTIONS = {"s": ("svm_type", int), "t": ("kernel_type", int), "d": ("degree", int),
            "g": ("gamma", float), "r": ("coef0", float), "n": ("nu", float),
-           "m": ("cache_size", float), "c": ("C", float), "e": ("eps", float),
+           "m": ("cache_size", _cache_size), "c": ("C", float), "e": ("eps", float),
            "p": ("p", float), "h": ("shrinking", int), "b": ("probability", int)}
 
 
@@ -147,7 +153,8 @@ def libsvm_check_parameter(options, y):
     if kernel_name == "poly" and options["degree"] < 0:
         return f"degree of polynomial kernel < 0 (-d {options['degree']})"
     checks = [
-        (not options["cache_size"] > 0, "cache_size <= 0", "-m", "cache_size"),
+        (options["cache_size"] != "auto" and not options["cache_size"] > 0,
+         "cache_size <= 0", "-m", "cache_size"),
         (not options["eps"] > 0, "eps <= 0", "-e", "eps"),
         (name in ("c_svc", "epsilon_svr", "nu_svr") and not options["C"] > 0, "C <= 0",
          "-c", "C"),

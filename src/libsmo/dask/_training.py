@@ -20,6 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 
 import libsmo.dask._partitions as parts
+from libsmo._utils.cache_budget import policy_megabytes
 from libsmo.cascade import solve_partitioned
 from libsmo.cascade._nodes import problem_rows
 from libsmo.model import _one_vs_one as ovo
@@ -273,7 +274,8 @@ def _whole_pair(block_a, block_b, params, kernel, factors):
     task = PairTask(X=X, n_a=Xa.shape[0], weights=weights, factors=factors, seed=None,
                     rng=None, params=params, kernel=kernel,
                     solver=dataclasses.replace(params.solver, n_threads=1, n_jobs=1),
-                    policy_cache_size=params.solver.cache_size, deadline=None,
+                    policy_cache_size=policy_megabytes(params.solver.cache_size),
+                    deadline=None,
                     stop_flag=np.zeros(1, dtype=np.int8))
     return run_pair_task(task)[1]
 

@@ -69,8 +69,12 @@ class SVC(_BaseClassifier):
         that `predict_proba` is available. It makes `fit` about six times slower.
     tol : float, default=1e-3
         Tolerance of the stopping rule m(a) - M(a) <= tol (LIBSVM's ``-e``).
-    cache_size : float, default=200
-        Size of the kernel row cache in MB (LIBSVM's ``-m``; scikit-learn's default).
+    cache_size : float or 'auto', default='auto'
+        Size of the kernel row cache in MB (LIBSVM's ``-m``). 'auto': as much as
+        the problem can use (its whole Q matrix where it fits) within half of the
+        memory available when the fit starts, as `libsmo.train` documents;
+        scikit-learn's default is 200. It changes which kernel rows are computed
+        again, never the steps or the model.
     class_weight : dict or 'balanced', default=None
         Multiplies C by class_weight[label] for that class (LIBSVM's ``-wi``).
         'balanced' weighs each class by n_samples / (n_classes * its count). None
@@ -262,7 +266,7 @@ class SVC(_BaseClassifier):
                               **p.PARTITIONED}
 
     def __init__(self, *, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
-                 shrinking=True, probability=False, tol=1e-3, cache_size=200,
+                 shrinking=True, probability=False, tol=1e-3, cache_size="auto",
                  class_weight=None, verbose=False, max_iter=-1,
                  decision_function_shape="ovr", break_ties=False, random_state=None,
                  linear_solver="auto", warm_start=False, n_jobs=None, solver="smo",
@@ -336,8 +340,9 @@ class NuSVC(_BaseClassifier):
         `predict_proba` is available; it makes `fit` about six times slower.
     tol : float, default=1e-3
         Tolerance of the stopping rule (LIBSVM's ``-e``).
-    cache_size : float, default=200
-        Size of the kernel row cache in MB (LIBSVM's ``-m``).
+    cache_size : float or 'auto', default='auto'
+        Size of the kernel row cache in MB (LIBSVM's ``-m``), or 'auto': as much as
+        the problem can use within half of the available memory (see `SVC`).
     class_weight : dict or 'balanced', default=None
         Recorded in ``class_weight_``, as scikit-learn does; it does not change the
         model, since nu-SVC has no C for the weights to multiply (LIBSVM ignores
@@ -452,7 +457,7 @@ class NuSVC(_BaseClassifier):
     _parameter_constraints = {**p.NU, **p.COMMON, **p.CLASSIFIER}
 
     def __init__(self, *, nu=0.5, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
-                 shrinking=True, probability=False, tol=1e-3, cache_size=200,
+                 shrinking=True, probability=False, tol=1e-3, cache_size="auto",
                  class_weight=None, verbose=False, max_iter=-1,
                  decision_function_shape="ovr", break_ties=False, random_state=None,
                  warm_start=False, n_jobs=None):
@@ -511,8 +516,9 @@ class SVR(_BaseRegressor):
         ``-p``); non-negative.
     shrinking : bool, default=True
         Whether to use the shrinking heuristic (LIBSVM's ``-h``).
-    cache_size : float, default=200
-        Size of the kernel row cache in MB (LIBSVM's ``-m``).
+    cache_size : float or 'auto', default='auto'
+        Size of the kernel row cache in MB (LIBSVM's ``-m``), or 'auto': as much as
+        the problem can use within half of the available memory (see `SVC`).
     verbose : bool, default=False
         Log the solver's progress and LIBSVM's summary lines on the ``libsmo``
         logger.
@@ -605,7 +611,7 @@ class SVR(_BaseRegressor):
     _parameter_constraints = {**p.COMMON, **p.C, **p.EPSILON}
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3,
-                 C=1.0, epsilon=0.1, shrinking=True, cache_size=200, verbose=False,
+                 C=1.0, epsilon=0.1, shrinking=True, cache_size="auto", verbose=False,
                  max_iter=-1, warm_start=False, n_jobs=None):
         self.kernel = kernel
         self.degree = degree
@@ -657,8 +663,9 @@ class NuSVR(_BaseRegressor):
         Whether to use the shrinking heuristic (LIBSVM's ``-h``).
     tol : float, default=1e-3
         Tolerance of the stopping rule (LIBSVM's ``-e``).
-    cache_size : float, default=200
-        Size of the kernel row cache in MB (LIBSVM's ``-m``).
+    cache_size : float or 'auto', default='auto'
+        Size of the kernel row cache in MB (LIBSVM's ``-m``), or 'auto': as much as
+        the problem can use within half of the available memory (see `SVC`).
     verbose : bool, default=False
         Log the solver's progress and LIBSVM's summary lines on the ``libsmo``
         logger.
@@ -738,7 +745,7 @@ class NuSVR(_BaseRegressor):
     _parameter_constraints = {**p.NU, **p.C, **p.COMMON}
 
     def __init__(self, *, nu=0.5, C=1.0, kernel="rbf", degree=3, gamma="scale", coef0=0.0,
-                 shrinking=True, tol=1e-3, cache_size=200, verbose=False, max_iter=-1,
+                 shrinking=True, tol=1e-3, cache_size="auto", verbose=False, max_iter=-1,
                  warm_start=False, n_jobs=None):
         self.nu = nu
         self.C = C
@@ -787,8 +794,9 @@ class OneClassSVM(OutlierMixin, _BaseOther):
         the fraction of support vectors (LIBSVM's ``-n``); in (0, 1].
     shrinking : bool, default=True
         Whether to use the shrinking heuristic (LIBSVM's ``-h``).
-    cache_size : float, default=200
-        Size of the kernel row cache in MB (LIBSVM's ``-m``).
+    cache_size : float or 'auto', default='auto'
+        Size of the kernel row cache in MB (LIBSVM's ``-m``), or 'auto': as much as
+        the problem can use within half of the available memory (see `SVC`).
     verbose : bool, default=False
         Log the solver's progress and LIBSVM's summary lines on the ``libsmo``
         logger.
@@ -876,7 +884,7 @@ class OneClassSVM(OutlierMixin, _BaseOther):
     _parameter_constraints = {**p.COMMON, **p.NU, **p.LINEAR_SOLVER}
 
     def __init__(self, *, kernel="rbf", degree=3, gamma="scale", coef0=0.0, tol=1e-3,
-                 nu=0.5, shrinking=True, cache_size=200, verbose=False, max_iter=-1,
+                 nu=0.5, shrinking=True, cache_size="auto", verbose=False, max_iter=-1,
                  linear_solver="auto", warm_start=False, n_jobs=None):
         self.linear_solver = linear_solver
         self.kernel = kernel

@@ -29,6 +29,7 @@ import numpy as np
 
 from libsmo._utils import parallel as _parallel
 from libsmo._utils import validation as v
+from libsmo._utils.cache_budget import budget_megabytes
 from libsmo._utils.constraints import Jobs, OrNone
 from libsmo._utils.libsvm_figures import regression_figures
 from libsmo._utils.names import CLASSIFICATION_TYPES, REGRESSION_TYPES
@@ -359,7 +360,7 @@ def fold_predictions(X, y, folds, train_params, sample_weight=None, blocks=None,
     jobs = _parallel.effective_n_jobs(n_jobs)
     if jobs > 1:
         fold_params = [p.replace(n_threads=1, n_jobs=1,
-                                 cache_size=p.solver.cache_size / jobs)
+                                 cache_size=budget_megabytes(p.solver.cache_size, jobs))
                        for p in fold_params]
     tested = []
 

@@ -43,6 +43,7 @@ from libsmo._core.sparse_dots import (
     dense_column_count,
 )
 from libsmo._core.stopping import SolverStopped
+from libsmo._utils import cache_budget as budget
 from libsmo._utils import sparse as sp
 from libsmo.exceptions import sklearn_compatible_warning
 from libsmo.training._problem import take_rows
@@ -94,10 +95,14 @@ class Executor:
     kernel : KernelParams
         With gamma resolved.
     solver : SolverParams
+        Its cache_size "auto" becomes the bound that
+        `libsmo._utils.cache_budget.budget_megabytes` gives when the executor is made
+        (each problem's cache is at most its whole Q).
     primal_policy : {"never", "large", "always"}
         `TrainParams.primal_policy`.
     policy_cache_size : float or None
-        The cache (MB) against which "large" is judged; default `solver.cache_size`.
+        The cache (MB) against which "large" is judged; default `solver.cache_size`
+        (for "auto", `libsmo._utils.cache_budget.AUTO_POLICY_MB`).
         Problems solved at once each get a share of the cache but keep the whole
         fit's choice of solver, so that they give the same answer as one by one.
     reserved_bytes : int
@@ -118,10 +123,14 @@ class Executor:
                  reserved_bytes=0):
         self.X = X
         self.kernel = kernel
-        self.solver = solver
         self.primal_policy = primal_policy
-        self.policy_cache_size = (solver.cache_size if policy_cache_size is None
-                                  else policy_cache_size)
+        self.policy_cache_size = (budget.policy_megabytes(solver.cache_size)
+                                  if policy_cache_size is None else policy_cache_size)
+        if solver.cache_size == budget.AUTO:
+            # the bound of this fit's caches, read once (`libsmo._utils.cache_budget`)
+            solver = dataclasses.replace(solver,
+                                         cache_size=budget.budget_megabytes(budget.AUTO))
+        self.solver = solver
         self.reserved_mb = reserved_bytes / 2**20
         self.deadline = (None if solver.time_limit is None
                          else time.monotonic() + solver.time_limit)
@@ -191,7 +200,9 @@ class Executor:
                 Q = SVRQMatrix(kernel, cache)
             else:
                 Q = QMatrix(kernel, problem.signs, cache,
-                            rows_together=self._rows_together(len(problem.rows)))
+                            rows_together=self._rows_together(len(problem.rows)),
+                            reconstruct_together=self.solver.row_paths.reconstruct_together,
+                            cache_policy=self.solver.row_paths.cache_policy)
             try:
                 if not all_finite(Q.diagonal()):
                     self._overflow()
@@ -218,10 +229,13 @@ class Executor:
     def _kernel_and_cache(self, rows):
         """The kernel over `rows` and the cache (MB) its Q matrix gets. Dense rows are
         copied (feature-major when few features, else row-major) only when the copy
-        takes at most half of what is left of the cache, else read in place; int16
-        rows of small integers (`RowPaths.int_rows`, a quarter of a copy and read
-        instead of one) likewise. What the rows keep beside the data is taken from the
-        cache: the copy, int16 rows, bitmaps of 0/1 rows (`RowPaths.bit_rows`)."""
+        takes at most half of what is left of the cache, else read in place; rows of
+        small integers (`RowPaths.int_rows`: uint8 where every integer is in [0, 255],
+        an eighth of a copy, else int16, a quarter; read instead of one) likewise, so
+        that a 100 MB cache keeps Fashion-MNIST 40,000 x 784 on its bytes (31 MB) where
+        int16 (63 MB) would not fit and the doubles would be read in place. What the
+        rows keep beside the data is taken from the cache: the copy, the int rows,
+        bitmaps of 0/1 rows (`RowPaths.bit_rows`)."""
         paths = self.solver.row_paths
         cache_mb = max(0.0, self.solver.cache_size - self.reserved_mb)
         half_cache = cache_mb * 2**20 / 2
@@ -232,9 +246,9 @@ class Executor:
         kernel = Kernel(self.X, self.kernel.kernel, self.kernel.gamma, self.kernel.degree,
                         self.kernel.coef0, rows=rows, n_threads=self.solver.n_threads,
                         copy_dense=copy, bit_rows=paths.bit_rows,
-                        int_rows=(paths.int_rows
-                                  and 2.0 * len(rows) * n_features <= half_cache),
-                        int_source=self.int_source[0] or None)
+                        int_rows=paths.int_rows,
+                        int_source=self.int_source[0] or None,
+                        int_rows_max_bytes=half_cache)
         copied = kernel.rows.layout_name in ("row_major", "feature_major")
         bytes_per_row = (8.0 * n_features * copied + 8.0 * kernel.rows.bit_words
                          + 1.0 * n_features * kernel.rows.int_row_bytes)
@@ -390,9 +404,9 @@ class Executor:
         problem's kernel to take its rows from. Each class's rows were converted once
         for each of its k - 1 pairs: 0.12 s of Fashion-MNIST 12,000's 1.3 s
         one-thread fit. Only where a problem's rows could be int rows at all (`Rows`),
-        and where the conversion (int16, two bytes a value) takes at most a quarter of
-        the cache: its bytes (one a value) are then taken from the cache, so that
-        memory stays data + cache + O(n). The same values, so the same steps."""
+        and where its bytes (one a value, converted a row at a time) take at most a
+        quarter of the cache: they are then taken from the cache, so that memory stays
+        data + cache + O(n). The same values, so the same steps."""
         if (n_items < 2 or self.int_source[0] is not None
                 or not self.solver.row_paths.int_rows
                 or sp.issparse(self.X) or self.kernel.kernel == "precomputed"
@@ -400,7 +414,7 @@ class Executor:
                 or self.X.shape[1] <= MAX_FEATURE_MAJOR):
             return
         budget = max(0.0, self.solver.cache_size - self.reserved_mb) * 2**20
-        if 2.0 * self.X.size > budget / 4:
+        if 1.0 * self.X.size > budget / 4:
             return
         # False: tried, none (not every value a small integer over one divisor)
         self.int_source[0] = small_integer_data(self.X) or False

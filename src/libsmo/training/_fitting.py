@@ -58,7 +58,7 @@ def _enable_verbose_output():
 
 
 def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0.1,
-          gamma=None, degree=3, coef0=0.0, tol=1e-3, cache_size=100, shrinking=True,
+          gamma=None, degree=3, coef0=0.0, tol=1e-3, cache_size="auto", shrinking=True,
           selection="second_order", class_weight=None, sample_weight=None,
           max_iter=None, time_limit=None, verbose=False, callback=None,
           callback_every=1000, n_threads=1, probability=False, random_state=None,
@@ -102,8 +102,17 @@ def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0
         Independent term of the polynomial and sigmoid kernels (LIBSVM's ``-r``).
     tol : float, default=1e-3
         Stopping tolerance on the maximal violation m(a) - M(a) (LIBSVM's ``-e``).
-    cache_size : float, default=100
-        Kernel row cache in megabytes (LIBSVM's ``-m``).
+    cache_size : float or 'auto', default='auto'
+        Kernel row cache in megabytes (LIBSVM's ``-m``); it changes which kernel rows
+        are computed again, never the steps or the model. 'auto': as much as the
+        problem can use (each binary problem's whole Q matrix, 4 l^2 bytes, where it
+        fits), bounded by half of the memory available when the fit starts
+        (MemAvailable in /proc/meminfo,
+        `libsmo._utils.cache_budget.AUTO_MEMORY_FRACTION`) and taken a row at a time
+        as the solver computes rows, so a fit holds what its solver keeps asking for.
+        Where Q is larger than the bound, the rows of the variables nearest the
+        solver's next steps are kept (`RowPaths.cache_policy` 'ranked'), so a fit
+        slows gradually as the cache shrinks, without LRU's cliff.
     shrinking : bool, default=True
         Whether to use the shrinking heuristic (LIBSVM's ``-h``).
     selection : {'second_order', 'platt'}, default='second_order'
@@ -161,8 +170,8 @@ def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0
         the same tolerance (`selection`, `shrinking` and `cache_size` do not apply).
         'kernel' uses cached kernel rows like every other kernel. 'auto' takes
         'primal' for each binary problem whose Q matrix (4 l^2 bytes) exceeds twice
-        `cache_size`, where it wins, and kernel rows for smaller ones, where they
-        win.
+        `cache_size` (200 MB for 'auto'), where it wins, and kernel rows for smaller
+        ones, where they win.
     n_jobs : int, default=None
         One-vs-one pairs trained at once as joblib tasks (each with one thread, BLAS
         and OpenMP included, and cache_size / n_jobs of the cache): on local threads,

@@ -28,6 +28,7 @@ import numpy as np
 
 from libsmo._core.kernel import Kernel
 from libsmo._utils import parallel as _parallel
+from libsmo._utils.cache_budget import budget_megabytes
 from libsmo._utils.constraints import Jobs, OrNone
 from libsmo._utils.names import REGRESSION_TYPES
 from libsmo._utils.random_sources import LibsvmRandom
@@ -285,7 +286,8 @@ class CrossValidator:
         jobs = _parallel.effective_n_jobs(n_jobs)
         if jobs > 1:
             self.params = self.params.replace(
-                n_threads=1, cache_size=self.params.solver.cache_size / jobs)
+                n_threads=1, cache_size=budget_megabytes(self.params.solver.cache_size,
+                                                        jobs))
         if self.params.kernel.kernel == "precomputed":
             raise ValueError("a grid over gamma needs the data, not a precomputed kernel")
         self.X, self.y, _ = check_problem(X, y, None, self.params)
@@ -358,7 +360,7 @@ class CrossValidator:
         """The kernel matrix of the data with the values training computes, if it fits
         in the budget of the kernel cache; else None (each fold computes its rows)."""
         n = self.X.shape[0]
-        if 8.0 * n * n > self.params.solver.cache_size * 2**20:
+        if 8.0 * n * n > budget_megabytes(self.params.solver.cache_size) * 2**20:
             return None
         # CSR rows on the columns they use, as training reads them (`solver_layout`;
         # never made dense here: dense_copy_bytes=0): the kernel's buffers are as wide

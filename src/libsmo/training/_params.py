@@ -14,8 +14,9 @@ it once the data's width is known.
 """
 import dataclasses
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import Callable, Optional, Union
 
+from libsmo._core.cache import POLICIES as CACHE_POLICIES
 from libsmo._utils import constraints as pv
 from libsmo._utils.names import CLASSIFICATION_TYPES, FLAVORS, KERNELS, SVM_TYPES
 
@@ -56,6 +57,15 @@ class RowPaths:
         rows take at least `rows_together_min_bytes`: such rows wait on memory, and
         one read of the data then serves all of them.
     rows_together_min_bytes : int >= 0
+    reconstruct_together : bool
+        The gradient's reconstruction computes the uncached rows it reads 16 at a time
+        in one pass over the data where the rows allow it (`QMatrix.entries_block`):
+        each uncached row otherwise streams the whole data from memory once.
+    cache_policy : {"ranked", "lru"}
+        The kernel cache's eviction policy (`libsmo._core.cache.POLICIES`): LIBSVM's
+        least recently used row, or "ranked": among the least recently used rows,
+        that of the variable farthest from the solver's next selections
+        (row_ranks.h). Neither changes the steps, only which rows are computed again.
 
     Examples
     --------
@@ -70,6 +80,8 @@ class RowPaths:
     sparse_columns: bool = True
     rows_together: int = 8
     rows_together_min_bytes: int = 12 * 2**20
+    reconstruct_together: bool = True
+    cache_policy: str = "ranked"
 
     def __post_init__(self):
         _check_fields(self, ROW_PATH_CONSTRAINTS)
@@ -81,6 +93,8 @@ ROW_PATH_CONSTRAINTS = {
     "sparse_columns": pv.Boolean(),
     "rows_together": pv.Positive(integer=True),
     "rows_together_min_bytes": pv.Positive(integer=True, allow_zero=True),
+    "reconstruct_together": pv.Boolean(),
+    "cache_policy": pv.OneOf(CACHE_POLICIES),
 }
 
 KERNEL_CONSTRAINTS = {
@@ -92,7 +106,7 @@ KERNEL_CONSTRAINTS = {
 
 SOLVER_CONSTRAINTS = {
     "tol": pv.Positive(),
-    "cache_size": pv.Positive(),
+    "cache_size": pv.CacheSize(),
     "shrinking": pv.Boolean(),
     "selection": pv.OneOf(SELECTIONS),
     "max_iter": pv.OrNone(pv.StepCap()),
@@ -186,8 +200,9 @@ class SolverParams:
     ----------
     tol : float > 0
         LIBSVM's -e: stop when m(a) - M(a) <= tol.
-    cache_size : float > 0
-        The Q-row cache in MB (LIBSVM's -m).
+    cache_size : float > 0 or "auto"
+        The Q-row cache in MB (LIBSVM's -m), or "auto": as much as the problem can use
+        within a share of the available memory (`libsmo._utils.cache_budget`).
     shrinking : bool
     selection : {"second_order", "platt"}
     max_iter : int > 0, -1 or None
@@ -219,7 +234,7 @@ class SolverParams:
         ``verbose``).
     """
     tol: float = 1e-3
-    cache_size: float = 100.0
+    cache_size: Union[float, str] = 100.0
     shrinking: bool = True
     selection: str = "second_order"
     max_iter: Optional[int] = None
