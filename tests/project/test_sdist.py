@@ -55,7 +55,10 @@ def test_sdist_and_wheel_build_and_install(tmp_path):
     run([sys.executable, "-m", "venv", "--system-site-packages", venv], cwd=tmp_path)
     bindir = venv / ("Scripts" if os.name == "nt" else "bin")
     python = bindir / "python"
-    run([python, "-m", "pip", "install", "--no-deps", "--no-index", wheel], cwd=tmp_path)
+    # --ignore-installed: the machine's own libsmo (CI's `pip install .`) would
+    # otherwise satisfy the requirement and nothing would go into the venv
+    run([python, "-m", "pip", "install", "--no-deps", "--no-index", "--ignore-installed",
+         wheel], cwd=tmp_path)
     work = tmp_path / "elsewhere"
     work.mkdir()
     (work / "tiny").write_text("+1 1:0.9 2:0.1\n-1 1:0.1 2:0.8\n+1 1:0.8 2:0.3\n"
