@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.data import REPO_DATA_DIR, data_file
+from helpers.data import DATA_DIR, REPO_DATA_DIR, data_file
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 PERCENT = re.compile(r"(-?\d+(?:\.\d+)?)%")
@@ -141,8 +141,8 @@ def test_large_scale_full_run_gives_its_docstrings_accuracies(tmp_path):
     84.99% for D = 100 to 3000 against 85.09% exact; ijcnn1 92.84% to 99.11% against
     99.22% (the random features are drawn with a fixed seed: the same every run)."""
     for name in ("a9a", "a9a.t", "ijcnn1.val"):
-        data_file(name)
-    stdout = run("large_scale.py", "--data-dir", REPO_DATA_DIR, "--out-dir", tmp_path,
+        data_file(name, full=True)   # the full-size sets (tests/data keeps ijcnn1's start)
+    stdout = run("large_scale.py", "--data-dir", DATA_DIR, "--out-dir", tmp_path,
                  cwd=tmp_path, timeout=3600)
     a9a = {D: percentages(row(stdout, "a9a", "32561", "RFF", "+", "linear", D))[0]
            for D in ("100", "300", "1000", "3000")}
@@ -159,7 +159,7 @@ def test_text_reviews_full_run_gives_its_docstrings_accuracies(tmp_path):
     """text_reviews.py's docstring: "A full run gives these test accuracies: tuned RBF
     91.43%, linear 91.40%, the seed setting 90.42%, RFF + linear 81.89% (the majority
     rate)", after 844 of 23,486 reviews are dropped."""
-    csv = data_file("Womens Clothing E-Commerce Reviews.csv")
+    csv = data_file("Womens Clothing E-Commerce Reviews.csv", full=True)
     stdout = run("text_reviews.py", csv, "--out-dir", tmp_path, cwd=tmp_path,
                  timeout=7200)
     assert re.search(r"23486 reviews read, 844 dropped", stdout), stdout
