@@ -95,6 +95,26 @@ def assert_same(cache, model, n_rows):
         np.testing.assert_array_equal(np.array(cache.cached(i), np.float32), expected,
                                       err_msg=f"row {i}")
 
+def _walk_against_the_model(cache, model, M, perm, rng, steps=300):
+    """Random swaps and row requests, each on the cache and its reference model: the
+    same hits, the same contents, and every cached row M's row under the permutation."""
+    n = len(perm)
+    for _ in range(steps):
+        if rng.random() < 0.3:
+            i, j = rng.integers(n, size=2)
+            cache.swap(int(i), int(j))
+            model.swap(int(i), int(j))
+            perm[[i, j]] = perm[[j, i]]
+        else:
+            i, length = int(rng.integers(n)), int(rng.integers(1, n + 1))
+            fill = M[perm[i]][perm]
+            assert cache.request(i, length, fill) == model.request(i, length, fill)
+        assert_same(cache, model, n)
+        for i in range(n):
+            row = cache.cached(i)
+            np.testing.assert_array_equal(row, M[perm[i]][perm][:len(row)])
+
+
 
 def values(n, seed=0):
     """An n x n matrix of distinct float32 values (its rows are what gets cached)."""
@@ -244,20 +264,7 @@ def test_random_requests_and_swaps_follow_the_model(seed, budget_rows):
     perm = np.arange(n)
     size = budget_for(n, budget_rows * n)
     cache, model = RowCache(n, size), CacheModel(n, size)
-    for _ in range(300):
-        if rng.random() < 0.3:
-            i, j = rng.integers(n, size=2)
-            cache.swap(int(i), int(j))
-            model.swap(int(i), int(j))
-            perm[[i, j]] = perm[[j, i]]
-        else:
-            i, length = int(rng.integers(n)), int(rng.integers(1, n + 1))
-            fill = M[perm[i]][perm]
-            assert cache.request(i, length, fill) == model.request(i, length, fill)
-        assert_same(cache, model, n)
-        for i in range(n):
-            row = cache.cached(i)
-            np.testing.assert_array_equal(row, M[perm[i]][perm][:len(row)])
+    _walk_against_the_model(cache, model, M, perm, rng)
 
 
 def test_accessors_check_their_arguments():
@@ -337,20 +344,7 @@ def test_ranked_requests_and_swaps_follow_the_model(seed, budget_rows):
     cache = RowCache(n, size, policy="ranked")
     cache.rank_by(distances)
     model = CacheModel(n, size, distances)
-    for _ in range(300):
-        if rng.random() < 0.3:
-            i, j = rng.integers(n, size=2)
-            cache.swap(int(i), int(j))
-            model.swap(int(i), int(j))
-            perm[[i, j]] = perm[[j, i]]
-        else:
-            i, length = int(rng.integers(n)), int(rng.integers(1, n + 1))
-            fill = M[perm[i]][perm]
-            assert cache.request(i, length, fill) == model.request(i, length, fill)
-        assert_same(cache, model, n)
-        for i in range(n):
-            row = cache.cached(i)
-            np.testing.assert_array_equal(row, M[perm[i]][perm][:len(row)])
+    _walk_against_the_model(cache, model, M, perm, rng)
 
 
 def test_ranked_weighs_the_least_recent_rows_only():
