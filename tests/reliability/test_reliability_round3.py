@@ -380,9 +380,11 @@ def test_sigterm_and_sighup_during_training_end_the_command_by_the_signal(tmp_pa
 
     from helpers.processes import process_cpu_seconds
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(3000, 20))
-    # random labels, C = 1000 at tol 1e-12: minutes of training
-    libsmo.dump_svmlight_file(X, rng.integers(0, 2, 3000), str(tmp_path / "d.txt"))
+    X = rng.normal(size=(20000, 20))
+    # random labels, C = 1000 at tol 1e-12: the steps grow with the rows squared, and
+    # 20,000 rows take minutes where the signal comes after one CPU second (3,000 rows
+    # did too, until the solver got fast enough to finish them within that second)
+    libsmo.dump_svmlight_file(X, rng.integers(0, 2, 20000), str(tmp_path / "d.txt"))
     child = _tool_process(["libsmo-train", "-c", "1000", "-e", "1e-12", "d.txt", "m"],
                           tmp_path)
     while child.poll() is None and process_cpu_seconds(child.pid) < 1.0:

@@ -141,8 +141,9 @@ def test_ctrl_c_during_parallel_pairs_stops_every_thread(keyboard_interrupt):
     X, y = load_dataset("letter.scale")
     # threads other tests left (joblib's and Dask's pools) are not the solver's
     before = set(threading.enumerate())
-    # 0.05 s, not 0.3: these 325 pairs at tol=1e-12 take 0.32 s on two quiet cores
-    delay = interrupt_after(0.05, lambda: libsmo.train(X, y, C=10.0, gamma=1.0,
+    # 0.05 s into 325 pairs that take seconds at C=100, gamma=8, tol=1e-12 (C=10 and
+    # gamma=1 took a third of a second: a faster machine could finish first)
+    delay = interrupt_after(0.05, lambda: libsmo.train(X, y, C=100.0, gamma=8.0,
                                                        tol=1e-12, n_threads=2))
     assert delay < 1.0
     # no solver thread is left running (each ends once it sees the interrupt)
