@@ -50,6 +50,7 @@ go to benchmarks/results/bench_partitioned.json.
 """
 import argparse
 import gzip
+import hashlib
 import json
 import multiprocessing
 import os
@@ -144,6 +145,9 @@ def million(X, y):
 def load_case(case, rows=None):
     """(X uint8, y in {0, 1}, X_test uint8, y_test) of a case, built once into CACHE."""
     name = case if not rows else f"{case}-{rows}"
+    # named after the images' folder too: another LIBSMO_FASHION_MNIST (the tests' first
+    # images) must not be served from this one's files, nor the other way round
+    name += "-" + hashlib.sha1(str(FMNIST.resolve()).encode()).hexdigest()[:8]
     path_X, path_y = CACHE / f"{name}-X.npy", CACHE / f"{name}-y.npy"
     X_test, y_test = fashion("t10k")
     y_test = np.isin(y_test, FOOTWEAR).astype(np.int64)

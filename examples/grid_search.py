@@ -25,10 +25,7 @@ Run::
                                    [--data-dir ../shared/data] [--out-dir examples/output]
 """
 import argparse
-import lzma
-import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -39,11 +36,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 import libsmo  # noqa: E402
-from _common import REPO  # noqa: E402
+from _common import REPO, decompressed  # noqa: E402
 
 DEFAULT_DATA = REPO.parent / "shared" / "data"
 DEFAULT_OUT = REPO / "examples" / "output"
-CACHE = Path(tempfile.gettempdir()) / "libsmo-data-cache"
 SEED = 0
 
 
@@ -94,14 +90,7 @@ def resolve(data, data_dir):
                              f"{data_dir} (see --data-dir)")
     if path.suffix != ".xz":
         return path
-    CACHE.mkdir(parents=True, exist_ok=True)
-    target = CACHE / path.stem
-    if not target.exists() or target.stat().st_mtime < path.stat().st_mtime:
-        with tempfile.NamedTemporaryFile(dir=CACHE, prefix=f".{path.stem}.",
-                                         delete=False) as out, lzma.open(path) as src:
-            shutil.copyfileobj(src, out)
-        Path(out.name).replace(target)
-    return target
+    return decompressed(path)
 
 
 def load(path):

@@ -41,9 +41,6 @@ Run::
                                    [--datasets a9a,ijcnn1] [--out-dir examples/output]
 """
 import argparse
-import lzma
-import shutil
-import tempfile
 import time
 from pathlib import Path
 
@@ -56,11 +53,10 @@ from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
 from sklearn.model_selection import train_test_split  # noqa: E402
 
 import libsmo  # noqa: E402
-from _common import REPO, one_blas_thread  # noqa: E402
+from _common import REPO, decompressed, one_blas_thread  # noqa: E402
 
 DEFAULT_DATA = REPO.parent / "shared" / "data"
 DEFAULT_OUT = REPO / "examples" / "output"
-CACHE = Path(tempfile.gettempdir()) / "libsmo-data-cache"
 SEED = 0
 
 DATASETS = {
@@ -82,13 +78,7 @@ def load(data_dir, name, n_features):
     source = Path(data_dir) / f"{name}.xz"
     if not source.exists():
         raise SystemExit(f"data set {name!r} not found at {source} (see --data-dir)")
-    CACHE.mkdir(parents=True, exist_ok=True)
-    target = CACHE / name
-    if not target.exists() or target.stat().st_mtime < source.stat().st_mtime:
-        with tempfile.NamedTemporaryFile(dir=CACHE, prefix=f".{name}.",
-                                         delete=False) as out, lzma.open(source) as src:
-            shutil.copyfileobj(src, out)
-        Path(out.name).replace(target)
+    target = decompressed(source)
     if hasattr(libsmo, "load_svmlight_file"):
         X, y = libsmo.load_svmlight_file(str(target), n_features=n_features)
     else:
