@@ -18,18 +18,16 @@ model's as D grows. The times are wall-clock seconds for training (for RFF: draw
 the map, transforming the training rows and training the linear SVM), and for
 prediction on the test rows, with BLAS on one thread (see `one_blas_thread`).
 
-What a full run found (2026-11-23, a 2-core machine, with the primal solver that keeps
-w for the linear kernel): the approximation closes in on the exact model as D grows
-(a9a: 83.96%, 84.76%, 84.85%, 84.99% for D = 100 to 3000 against 85.09% exact; ijcnn1:
-92.84% to 99.11% against 99.22%), and only D = 100 on a9a trains faster than the exact
-model (3.0 s against 10.6 s, 1.1 points lower); D = 300 to 3000 take 12.8 s to 109 s.
-Before the primal solver the same runs took 17 s to 892 s. Prediction from the primal
-weights is one product per row: 0.03 s to 1.0 s on a9a.t against 1.25 s for the exact
-model. On ijcnn1, whose exact model needs 698 support vectors on 22 features and trains
-in 0.2 s, RFF cannot win: C = 32 makes the linear problem on dense features slow
-(12 s to 57 s). The exact kernel on sparse binary rows (a9a) or a few columns (ijcnn1)
-is cheap; RFF pays off when the exact model's support vectors run into the hundreds of
-thousands.
+What a full run finds (a 2-core machine): the approximation closes in on the exact
+model as D grows (a9a: 83.95%, 84.76%, 84.84%, 85.00% for D = 100 to 3000 against
+85.09% exact; ijcnn1: 92.82%, 97.42%, 98.62%, 99.11% against 99.22%), and on these two
+sets the exact model is both the most accurate and the fastest to train: even D = 100
+takes longer, and each step in D multiplies the time. Prediction from the primal
+weights is one product per row, as fast as the exact model's at D = 100 to 300. The
+exact kernel on sparse binary rows (a9a) or a few columns (ijcnn1, 698 support vectors
+on 22 features) is cheap, and C = 32 makes ijcnn1's linear problem on dense random
+features slow. RFF pays off when the exact model's support vectors run into the
+hundreds of thousands.
 
 It prints one table and draws test accuracy against training time (log scale), one
 panel per data set, in <out-dir>/large_scale_accuracy_vs_time.png.
