@@ -150,9 +150,10 @@ def test_np_memmap_input(tmp_path, heart_scale):
 
 @pytest.mark.slow
 def test_ray_backend_fit():
-    """joblib's Ray backend (not a test requirement: `pip install ray` took minutes
-    here): the pairs run on Ray's workers, whose arrays are read-only."""
-    ray = pytest.importorskip("ray")
+    """joblib's Ray backend: the pairs run on Ray's workers, whose arrays are
+    read-only. Ray is the slow set's requirement (requirements/slow.txt), not the
+    default suite's: it takes minutes to install."""
+    import ray
     from ray.util.joblib import register_ray
     from sklearn.datasets import load_digits
     register_ray()
