@@ -188,15 +188,15 @@ def _nu_infeasible(nu, y):
     return None
 
 
-def _check_labels(y, svm_type):
-    """LIBSVM's model files store class labels as C ints: refuse others before
-    training, naming the first."""
+def check_labels(y, svm_type, files="LIBSVM's"):
+    """LIBSVM's (and LIBLINEAR's) model files store class labels as C ints: refuse
+    others before training, naming the first."""
     import numpy as np
     if svm_type not in CLASSIFICATION_TYPES or len(y) == 0:
         return
     bad = np.flatnonzero((y != np.round(y)) | (np.abs(y) > INT_MAX))
     if len(bad):
-        raise CommandError(f"ERROR: class labels must be integers, as LIBSVM's model files "
+        raise CommandError(f"ERROR: class labels must be integers, as {files} model files "
                            f"store them: example {bad[0] + 1} has label {float(y[bad[0]]):g}")
 
 
@@ -269,7 +269,7 @@ def train_main(argv):
     if refusal is not None:
         raise CommandError(f"ERROR: {refusal}")
     keywords = train_keywords(options)
-    _check_labels(problem.y, keywords["svm_type"])
+    check_labels(problem.y, keywords["svm_type"])
     from libsmo._utils.random_sources import LibsvmRandom
     try:
         random_state = LibsvmRandom(options["seed"])
