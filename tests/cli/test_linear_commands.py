@@ -24,14 +24,12 @@ the test file are then the same (the accuracy line equal; a regression's figures
 1e-4), and a model file LIBLINEAR wrote is predicted to its very output file.
 """
 import re
-import shutil
-import subprocess
-import sys
 
 import numpy as np
 import pytest
+from test_cli import need_debian_tool, run
 
-from helpers.data import UNDER_CI, data_file
+from helpers.data import data_file
 from libsmo.io.liblinear_model import load_liblinear_model
 
 # the largest difference of w allowed, relative to max |w| (see above)
@@ -39,22 +37,7 @@ W_TOLERANCE = {1: 1e-4, 2: 1e-4, 3: 1e-3, 4: 1e-4, 5: 1e-4, 11: 1e-4, 12: 1e-4, 
 
 
 def need_liblinear_tools():
-    if shutil.which("liblinear-train") is None:
-        reason = "Debian's liblinear-tools (liblinear-train) is not installed"
-        if UNDER_CI:
-            pytest.fail(reason)
-        pytest.skip(reason)
-
-
-def run(args, cwd, ok=True):
-    """Run a command; libsmo's as `python -m libsmo ...` (this interpreter's)."""
-    if args[0].startswith("libsmo-"):
-        args = [sys.executable, "-m", "libsmo", args[0][len("libsmo-"):], *args[1:]]
-    out = subprocess.run([str(a) for a in args], capture_output=True, text=True, cwd=cwd,
-                         timeout=300)
-    if ok:
-        assert out.returncode == 0, (args, out.stdout, out.stderr)
-    return out
+    need_debian_tool("liblinear-train", "liblinear-tools")
 
 
 @pytest.fixture(scope="module")

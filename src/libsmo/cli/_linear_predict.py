@@ -22,38 +22,10 @@ options:
 
 def parse_linear_predict_args(argv):
     """liblinear-predict's command line: (probability, quiet, test_file, model_file,
-    output_file)."""
-    probability, quiet = False, False
-    i = 0
-    while i < len(argv) and argv[i].startswith("-") and argv[i] != "-":
-        if argv[i] == "-q":
-            quiet = True
-            i += 1
-        elif argv[i] == "-b" and i + 1 < len(argv):
-            if argv[i + 1] not in ("0", "1"):
-                raise UsageError(f"Wrong value for -b: {argv[i + 1]!r} (0 or 1)")
-            probability = argv[i + 1] == "1"
-            i += 2
-        else:
-            raise UsageError(f"unknown option: {argv[i]}")
-    if len(argv) - i != 3:
-        raise UsageError("")
-    return (probability, quiet, *argv[i:])
-
-
-def _summary(model, predicted, y):
-    """liblinear-predict's closing lines (its sums and divisions, as svm-predict's)."""
-    import numpy as np
-
-    from libsmo._utils.libsvm_figures import c_divide, printf_g, regression_figures
-    if model.labels is None:
-        mse, squared_correlation = regression_figures(y, predicted)
-        return (f"Mean squared error = {printf_g(mse)} (regression)\n"
-                f"Squared correlation coefficient = {printf_g(squared_correlation)} "
-                "(regression)\n")
-    correct, n = int(np.count_nonzero(predicted == y)), len(y)
-    # predict.c: (double) correct/total*100
-    return f"Accuracy = {printf_g(c_divide(correct, n) * 100)}% ({correct}/{n})\n"
+    output_file), read as svm-predict's is (`libsmo.cli._predict.parse_predict_args`)
+    with LIBLINEAR's "unknown option" words."""
+    from libsmo.cli._predict import parse_predict_args
+    return parse_predict_args(argv, unknown="unknown option")
 
 
 @command("libsmo-linear-predict")
@@ -92,7 +64,9 @@ def linear_predict_main(argv):
         raise CommandError(f"can't open output file {output_file} "
                            f"({exc.strerror or exc})") from None
     if not quiet:
-        write_stdout(_summary(model, predicted, problem.y))
+        from libsmo.cli._predict import prediction_summary
+        write_stdout(prediction_summary(problem.y, predicted, model.labels is None,
+                                        accuracy_suffix=""))
     return 0
 
 

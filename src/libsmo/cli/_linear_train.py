@@ -11,13 +11,15 @@ support vector machines (-s 1, 2, 3, 4, 5, 11, 12, 13); its logistic regressions
 6, 7) and one-class SVM (-s 21) are refused by name, as are -R and -C, which libsmo's
 solvers do not have (`libsmo.training._liblinear` holds the problems).
 """
-import os
-
 from libsmo.cli._common import (
+    MISSING,
     CommandError,
     UsageError,
     command,
     lines_to_stdout,
+    option_value,
+    scan_options,
+    training_files,
     usage,
     write_stdout,
 )
@@ -73,13 +75,6 @@ NOT_AVAILABLE = {
 }
 
 
-def _value(text, option, kind):
-    try:
-        return kind(text)
-    except ValueError:
-        raise UsageError(f"Wrong value for {option}: {text!r}") from None
-
-
 def parse_linear_train_args(argv):
     """liblinear-train's command line.
 
@@ -98,36 +93,27 @@ def parse_linear_train_args(argv):
     """
     options = {"solver": 1, "C": 1.0, "p": 0.1, "eps": None, "bias": -1.0, "weights": []}
     settings = {"folds": None, "quiet": False}
-    i = 0
-    while i < len(argv) and argv[i].startswith("-") and argv[i] != "-":
-        arg = argv[i]
+    pairs, files = scan_options(argv, flags=("-q", *NOT_AVAILABLE))
+    for arg, value in pairs:
         if arg == "-q":
             settings["quiet"] = True
-            i += 1
-            continue
-        if arg in NOT_AVAILABLE:
+        elif arg in NOT_AVAILABLE:
             raise CommandError(f"ERROR: {NOT_AVAILABLE[arg]}")
-        if i + 1 >= len(argv):
+        elif value is MISSING:
             raise UsageError("")
-        value = argv[i + 1]
-        i += 2
-        if len(arg) == 2 and arg[1] in OPTIONS:
+        elif len(arg) == 2 and arg[1] in OPTIONS:
             name, kind = OPTIONS[arg[1]]
-            options[name] = _value(value, arg, kind)
+            options[name] = option_value(value, arg, kind)
         elif arg == "-v":
-            settings["folds"] = _value(value, arg, int)
+            settings["folds"] = option_value(value, arg, int)
             if settings["folds"] < 2:
                 raise UsageError("n-fold cross validation: n must >= 2")
         elif arg.startswith("-w") and len(arg) > 2:
-            options["weights"].append((_value(arg[2:], arg, int), _value(value, arg, float)))
+            options["weights"].append((option_value(arg[2:], arg, int),
+                                       option_value(value, arg, float)))
         else:
             raise UsageError(f"unknown option: {arg}")
-    files = argv[i:]
-    if not files or len(files) > 2:
-        raise UsageError("")
-    settings["input"] = files[0]
-    settings["model"] = (files[1] if len(files) == 2
-                         else os.path.basename(files[0]) + ".model")
+    settings["input"], settings["model"] = training_files(files)
     options.pop("nu", None)   # -n: the one-class SVM's (-s 21), refused by the check
     options["weights"] = tuple(options["weights"])
     return options, settings

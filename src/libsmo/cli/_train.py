@@ -7,7 +7,6 @@ cross-validation with LIBSVM's lines on stdout. Random draws (-v folds, -b 1's i
 folds) are LIBSVM's own, glibc's rand() after srand(1) as svm-train draws them, unless
 --seed says otherwise: two runs print the same lines, and the same as svm-train's.
 """
-import os
 
 from libsmo._utils.names import (
     CLASSIFICATION_TYPES,
@@ -17,10 +16,14 @@ from libsmo._utils.names import (
     SVM_TYPES,
 )
 from libsmo.cli._common import (
+    MISSING,
     CommandError,
     UsageError,
     command,
     lines_to_stdout,
+    option_value,
+    scan_options,
+    training_files,
     usage,
     write_stdout,
 )
@@ -77,13 +80,6 @@ OPTIONS = {"s": ("svm_type", int), "t": ("kernel_type", int), "d": ("degree", in
            "p": ("p", float), "h": ("shrinking", int), "b": ("probability", int)}
 
 
-def _value(text, option, kind):
-    try:
-        return kind(text)
-    except ValueError:
-        raise UsageError(f"Wrong value for {option}: {text!r}") from None
-
-
 def parse_train_args(argv):
     """svm-train's command line.
 
@@ -102,40 +98,31 @@ def parse_train_args(argv):
     """
     options = dict(DEFAULTS, weights={}, threads=1, selection="second_order", seed=1)
     settings = {"folds": None, "quiet": False}
-    i = 0
-    while i < len(argv) and argv[i].startswith("-") and argv[i] != "-":
-        arg = argv[i]
+    pairs, files = scan_options(argv)
+    for arg, value in pairs:
         if arg == "-q":
             settings["quiet"] = True
-            i += 1
-            continue
-        if i + 1 >= len(argv):
+        elif value is MISSING:
             raise UsageError("")
-        value = argv[i + 1]
-        i += 2
-        if len(arg) == 2 and arg[1] in OPTIONS:
+        elif len(arg) == 2 and arg[1] in OPTIONS:
             name, kind = OPTIONS[arg[1]]
-            options[name] = _value(value, arg, kind)
+            options[name] = option_value(value, arg, kind)
         elif arg == "-v":
-            settings["folds"] = _value(value, arg, int)
+            settings["folds"] = option_value(value, arg, int)
             if settings["folds"] < 2:
                 raise UsageError("n-fold cross validation: n must >= 2")
         elif arg.startswith("-w") and len(arg) > 2:
-            options["weights"][_value(arg[2:], arg, int)] = _value(value, arg, float)
+            options["weights"][option_value(arg[2:], arg, int)] = \
+                option_value(value, arg, float)
         elif arg == "--threads":
-            options["threads"] = _value(value, arg, int)
+            options["threads"] = option_value(value, arg, int)
         elif arg == "--selection":
             options["selection"] = value
         elif arg == "--seed":
-            options["seed"] = _value(value, arg, int)
+            options["seed"] = option_value(value, arg, int)
         else:
             raise UsageError(f"Unknown option: {arg}")
-    files = argv[i:]
-    if not files or len(files) > 2:
-        raise UsageError("")
-    settings["input"] = files[0]
-    settings["model"] = (files[1] if len(files) == 2
-                         else os.path.basename(files[0]) + ".model")
+    settings["input"], settings["model"] = training_files(files)
     return options, settings
 
 
