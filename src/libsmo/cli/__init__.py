@@ -305,7 +305,7 @@ def linear_predict_main(argv=None):
     ...     libsmo.dump_svmlight_file(X, y, data)
     ...     status = linear_train_main(["-q", "-s", "2", "-B", "1", data, model])
     ...     status = linear_predict_main([data, model, os.path.join(folder, "out")])
-    Accuracy = 95.3333% (143/150)
+    Accuracy = 96.6667% (145/150)
     """
     return _run("linear-predict", argv)
 
