@@ -235,3 +235,24 @@ def test_logistic_regression_model_is_refused_by_name(tmp_path):
     out = run(["libsmo-linear-predict", data, "lr.model", "out"], tmp_path, ok=False)
     [line] = out.stderr.splitlines()
     assert line.startswith("can't open model file lr.model (") and "L2R_LR" in line
+
+
+def test_a_dual_at_its_epoch_limit_switches_to_newton_as_liblinear_250(tmp_path):
+    """-s 1 on heart_scale without a bias and -w-1 2 takes 347 epochs to -e 1e-4 (Debian's
+    LIBLINEAR 2.3, whose limit is 1000): at 2.50's limit of 300 libsmo prints 2.50's
+    lines and goes on by the Newton method, whose w is the optimum that 2.3's dual
+    reached, within the tolerance of the squared losses."""
+    need_liblinear_tools()
+    data = data_file("heart_scale")
+    options = ["-s", "1", "-B", "0", "-w-1", "2", "-e", "1e-4"]
+    theirs = run(["liblinear-train", *options, data, "theirs.model"], tmp_path)
+    assert "WARNING" not in theirs.stdout
+    ours = run(["libsmo-linear-train", *options, data, "ours.model"], tmp_path)
+    assert re.search(r"\noptimization finished, #iter = 300\nObjective value = \S+\n"
+                     r"nSV = \d+\n\nWARNING: reaching max number of iterations\n"
+                     r"Switching to use -s 2\n\n", ours.stdout), ours.stdout
+    a = load_liblinear_model(tmp_path / "theirs.model")
+    b = load_liblinear_model(tmp_path / "ours.model")
+    assert (b.solver_type, b.labels, b.bias) == ("L2R_L2LOSS_SVC_DUAL", a.labels, 0.0)
+    assert b.w[-1, 0] == 0.0   # the bias feature of value 0 keeps weight 0
+    np.testing.assert_allclose(b.w, a.w, rtol=0, atol=W_TOLERANCE[1] * np.abs(a.w).max())
