@@ -18,7 +18,9 @@ GENERATED = "_generated"
 USAGES = {"train": ("libsmo.cli._train", "TRAIN_USAGE"),
           "predict": ("libsmo.cli._predict", "PREDICT_USAGE"),
           "scale": ("libsmo.cli._scale", "SCALE_USAGE"),
-          "grid": ("libsmo.cli._grid", "GRID_USAGE")}
+          "grid": ("libsmo.cli._grid", "GRID_USAGE"),
+          "linear-train": ("libsmo.cli._linear_train", "LINEAR_TRAIN_USAGE"),
+          "linear-predict": ("libsmo.cli._linear_predict", "LINEAR_PREDICT_USAGE")}
 
 
 def _paragraph(text):
@@ -110,7 +112,8 @@ class BenchmarkTable(Directive):
 
 
 class CommandUsage(Directive):
-    """``.. command-usage:: train|predict|scale|grid``: the usage text the command
+    """``.. command-usage:: train|predict|scale|grid|linear-train|linear-predict``: the
+    usage text the command
     prints."""
 
     required_arguments = 1

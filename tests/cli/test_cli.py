@@ -11,12 +11,17 @@ import pytest
 from helpers.data import UNDER_CI, data_file
 
 
-def need_libsvm_tools():
-    if shutil.which("svm-train") is None:
-        reason = "Debian's libsvm-tools (svm-train) is not installed"
+def need_debian_tool(program, package):
+    """Skip where Debian's `package` (its `program`) is not installed; fail under CI."""
+    if shutil.which(program) is None:
+        reason = f"Debian's {package} ({program}) is not installed"
         if UNDER_CI:
             pytest.fail(reason)
         pytest.skip(reason)
+
+
+def need_libsvm_tools():
+    need_debian_tool("svm-train", "libsvm-tools")
 
 
 def run(args, cwd, ok=True):
@@ -161,7 +166,8 @@ def test_scale_names_unscaled_features_as_svm_scale(tmp_path):
         assert ours.stderr == theirs.stderr and ours.stdout == theirs.stdout
 
 
-TOOLS = ("libsmo-train", "libsmo-predict", "libsmo-scale", "libsmo-grid")
+TOOLS = ("libsmo-train", "libsmo-predict", "libsmo-scale", "libsmo-grid",
+         "libsmo-linear-train", "libsmo-linear-predict")
 
 
 def test_pyproject_declares_the_tools():

@@ -29,7 +29,9 @@ SECTIONS = {"getting_started.html": "Getting started",
 USAGES = {"train": ("libsmo.cli._train", "TRAIN_USAGE"),
           "predict": ("libsmo.cli._predict", "PREDICT_USAGE"),
           "scale": ("libsmo.cli._scale", "SCALE_USAGE"),
-          "grid": ("libsmo.cli._grid", "GRID_USAGE")}
+          "grid": ("libsmo.cli._grid", "GRID_USAGE"),
+          "linear-train": ("libsmo.cli._linear_train", "LINEAR_TRAIN_USAGE"),
+          "linear-predict": ("libsmo.cli._linear_predict", "LINEAR_PREDICT_USAGE")}
 
 sys.path.insert(0, str(REPO / "benchmarks"))
 import committed_results  # noqa: E402

@@ -32,12 +32,15 @@ order.
 """
 import numpy as np
 cimport numpy as cnp
-from cpython.exc cimport PyErr_CheckSignals
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.stdlib cimport free
 from libc.math cimport fabs, INFINITY
 from libc.stdint cimport uint32_t
 from libsmo._core.checks import check_indices
+from libsmo._core.linear_epochs cimport (INTERRUPTED, MAX_ITER, OPTIMAL, RUNNING, STOPPED,
+                                         poll_stop, shuffle_active, smo_mt19937,
+                                         smo_mt_bounded, smo_mt_seed,
+                                         stop_flag_pointer)
 from libsmo._core.linear_solution import LinearSolution
 from libsmo._core.linear_rows cimport (LinearRows, RowData, add_span, at_least, at_most,
                                        dot_span, prefetch_span, row_end, row_start,
@@ -45,21 +48,8 @@ from libsmo._core.linear_rows cimport (LinearRows, RowData, add_span, at_least, 
 
 cnp.import_array()
 
-cdef extern from "mt19937.h" nogil:
-    ctypedef struct smo_mt19937:
-        pass
-    void smo_mt_seed(smo_mt19937* g, uint32_t seed)
-    uint32_t smo_mt_bounded(smo_mt19937* g, uint32_t range)
-
 cdef extern from "stdlib.h" nogil:
     int posix_memalign(void** memptr, size_t alignment, size_t size)
-
-cdef enum Status:
-    RUNNING = 0
-    OPTIMAL = 1
-    MAX_ITER = 2
-    STOPPED = 3
-    INTERRUPTED = 4
 
 STATUS_NAMES = {OPTIMAL: "optimal", MAX_ITER: "max_iter", STOPPED: "stopped"}
 
@@ -109,53 +99,73 @@ cdef tuple _inputs(LinearRows rows, order, targets, bounds, start):
     return order, C, np.ascontiguousarray(targets[order]), first
 
 
-cdef Example* _examples(const RowData* r, const int[::1] rows, const double[::1] targets,
-                        const double[::1] C, const double[::1] start, bint squared,
-                        bint regression, double* w, int** index) except NULL:
-    """The examples' records (to be freed with free()) and the visiting order 0..l-1
-    in *index (PyMem_Free), the start clipped into its box and added to w."""
-    cdef Py_ssize_t t, l = rows.shape[0]
-    cdef Example* ex = NULL
-    if posix_memalign(<void**>&ex, 64, max(l, 1) * sizeof(Example)) != 0:
-        ex = NULL
-    index[0] = <int*>PyMem_Malloc(max(l, 1) * sizeof(int))
-    if ex == NULL or index[0] == NULL:
-        free(ex)
-        PyMem_Free(index[0])
+cdef class _Examples:
+    """One dual problem's examples: their records and visiting order (freed with the
+    object, whatever ends the solver), the rows' view, and w, to which their start
+    has been added."""
+    cdef Example* ex
+    cdef int* index
+    cdef RowData r
+    cdef double[::1] w
+    cdef const int[::1] members
+    cdef Py_ssize_t l
+
+    def __dealloc__(self):
+        free(self.ex)
+        PyMem_Free(self.index)
+
+    cdef object duals(self, Py_ssize_t n):
+        """Every one of the n rows' dual value (0 for a row not in the problem)."""
+        dual = np.zeros(n)
+        cdef Py_ssize_t t
+        for t in range(self.l):
+            dual[self.members[t]] = self.ex[t].dual
+        return dual
+
+
+cdef _Examples _examples(LinearRows rows, const int[::1] members,
+                         const double[::1] targets, const double[::1] C,
+                         const double[::1] start, bint squared, bint regression):
+    """The records of the problem's rows `members`, the visiting order 0..l-1, the
+    start clipped into its box and added to w (zeros, the bias's weight last)."""
+    cdef _Examples p = _Examples.__new__(_Examples)
+    cdef Py_ssize_t t, l = members.shape[0]
+    p.members, p.l, p.r = members, l, rows.view()
+    p.w = np.zeros(max(rows.n_weights, 1))
+    if posix_memalign(<void**>&p.ex, 64, max(l, 1) * sizeof(Example)) != 0:
+        p.ex = NULL
+    p.index = <int*>PyMem_Malloc(max(l, 1) * sizeof(int))
+    if p.ex == NULL or p.index == NULL:
         raise MemoryError()
     cdef Example* e
+    cdef const RowData* r = &p.r
+    cdef double* w = &p.w[0]
     with nogil:
         for t in range(l):
-            e = &ex[t]
-            index[0][t] = <int>t
-            e.start = row_start(r, rows[t])
-            e.end = row_end(r, rows[t])
+            e = &p.ex[t]
+            p.index[t] = <int>t
+            e.start = row_start(r, members[t])
+            e.end = row_end(r, members[t])
             e.target = targets[t]
             e.diag = 0.5 / C[t] if squared else 0.0
             e.upper = INFINITY if squared else C[t]
             e.dual = at_most(at_least(start[t], -e.upper if regression else 0.0), e.upper)
             # scikit-learn's Q_ii: D_ii and then the squares (regression: the squares)
-            e.qd = squares_from(r, rows[t], 0.0 if regression else e.diag)
+            e.qd = squares_from(r, members[t], 0.0 if regression else e.diag)
             if e.dual != 0:
                 add_span(r, e.start, e.end, e.dual if regression else e.target * e.dual, w)
-    return ex
+    return p
 
 
-cdef signed char* _flag(signed char[::1] stop_flag) except? NULL:
-    if stop_flag is None:
-        return NULL
-    if stop_flag.shape[0] < 1:
-        raise ValueError("stop_flag must have one entry")
-    return &stop_flag[0]
-
-
-cdef int _poll(signed char* stop_flag) noexcept with gil:
-    """INTERRUPTED on Ctrl-C (main thread), STOPPED on the flag, else RUNNING."""
-    if PyErr_CheckSignals() != 0:
-        return INTERRUPTED
-    if stop_flag != NULL and stop_flag[0] != 0:
-        return STOPPED
-    return RUNNING
+cdef inline Example* _visit(Example* ex, const int* index, Py_ssize_t s,
+                           Py_ssize_t active, const RowData* r) noexcept nogil:
+    """The record of the s-th active example; the record RECORD_AHEAD visits on and the
+    row ROW_AHEAD visits on asked for ahead of their use."""
+    if s + RECORD_AHEAD < active:
+        smo_prefetch_read(&ex[index[s + RECORD_AHEAD]])
+    if s + ROW_AHEAD < active:
+        prefetch_span(r, ex[index[s + ROW_AHEAD]].start)
+    return &ex[index[s]]
 
 
 def svc_dual(LinearRows rows not None, order, signs, bounds, *, bint squared_hinge=False,
@@ -202,101 +212,88 @@ def svc_dual(LinearRows rows not None, order, signs, bounds, *, bint squared_hin
         raise ValueError(f"tol must be > 0, max_iter >= 0 and seed a 32-bit int; got "
                          f"{tol!r}, {max_iter!r}, {seed!r}")
     signs = np.where(np.asarray(signs) > 0, 1.0, -1.0)
-    members, C, y, alpha0 = _inputs(rows, order, signs, bounds, start)
-    cdef double[::1] w = np.zeros(max(nw, 1))
-    cdef signed char* flag = _flag(stop_flag)
-    cdef RowData r = rows.view()
-    cdef Py_ssize_t l = members.shape[0], s, t, j
-    cdef int* index = NULL
-    cdef Example* ex = _examples(&r, members, y, C, alpha0, squared_hinge, False, &w[0],
-                                 &index)
+    members, C, y, first = _inputs(rows, order, signs, bounds, start)
+    cdef _Examples examples = _examples(rows, members, y, C, first, squared_hinge, False)
+    cdef Example* ex = examples.ex
     cdef Example* e
-    cdef Py_ssize_t active = l
+    cdef int* index = examples.index
+    cdef const RowData* r = &examples.r
+    cdef double* w = &examples.w[0]
+    cdef signed char* flag = stop_flag_pointer(stop_flag)
+    cdef Py_ssize_t l = examples.l, active = examples.l, s, t
     cdef long it = 0
     cdef int status = RUNNING
     cdef smo_mt19937 gen
     cdef double G, PG, Ci, d, a_old, v = 0.0
     cdef double PGmax_old = INFINITY, PGmin_old = -INFINITY
     cdef double PGmax_new = 0.0, PGmin_new = 0.0
-    try:
-        with nogil:
-            smo_mt_seed(&gen, <uint32_t>seed)
-            while it < max_iter:
-                PGmax_new = -INFINITY
-                PGmin_new = INFINITY
-                for t in range(active):
-                    j = t + smo_mt_bounded(&gen, <uint32_t>(active - t))
-                    index[t], index[j] = index[j], index[t]
-                s = 0
-                while s < active:
-                    if s + RECORD_AHEAD < active:
-                        smo_prefetch_read(&ex[index[s + RECORD_AHEAD]])
-                    if s + ROW_AHEAD < active:
-                        prefetch_span(&r, ex[index[s + ROW_AHEAD]].start)
-                    e = &ex[index[s]]
-                    G = dot_span(&r, e.start, e.end, &w[0], 0.0)
-                    G = G * e.target - 1
-                    Ci = e.upper
-                    G += e.dual * e.diag
-                    PG = 0
-                    if e.dual == 0:
-                        if G > PGmax_old:
-                            active -= 1
-                            index[s], index[active] = index[active], index[s]
-                            continue
-                        elif G < 0:
-                            PG = G
-                    elif e.dual == Ci:
-                        if G < PGmin_old:
-                            active -= 1
-                            index[s], index[active] = index[active], index[s]
-                            continue
-                        elif G > 0:
-                            PG = G
-                    else:
+    with nogil:
+        smo_mt_seed(&gen, <uint32_t>seed)
+        while it < max_iter:
+            PGmax_new = -INFINITY
+            PGmin_new = INFINITY
+            shuffle_active(index, active, &gen)
+            s = 0
+            while s < active:
+                e = _visit(ex, index, s, active, r)
+                G = dot_span(r, e.start, e.end, w, 0.0)
+                G = G * e.target - 1
+                Ci = e.upper
+                G += e.dual * e.diag
+                PG = 0
+                if e.dual == 0:
+                    if G > PGmax_old:
+                        active -= 1
+                        index[s], index[active] = index[active], index[s]
+                        continue
+                    elif G < 0:
                         PG = G
-                    PGmax_new = at_least(PGmax_new, PG)
-                    PGmin_new = at_most(PGmin_new, PG)
-                    if fabs(PG) > MOVE_MIN:
-                        a_old = e.dual
-                        e.dual = at_most(at_least(e.dual - G / e.qd, 0.0), Ci)
-                        d = (e.dual - a_old) * e.target
-                        add_span(&r, e.start, e.end, d, &w[0])
-                    s += 1
-                it += 1
-                status = _poll(flag)
-                if status != RUNNING:
+                elif e.dual == Ci:
+                    if G < PGmin_old:
+                        active -= 1
+                        index[s], index[active] = index[active], index[s]
+                        continue
+                    elif G > 0:
+                        PG = G
+                else:
+                    PG = G
+                PGmax_new = at_least(PGmax_new, PG)
+                PGmin_new = at_most(PGmin_new, PG)
+                if fabs(PG) > MOVE_MIN:
+                    a_old = e.dual
+                    e.dual = at_most(at_least(e.dual - G / e.qd, 0.0), Ci)
+                    d = (e.dual - a_old) * e.target
+                    add_span(r, e.start, e.end, d, w)
+                s += 1
+            it += 1
+            status = poll_stop(flag)
+            if status != RUNNING:
+                break
+            if (PGmax_new - PGmin_new <= tol and fabs(PGmax_new) <= tol
+                    and fabs(PGmin_new) <= tol):
+                if active == l:
+                    status = OPTIMAL
                     break
-                if (PGmax_new - PGmin_new <= tol and fabs(PGmax_new) <= tol
-                        and fabs(PGmin_new) <= tol):
-                    if active == l:
-                        status = OPTIMAL
-                        break
-                    active = l
-                    PGmax_old = INFINITY
-                    PGmin_old = -INFINITY
-                    continue
-                PGmax_old = PGmax_new
-                PGmin_old = PGmin_new
-                if PGmax_old <= 0:
-                    PGmax_old = INFINITY
-                if PGmin_old >= 0:
-                    PGmin_old = -INFINITY
-            if status == RUNNING:
-                status = MAX_ITER
-            for t in range(nw):
-                v += w[t] * w[t]
-            for t in range(l):
-                v += ex[t].dual * (ex[t].dual * ex[t].diag - 2)
-        dual = np.zeros(n)
+                active = l
+                PGmax_old = INFINITY
+                PGmin_old = -INFINITY
+                continue
+            PGmax_old = PGmax_new
+            PGmin_old = PGmin_new
+            if PGmax_old <= 0:
+                PGmax_old = INFINITY
+            if PGmin_old >= 0:
+                PGmin_old = -INFINITY
+        if status == RUNNING:
+            status = MAX_ITER
+        for t in range(nw):
+            v += w[t] * w[t]
         for t in range(l):
-            dual[members[t]] = ex[t].dual
-    finally:
-        free(ex)
-        PyMem_Free(index)
+            v += ex[t].dual * (ex[t].dual * ex[t].diag - 2)
+    dual = examples.duals(n)
     if status == INTERRUPTED:
         raise KeyboardInterrupt
-    return LinearSolution(np.asarray(w)[:nw], dual, it, v / 2, STATUS_NAMES[status],
+    return LinearSolution(np.asarray(examples.w)[:nw], dual, it, v / 2, STATUS_NAMES[status],
                           PGmax_new - PGmin_new)
 
 
@@ -337,119 +334,106 @@ def svr_dual(LinearRows rows not None, order, targets, bounds, *, double epsilon
     if not tol > 0 or max_iter < 0 or seed > 0xFFFFFFFF or not epsilon >= 0:
         raise ValueError(f"tol must be > 0, max_iter >= 0, seed a 32-bit int and "
                          f"epsilon >= 0; got {tol!r}, {max_iter!r}, {seed!r}, {epsilon!r}")
-    members, C, yv, beta0 = _inputs(rows, order, targets, bounds, start)
-    cdef double[::1] w = np.zeros(max(nw, 1))
-    cdef signed char* flag = _flag(stop_flag)
-    cdef RowData r = rows.view()
-    cdef Py_ssize_t l = members.shape[0], s, t, j
-    cdef int* index = NULL
-    cdef Example* ex = _examples(&r, members, yv, C, beta0, squared_loss, True, &w[0],
-                                 &index)
+    members, C, y, first = _inputs(rows, order, targets, bounds, start)
+    cdef _Examples examples = _examples(rows, members, y, C, first, squared_loss, True)
+    cdef Example* ex = examples.ex
     cdef Example* e
-    cdef Py_ssize_t active = l
+    cdef int* index = examples.index
+    cdef const RowData* r = &examples.r
+    cdef double* w = &examples.w[0]
+    cdef signed char* flag = stop_flag_pointer(stop_flag)
+    cdef Py_ssize_t l = examples.l, active = examples.l, s, t
     cdef long it = 0
     cdef int status = RUNNING
     cdef smo_mt19937 gen
     cdef double G, H, Gp, Gn, d, b_old, violation, Ui, p = epsilon, v = 0.0
     cdef double Gmax_old = INFINITY, Gmax_new = 0.0, Gnorm1_new = 0.0, Gnorm1_init = -1.0
-    try:
-        with nogil:
-            smo_mt_seed(&gen, <uint32_t>seed)
-            while it < max_iter:
-                Gmax_new = 0
-                Gnorm1_new = 0
-                for t in range(active):
-                    j = t + smo_mt_bounded(&gen, <uint32_t>(active - t))
-                    index[t], index[j] = index[j], index[t]
-                s = 0
-                while s < active:
-                    if s + RECORD_AHEAD < active:
-                        smo_prefetch_read(&ex[index[s + RECORD_AHEAD]])
-                    if s + ROW_AHEAD < active:
-                        prefetch_span(&r, ex[index[s + ROW_AHEAD]].start)
-                    e = &ex[index[s]]
-                    G = dot_span(&r, e.start, e.end, &w[0], -e.target + e.diag * e.dual)
-                    H = e.qd + e.diag
-                    Gp = G + p
-                    Gn = G - p
-                    violation = 0
-                    Ui = e.upper
-                    if e.dual == 0:
-                        if Gp < 0:
-                            violation = -Gp
-                        elif Gn > 0:
-                            violation = Gn
-                        elif Gp > Gmax_old and Gn < -Gmax_old:
-                            active -= 1
-                            index[s], index[active] = index[active], index[s]
-                            continue
-                    elif e.dual >= Ui:
-                        if Gp > 0:
-                            violation = Gp
-                        elif Gp < -Gmax_old:
-                            active -= 1
-                            index[s], index[active] = index[active], index[s]
-                            continue
-                    elif e.dual <= -Ui:
-                        if Gn < 0:
-                            violation = -Gn
-                        elif Gn > Gmax_old:
-                            active -= 1
-                            index[s], index[active] = index[active], index[s]
-                            continue
-                    elif e.dual > 0:
-                        violation = fabs(Gp)
-                    else:
-                        violation = fabs(Gn)
-                    Gmax_new = at_least(Gmax_new, violation)
-                    Gnorm1_new += violation
-                    # the Newton direction of the one-variable problem
-                    if Gp < H * e.dual:
-                        d = -Gp / H
-                    elif Gn > H * e.dual:
-                        d = -Gn / H
-                    else:
-                        d = -e.dual
-                    s += 1
-                    if fabs(d) < MOVE_MIN:
+    with nogil:
+        smo_mt_seed(&gen, <uint32_t>seed)
+        while it < max_iter:
+            Gmax_new = 0
+            Gnorm1_new = 0
+            shuffle_active(index, active, &gen)
+            s = 0
+            while s < active:
+                e = _visit(ex, index, s, active, r)
+                G = dot_span(r, e.start, e.end, w, -e.target + e.diag * e.dual)
+                H = e.qd + e.diag
+                Gp = G + p
+                Gn = G - p
+                violation = 0
+                Ui = e.upper
+                if e.dual == 0:
+                    if Gp < 0:
+                        violation = -Gp
+                    elif Gn > 0:
+                        violation = Gn
+                    elif Gp > Gmax_old and Gn < -Gmax_old:
+                        active -= 1
+                        index[s], index[active] = index[active], index[s]
                         continue
-                    b_old = e.dual
-                    e.dual = at_most(at_least(e.dual + d, -Ui), Ui)
-                    d = e.dual - b_old
-                    if d != 0:
-                        add_span(&r, e.start, e.end, d, &w[0])
-                if it == 0:
-                    Gnorm1_init = Gnorm1_new
-                it += 1
-                status = _poll(flag)
-                if status != RUNNING:
-                    break
-                if Gnorm1_new <= tol * Gnorm1_init:
-                    if active == l:
-                        status = OPTIMAL
-                        break
-                    active = l
-                    Gmax_old = INFINITY
+                elif e.dual >= Ui:
+                    if Gp > 0:
+                        violation = Gp
+                    elif Gp < -Gmax_old:
+                        active -= 1
+                        index[s], index[active] = index[active], index[s]
+                        continue
+                elif e.dual <= -Ui:
+                    if Gn < 0:
+                        violation = -Gn
+                    elif Gn > Gmax_old:
+                        active -= 1
+                        index[s], index[active] = index[active], index[s]
+                        continue
+                elif e.dual > 0:
+                    violation = fabs(Gp)
+                else:
+                    violation = fabs(Gn)
+                Gmax_new = at_least(Gmax_new, violation)
+                Gnorm1_new += violation
+                # the Newton direction of the one-variable problem
+                if Gp < H * e.dual:
+                    d = -Gp / H
+                elif Gn > H * e.dual:
+                    d = -Gn / H
+                else:
+                    d = -e.dual
+                s += 1
+                if fabs(d) < MOVE_MIN:
                     continue
-                Gmax_old = Gmax_new
-            if status == RUNNING:
-                status = MAX_ITER
-            for t in range(nw):
-                v += w[t] * w[t]
-            v = 0.5 * v
-            for t in range(l):
-                e = &ex[t]
-                v += (p * fabs(e.dual) - e.target * e.dual
-                      + 0.5 * e.diag * e.dual * e.dual)
-        dual = np.zeros(n)
+                b_old = e.dual
+                e.dual = at_most(at_least(e.dual + d, -Ui), Ui)
+                d = e.dual - b_old
+                if d != 0:
+                    add_span(r, e.start, e.end, d, w)
+            if it == 0:
+                Gnorm1_init = Gnorm1_new
+            it += 1
+            status = poll_stop(flag)
+            if status != RUNNING:
+                break
+            if Gnorm1_new <= tol * Gnorm1_init:
+                if active == l:
+                    status = OPTIMAL
+                    break
+                active = l
+                Gmax_old = INFINITY
+                continue
+            Gmax_old = Gmax_new
+        if status == RUNNING:
+            status = MAX_ITER
+        for t in range(nw):
+            v += w[t] * w[t]
+        v = 0.5 * v
         for t in range(l):
-            dual[members[t]] = ex[t].dual
-    finally:
-        free(ex)
-        PyMem_Free(index)
+            e = &ex[t]
+            v += (p * fabs(e.dual) - e.target * e.dual
+                  + 0.5 * e.diag * e.dual * e.dual)
+    dual = examples.duals(n)
     if status == INTERRUPTED:
         raise KeyboardInterrupt
-    return LinearSolution(np.asarray(w)[:nw], dual, it, v, STATUS_NAMES[status],
+    return LinearSolution(np.asarray(examples.w)[:nw], dual, it, v, STATUS_NAMES[status],
                           Gnorm1_new / Gnorm1_init if Gnorm1_init > 0 else 0.0)
 
 

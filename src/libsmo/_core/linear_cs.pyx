@@ -23,22 +23,17 @@ w is kept as one row of k weights per feature (LIBLINEAR's layout), the bias as
 """
 import numpy as np
 cimport numpy as cnp
-from cpython.exc cimport PyErr_CheckSignals
 from libc.math cimport INFINITY, fabs
 from libc.stdint cimport uint32_t
 from libc.stdlib cimport qsort
 from libsmo._core.checks import check_indices
+from libsmo._core.linear_epochs cimport (poll_stop, shuffle_active, smo_mt19937,
+                                         smo_mt_seed, stop_flag_pointer)
 from libsmo._core.linear_solution import LinearSolution
 from libsmo._core.linear_rows cimport (LinearRows, RowData, at_most, row_end, row_start,
                                        value_at)
 
 cnp.import_array()
-
-cdef extern from "mt19937.h" nogil:
-    ctypedef struct smo_mt19937:
-        pass
-    void smo_mt_seed(smo_mt19937* g, uint32_t seed)
-    uint32_t smo_mt_bounded(smo_mt19937* g, uint32_t range)
 
 
 cdef int _descending(const void* a, const void* b) noexcept nogil:
@@ -154,9 +149,7 @@ def crammer_singer(LinearRows rows not None, order, labels, bounds, int n_classe
         raise ValueError("bounds of the rows in the problem must be finite and > 0")
     if nw == 0:
         raise ValueError("the rows have no features and no bias: nothing to fit")
-    if stop_flag is not None and stop_flag.shape[0] < 1:
-        raise ValueError("stop_flag must have one entry")
-    cdef signed char* flag = &stop_flag[0] if stop_flag is not None else NULL
+    cdef signed char* flag = stop_flag_pointer(stop_flag)
     cdef Py_ssize_t l = order.shape[0]
     # per problem row t (order[t] is the caller's row)
     cdef int[::1] members = order
@@ -191,9 +184,7 @@ def crammer_singer(LinearRows rows not None, order, labels, bounds, int n_classe
                 QD[t] += vals[e] * vals[e]
         while it < max_iter:
             stopping = -INFINITY
-            for t in range(active):
-                j = t + smo_mt_bounded(&gen, <uint32_t>(active - t))
-                index[t], index[j] = index[j], index[t]
+            shuffle_active(&index[0], active, &gen)
             s = 0
             while s < active:
                 t = index[s]
@@ -265,11 +256,7 @@ def crammer_singer(LinearRows rows not None, order, labels, bounds, int n_classe
                     for m in range(nz_d):
                         w_row[d_ind[m]] += d_val[m] * vals[e]
             it += 1
-            with gil:
-                if PyErr_CheckSignals() != 0:
-                    status = 4
-                elif flag != NULL and flag[0] != 0:
-                    status = 3
+            status = poll_stop(flag)
             if status != 0:
                 break
             if stopping < eps_shrink:

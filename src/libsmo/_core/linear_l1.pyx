@@ -24,19 +24,14 @@ Arithmetic and order are scikit-learn's.
 """
 import numpy as np
 cimport numpy as cnp
-from cpython.exc cimport PyErr_CheckSignals
 from libc.math cimport fabs
 from libc.stdint cimport uint32_t
 from libsmo._core.checks import checked_indptr
+from libsmo._core.linear_epochs cimport (poll_stop, shuffle_active, smo_mt19937,
+                                         smo_mt_seed, stop_flag_pointer)
 from libsmo._core.linear_solution import LinearSolution
 
 cnp.import_array()
-
-cdef extern from "mt19937.h" nogil:
-    ctypedef struct smo_mt19937:
-        pass
-    void smo_mt_seed(smo_mt19937* g, uint32_t seed)
-    uint32_t smo_mt_bounded(smo_mt19937* g, uint32_t range)
 
 # LIBLINEAR's line search: Armijo's fraction and the halvings before b is rebuilt
 cdef double SIGMA = 0.01
@@ -95,9 +90,7 @@ def l1_svc(values, row_index, col_ptr, signs, bounds, *, double tol=0.01,
     cdef const double[::1] xv = np.ascontiguousarray(values, dtype=np.float64)
     cdef const int[::1] xr = np.ascontiguousarray(row_index, dtype=np.int32)
     cdef const long long[::1] cp = checked_indptr(col_ptr, len(col_ptr) - 1, len(xv), xr, l)
-    if stop_flag is not None and stop_flag.shape[0] < 1:
-        raise ValueError("stop_flag must have one entry")
-    cdef signed char* flag = &stop_flag[0] if stop_flag is not None else NULL
+    cdef signed char* flag = stop_flag_pointer(stop_flag)
     cdef const double[::1] C = C_in
     cdef Py_ssize_t w_size = cp.shape[0] - 1
     cdef double[::1] w = np.zeros(max(w_size, 1))
@@ -120,9 +113,7 @@ def l1_svc(values, row_index, col_ptr, signs, bounds, *, double tol=0.01,
         while it < max_iter:
             Gmax_new = 0
             Gnorm1_new = 0
-            for t in range(active):
-                s = t + smo_mt_bounded(&gen, <uint32_t>(active - t))
-                index[s], index[t] = index[t], index[s]
+            shuffle_active(&index[0], active, &gen)
             s = 0
             while s < active:
                 j = index[s]
@@ -209,11 +200,7 @@ def l1_svc(values, row_index, col_ptr, signs, bounds, *, double tol=0.01,
             if it == 0:
                 Gnorm1_init = Gnorm1_new
             it += 1
-            with gil:
-                if PyErr_CheckSignals() != 0:
-                    status = 4
-                elif flag != NULL and flag[0] != 0:
-                    status = 3
+            status = poll_stop(flag)
             if status != 0:
                 break
             if Gnorm1_new <= tol * Gnorm1_init:

@@ -1,5 +1,7 @@
 """Command-line tools that take LIBSVM's options: libsmo-train, libsmo-predict,
-libsmo-scale and libsmo-grid (also `python -m libsmo train|predict|scale|grid`).
+libsmo-scale and libsmo-grid (also `python -m libsmo train|predict|scale|grid`); and
+LIBLINEAR's: libsmo-linear-train and libsmo-linear-predict (`python -m libsmo
+linear-train|linear-predict`).
 
 They read and write LIBSVM's files and print LIBSVM's lines, so that a script written
 for svm-train / svm-predict / svm-scale / svm-grid runs unchanged (`libsmo.cli._common`
@@ -12,7 +14,9 @@ import sys
 _TOOLS = {"train": ("libsmo.cli._train", "train_main"),
           "predict": ("libsmo.cli._predict", "predict_main"),
           "scale": ("libsmo.cli._scale", "scale_main"),
-          "grid": ("libsmo.cli._grid", "grid_main")}
+          "grid": ("libsmo.cli._grid", "grid_main"),
+          "linear-train": ("libsmo.cli._linear_train", "linear_train_main"),
+          "linear-predict": ("libsmo.cli._linear_predict", "linear_predict_main")}
 
 
 def _run(tool, argv):
@@ -210,8 +214,104 @@ def grid_main(argv=None):
     return _run("grid", argv)
 
 
+def linear_train_main(argv=None):
+    """Run libsmo-linear-train: liblinear-train's options, files and lines.
+
+    ``libsmo-linear-train [options] training_set_file [model_file]`` reads LIBSVM's
+    data file, checks the parameters in LIBLINEAR's order and words, then trains the
+    linear SVM and writes LIBLINEAR's model file (or, with ``-v n``, prints the
+    cross-validation accuracy or mean squared error). Options are LIBLINEAR 2.50's
+    (``-s -c -p -e -B -wi -v -q``) for its support vector machines, solver types 1, 2,
+    3, 4, 5, 11, 12 and 13; its logistic regressions and one-class SVM are refused by
+    name. A usage error prints the usage and returns 1.
+
+    Parameters
+    ----------
+    argv : list of str, default=None
+        The command's arguments; None reads ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success, 1 on a usage error or a failure (one line
+        on stderr, no traceback, no model file written), 130 when interrupted.
+
+    See Also
+    --------
+    linear_predict_main : The command libsmo-linear-predict, which predicts with the
+        model file.
+    libsmo.LinearSVC : The estimator on the same solvers (scikit-learn's problems).
+
+    Notes
+    -----
+    The cross-validation folds are LIBLINEAR's (glibc's rand() after srand(1)); the
+    solvers' random permutations are libsmo's, so a model equals liblinear-train's
+    to the solver's tolerance, not to the bit.
+
+    Examples
+    --------
+    >>> import os
+    >>> import tempfile
+    >>> from sklearn.datasets import load_iris
+    >>> import libsmo
+    >>> from libsmo.cli import linear_train_main
+    >>> X, y = load_iris(return_X_y=True)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     data = os.path.join(folder, "iris.txt")
+    ...     libsmo.dump_svmlight_file(X, y, data)
+    ...     status = linear_train_main(["-q", "-s", "2", "-B", "1", data,
+    ...                                 os.path.join(folder, "iris.model")])
+    ...     status = linear_train_main(["-q", "-s", "2", "-B", "1", "-v", "5", data])
+    Cross Validation Accuracy = 94.6667%
+    """
+    return _run("linear-train", argv)
+
+
+def linear_predict_main(argv=None):
+    """Run libsmo-linear-predict: liblinear-predict's options, files and lines.
+
+    ``libsmo-linear-predict [-b 0] [-q] test_file model_file output_file`` predicts
+    every row of a LIBSVM data file with a LIBLINEAR model file (liblinear-train's or
+    libsmo-linear-train's), writes one label or value a line as liblinear-predict
+    does, and prints its accuracy or regression figures.
+
+    Parameters
+    ----------
+    argv : list of str, default=None
+        The command's arguments; None reads ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success, 1 on a usage error or a failure (one line
+        on stderr, no traceback, no output file written).
+
+    See Also
+    --------
+    libsmo.io.load_liblinear_model : Read the model file.
+    linear_train_main : The command libsmo-linear-train, which writes the model file.
+
+    Examples
+    --------
+    >>> import os
+    >>> import tempfile
+    >>> from sklearn.datasets import load_iris
+    >>> import libsmo
+    >>> from libsmo.cli import linear_predict_main, linear_train_main
+    >>> X, y = load_iris(return_X_y=True)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     data = os.path.join(folder, "iris.txt")
+    ...     model = os.path.join(folder, "iris.model")
+    ...     libsmo.dump_svmlight_file(X, y, data)
+    ...     status = linear_train_main(["-q", "-s", "2", "-B", "1", data, model])
+    ...     status = linear_predict_main([data, model, os.path.join(folder, "out")])
+    Accuracy = 96.6667% (145/150)
+    """
+    return _run("linear-predict", argv)
+
+
 def main(argv=None):
-    """Run ``python -m libsmo train|predict|scale|grid [options] ...``.
+    """Run ``python -m libsmo train|predict|scale|grid|linear-train|linear-predict ...``.
 
     The first argument names the command; the others are its own, as for
     libsmo-train, libsmo-predict, libsmo-scale and libsmo-grid.
@@ -233,17 +333,20 @@ def main(argv=None):
     predict_main : The command libsmo-predict.
     scale_main : The command libsmo-scale.
     grid_main : The command libsmo-grid.
+    linear_train_main : The command libsmo-linear-train.
+    linear_predict_main : The command libsmo-linear-predict.
 
     Examples
     --------
     >>> from libsmo.cli import main
     >>> main(["help"])
-    Usage: python -m libsmo train|predict|scale|grid [options] ...
+    Usage: python -m libsmo train|predict|scale|grid|linear-train|linear-predict [options] ...
     1
     """
     argv = sys.argv[1:] if argv is None else argv
     if not argv or argv[0] not in _TOOLS:
-        print("Usage: python -m libsmo train|predict|scale|grid [options] ...")
+        print("Usage: python -m libsmo train|predict|scale|grid|linear-train|linear-predict "
+              "[options] ...")
         return 1
     return _run(argv[0], argv[1:])
 

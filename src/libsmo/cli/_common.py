@@ -87,6 +87,56 @@ def _end_by_signal(signum):
     os.kill(os.getpid(), signum)
 
 
+# `scan_options`'s value of an option that ends the command line without one
+MISSING = object()
+
+
+def scan_options(argv, flags=("-q",)):
+    """LIBSVM's and LIBLINEAR's scan of a command line: the options before the first
+    file, in order, and the files.
+
+    Returns
+    -------
+    pairs : list of (str, str or None)
+        Each option with its value (None for one of `flags`, which take none); an
+        option that ends the command line without its value comes last, with value
+        `MISSING`, and no file is returned then (the tool's usage error, after the
+        options before it were read in order).
+    files : list of str
+        The arguments after the options.
+    """
+    pairs, i = [], 0
+    while i < len(argv) and argv[i].startswith("-") and argv[i] != "-":
+        if argv[i] in flags:
+            pairs.append((argv[i], None))
+            i += 1
+        elif i + 1 >= len(argv):
+            return pairs + [(argv[i], MISSING)], []
+        else:
+            pairs.append((argv[i], argv[i + 1]))
+            i += 2
+    return pairs, argv[i:]
+
+
+def option_value(text, option, kind):
+    """An option's value converted by `kind` (int, float, ...); UsageError naming the
+    option where it does not convert."""
+    try:
+        return kind(text)
+    except ValueError:
+        raise UsageError(f"Wrong value for {option}: {text!r}") from None
+
+
+def training_files(files):
+    """svm-train's and liblinear-train's files: (input, model), the model file named
+    after the input's last path component + ".model" when not given; UsageError for
+    none or more than two."""
+    if not files or len(files) > 2:
+        raise UsageError("")
+    return files[0], (files[1] if len(files) == 2
+                      else os.path.basename(files[0]) + ".model")
+
+
 def error_line(text):
     """One line on stderr (stderr itself may be closed: then nothing)."""
     stream = sys.stderr

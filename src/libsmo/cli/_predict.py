@@ -19,9 +19,10 @@ options:
 """
 
 
-def parse_predict_args(argv):
-    """svm-predict's command line: (probability, quiet, test_file, model_file,
-    output_file)."""
+def parse_predict_args(argv, unknown="Unknown option"):
+    """svm-predict's (and liblinear-predict's) command line: (probability, quiet,
+    test_file, model_file, output_file); `unknown` starts the message of an unknown
+    option."""
     probability, quiet = False, False
     i = 0
     while i < len(argv) and argv[i].startswith("-") and argv[i] != "-":
@@ -34,7 +35,7 @@ def parse_predict_args(argv):
             probability = argv[i + 1] == "1"
             i += 2
         else:
-            raise UsageError(f"Unknown option: {argv[i]}")
+            raise UsageError(f"{unknown}: {argv[i]}")
     if len(argv) - i != 3:
         raise UsageError("")
     return (probability, quiet, *argv[i:])
@@ -73,20 +74,23 @@ def _has_probability(model):
     return model.prob_density_marks is not None
 
 
-def _summary(model, predicted, y):
-    """svm-predict's closing lines (`libsmo._utils.libsvm_figures`: its sums and divisions)."""
+def prediction_summary(y, predicted, regression, accuracy_suffix=" (classification)"):
+    """svm-predict's (and liblinear-predict's) closing lines: the mean squared error and
+    squared correlation of a regression, else the accuracy (`accuracy_suffix` after it:
+    liblinear-predict has none), with LIBSVM's sums and divisions
+    (`libsmo._utils.libsvm_figures`)."""
     import numpy as np
 
     from libsmo._utils.libsvm_figures import c_divide, printf_g, regression_figures
-    if model.svm_type in REGRESSION_TYPES:
+    if regression:
         mse, squared_correlation = regression_figures(y, predicted)
         return (f"Mean squared error = {printf_g(mse)} (regression)\n"
                 f"Squared correlation coefficient = {printf_g(squared_correlation)} "
                 "(regression)\n")
     correct, n = int(np.sum(predicted == y)), len(y)
-    # svm-predict: (double)correct / total * 100
-    return (f"Accuracy = {printf_g(c_divide(correct, n) * 100)}% ({correct}/{n}) "
-            "(classification)\n")
+    # svm-predict and liblinear-predict: (double)correct / total * 100
+    return (f"Accuracy = {printf_g(c_divide(correct, n) * 100)}% ({correct}/{n})"
+            f"{accuracy_suffix}\n")
 
 
 @command("libsmo-predict")
@@ -125,5 +129,6 @@ def predict_main(argv):
         raise CommandError(f"can't open output file {output_file} "
                            f"({exc.strerror or exc})") from None
     if not quiet:
-        write_stdout(_summary(model, predicted, problem.y))
+        write_stdout(prediction_summary(problem.y, predicted,
+                                        model.svm_type in REGRESSION_TYPES))
     return 0

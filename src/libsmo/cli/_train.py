@@ -7,7 +7,6 @@ cross-validation with LIBSVM's lines on stdout. Random draws (-v folds, -b 1's i
 folds) are LIBSVM's own, glibc's rand() after srand(1) as svm-train draws them, unless
 --seed says otherwise: two runs print the same lines, and the same as svm-train's.
 """
-import os
 
 from libsmo._utils.names import (
     CLASSIFICATION_TYPES,
@@ -17,10 +16,14 @@ from libsmo._utils.names import (
     SVM_TYPES,
 )
 from libsmo.cli._common import (
+    MISSING,
     CommandError,
     UsageError,
     command,
     lines_to_stdout,
+    option_value,
+    scan_options,
+    training_files,
     usage,
     write_stdout,
 )
@@ -77,13 +80,6 @@ OPTIONS = {"s": ("svm_type", int), "t": ("kernel_type", int), "d": ("degree", in
            "p": ("p", float), "h": ("shrinking", int), "b": ("probability", int)}
 
 
-def _value(text, option, kind):
-    try:
-        return kind(text)
-    except ValueError:
-        raise UsageError(f"Wrong value for {option}: {text!r}") from None
-
-
 def parse_train_args(argv):
     """svm-train's command line.
 
@@ -102,40 +98,31 @@ def parse_train_args(argv):
     """
     options = dict(DEFAULTS, weights={}, threads=1, selection="second_order", seed=1)
     settings = {"folds": None, "quiet": False}
-    i = 0
-    while i < len(argv) and argv[i].startswith("-") and argv[i] != "-":
-        arg = argv[i]
+    pairs, files = scan_options(argv)
+    for arg, value in pairs:
         if arg == "-q":
             settings["quiet"] = True
-            i += 1
-            continue
-        if i + 1 >= len(argv):
+        elif value is MISSING:
             raise UsageError("")
-        value = argv[i + 1]
-        i += 2
-        if len(arg) == 2 and arg[1] in OPTIONS:
+        elif len(arg) == 2 and arg[1] in OPTIONS:
             name, kind = OPTIONS[arg[1]]
-            options[name] = _value(value, arg, kind)
+            options[name] = option_value(value, arg, kind)
         elif arg == "-v":
-            settings["folds"] = _value(value, arg, int)
+            settings["folds"] = option_value(value, arg, int)
             if settings["folds"] < 2:
                 raise UsageError("n-fold cross validation: n must >= 2")
         elif arg.startswith("-w") and len(arg) > 2:
-            options["weights"][_value(arg[2:], arg, int)] = _value(value, arg, float)
+            options["weights"][option_value(arg[2:], arg, int)] = \
+                option_value(value, arg, float)
         elif arg == "--threads":
-            options["threads"] = _value(value, arg, int)
+            options["threads"] = option_value(value, arg, int)
         elif arg == "--selection":
             options["selection"] = value
         elif arg == "--seed":
-            options["seed"] = _value(value, arg, int)
+            options["seed"] = option_value(value, arg, int)
         else:
             raise UsageError(f"Unknown option: {arg}")
-    files = argv[i:]
-    if not files or len(files) > 2:
-        raise UsageError("")
-    settings["input"] = files[0]
-    settings["model"] = (files[1] if len(files) == 2
-                         else os.path.basename(files[0]) + ".model")
+    settings["input"], settings["model"] = training_files(files)
     return options, settings
 
 
@@ -188,15 +175,15 @@ def _nu_infeasible(nu, y):
     return None
 
 
-def _check_labels(y, svm_type):
-    """LIBSVM's model files store class labels as C ints: refuse others before
-    training, naming the first."""
+def check_labels(y, svm_type, files="LIBSVM's"):
+    """LIBSVM's (and LIBLINEAR's) model files store class labels as C ints: refuse
+    others before training, naming the first."""
     import numpy as np
     if svm_type not in CLASSIFICATION_TYPES or len(y) == 0:
         return
     bad = np.flatnonzero((y != np.round(y)) | (np.abs(y) > INT_MAX))
     if len(bad):
-        raise CommandError(f"ERROR: class labels must be integers, as LIBSVM's model files "
+        raise CommandError(f"ERROR: class labels must be integers, as {files} model files "
                            f"store them: example {bad[0] + 1} has label {float(y[bad[0]]):g}")
 
 
@@ -269,7 +256,7 @@ def train_main(argv):
     if refusal is not None:
         raise CommandError(f"ERROR: {refusal}")
     keywords = train_keywords(options)
-    _check_labels(problem.y, keywords["svm_type"])
+    check_labels(problem.y, keywords["svm_type"])
     from libsmo._utils.random_sources import LibsvmRandom
     try:
         random_state = LibsvmRandom(options["seed"])

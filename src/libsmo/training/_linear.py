@@ -115,13 +115,16 @@ class FeatureColumns:
 class LinearFit:
     """A solved problem: the weights (bias last), the dual point, the iterations the
     methods took in all, whether it reached its tolerance, the method that finished
-    it ("dual", "primal", or "dual+primal" after a switch) and its objective."""
+    it ("dual", "primal", or "dual+primal" after a switch) and its objective; after a
+    switch, the dual's own `LinearSolution` (its epochs, objective and point, which
+    liblinear-train reports before it switches)."""
     w: np.ndarray
     dual: np.ndarray
     n_iter: int
     converged: bool
     method: str
     objective: float
+    switched_from: object = None
 
 
 def primal_tolerance(task):
@@ -177,7 +180,7 @@ def solve_task(task):
                            regression=task.regression, epsilon=task.epsilon,
                            start=sol.w, **dict(common, tol=tol, max_iter=SWITCH_MAX_ITER))
     return LinearFit(newton.w, newton.dual, sol.n_iter + newton.n_iter,
-                     newton.status in REACHED, "dual+primal", newton.objective)
+                     newton.status in REACHED, "dual+primal", newton.objective, sol)
 
 
 def solve_guarded(task):

@@ -1,0 +1,73 @@
+"""libsmo-linear-predict: liblinear-predict's command line, checks, lines and output
+file (LIBLINEAR 2.50's predict).
+
+The output file holds a label or value a line ("%.17g", liblinear-predict's), computed
+as LIBLINEAR computes the decision values (the terms in each row's order, the bias
+feature's last), so that the file is liblinear-predict's; the summary is its
+"Accuracy = ..% (a/b)" or, for a regression model, its mean squared error and squared
+correlation lines. Models written by liblinear-train, liblinear-official or
+libsmo-linear-train are read (`libsmo.io.liblinear_model`); ``-b 1`` is refused as
+liblinear-predict refuses it for a support vector machine, whose model has no
+probabilities. The output file is written whole or not at all.
+"""
+from libsmo.cli._common import CommandError, UsageError, command, usage, write_stdout
+
+LINEAR_PREDICT_USAGE = """\
+Usage: libsmo-linear-predict [options] test_file model_file output_file
+options:
+-b probability_estimates: whether to output probability estimates, 0 or 1 (default 0); currently for logistic regression only
+-q : quiet mode (no outputs)
+"""
+
+
+def parse_linear_predict_args(argv):
+    """liblinear-predict's command line: (probability, quiet, test_file, model_file,
+    output_file), read as svm-predict's is (`libsmo.cli._predict.parse_predict_args`)
+    with LIBLINEAR's "unknown option" words."""
+    from libsmo.cli._predict import parse_predict_args
+    return parse_predict_args(argv, unknown="unknown option")
+
+
+@command("libsmo-linear-predict")
+def linear_predict_main(argv):
+    """libsmo-linear-predict: liblinear-predict's options and files. Returns the exit
+    status."""
+    try:
+        probability, quiet, test_file, model_file, output_file = \
+            parse_linear_predict_args(argv)
+    except UsageError as exc:
+        return usage(LINEAR_PREDICT_USAGE, str(exc))
+    from libsmo.cli._data import check_input_file, read_problem
+    check_input_file(test_file)
+    from libsmo.io import write_atomically
+    from libsmo.io.liblinear_model import load_liblinear_model
+    try:
+        model = load_liblinear_model(model_file)
+    except OSError as exc:
+        raise CommandError(f"can't open model file {model_file} "
+                           f"({exc.strerror or exc})") from None
+    except ValueError as exc:
+        raise CommandError(f"can't open model file {model_file} ({exc})") from None
+    if probability:
+        raise CommandError("probability output is only supported for logistic regression "
+                           f"(the model is {model.solver_type})")
+    problem = read_problem(test_file, "linear", dense_copy_bytes=0)
+    from libsmo.training._liblinear import predict
+    try:
+        predicted = predict(model, problem.X)
+    except Exception as exc:   # whatever the model's numbers do: one line, no traceback
+        raise CommandError(f"can't predict with model file {model_file}: {exc}") from None
+    text = "".join(f"{p:.17g}\n" for p in predicted.tolist())
+    try:
+        write_atomically(output_file, text.encode())
+    except OSError as exc:
+        raise CommandError(f"can't open output file {output_file} "
+                           f"({exc.strerror or exc})") from None
+    if not quiet:
+        from libsmo.cli._predict import prediction_summary
+        write_stdout(prediction_summary(problem.y, predicted, model.labels is None,
+                                        accuracy_suffix=""))
+    return 0
+
+
+__all__ = ["LINEAR_PREDICT_USAGE", "linear_predict_main", "parse_linear_predict_args"]
