@@ -18,7 +18,6 @@ Environment:
 import ast
 import importlib.util
 import os
-import re
 import sys
 from pathlib import Path
 
