@@ -143,6 +143,8 @@ def ref_load_model(raw):
         if b"label" not in header or b"nr_sv" not in header:
             raise Rejected("label")
         out["classes"] = ints(b"label", k)
+        if len(set(out["classes"])) != k:
+            raise Rejected("label repeated")   # load_model's documented refusal
         out["n_support"] = ints(b"nr_sv", k, 0)
         if sum(out["n_support"]) != total:
             raise Rejected("nr_sv")

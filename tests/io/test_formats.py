@@ -483,6 +483,8 @@ BAD_MODELS = [
     (_golden_with(b"rho 0.10000000000000001 ", b"rho "), 8, "needs 3 number"),
     (_golden_with(b"label 3 1 2", b"label 3 1 x"), 9, "not an integer"),
     (_golden_with(b"label 3 1 2", b"label 3 1 2 4"), 9, "needs 3 integer"),
+    # found by the slow fuzz campaign: the Model's check refused it without file and line
+    (_golden_with(b"label 3 1 2", b"label 3 1 3"), 9, "label repeats the label 3"),
     (_golden_with(b"nr_sv 2 1 1", b"nr_sv 2 1 2"), 12, "adds up to 5"),
     (_golden_with(b"nr_sv 2 1 1", b"nr_sv 2 -1 3"), 12, ">= 0"),
     (_golden_with(b"probB 0.5 0.25 0.125", b"probB 0.5 0.25"), 11, "needs 3"),

@@ -132,9 +132,10 @@ def load_model(f, dense_copy_bytes=0):
     ------
     ValueError
         Anything LIBSVM's reader would misread: unknown or repeated header lines,
-        counts that disagree with nr_class or total_sv, numbers that do not parse,
-        feature indices below 1 or not increasing, blank lines among the support
-        vectors, NaN or infinite numbers. The message names the file and the line.
+        a label given twice, counts that disagree with nr_class or total_sv, numbers
+        that do not parse, feature indices below 1 or not increasing, blank lines
+        among the support vectors, NaN or infinite numbers. The message names the
+        file and the line.
 
     See Also
     --------
@@ -213,7 +214,13 @@ def load_model(f, dense_copy_bytes=0):
         for key in ("label", "nr_sv"):
             if not header.has(key):
                 raise ValueError(f"{name}: a {svm_type} model needs a {key} line")
-        classes = np.array(header.ints("label", k), dtype=np.float64)
+        labels = header.ints("label", k)
+        if len(set(labels)) != k:
+            # LIBSVM would count one label's votes as two classes' and predict whichever
+            # of the two wins; nor could a model's classes name its columns
+            repeated = next(v for v in labels if labels.count(v) > 1)
+            header.unexpected("label", f"repeats the label {repeated}")
+        classes = np.array(labels, dtype=np.float64)
         n_support = np.array(header.ints("nr_sv", k, minimum=0), dtype=np.int64)
         if n_support.sum() != total_sv:
             header.unexpected("nr_sv", f"adds up to {n_support.sum()}, but total_sv is "
