@@ -54,5 +54,5 @@ def test_each_quarter_runs_and_stays_within_its_minutes():
 
 def test_ci_runs_the_quarter_of_the_commit_count():
     run = (REPO / ".ci" / "run").read_text()
-    assert "git rev-list --count HEAD" in run and "% 4" in run
+    assert "git rev-list --count HEAD" in run and "% 4" in run and "date -u +%j" in run
     assert "slow-quarters" in run and 'pytest -m slow "${slow_tests[@]}"' in run
