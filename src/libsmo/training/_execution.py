@@ -128,8 +128,7 @@ class Executor:
                                   if policy_cache_size is None else policy_cache_size)
         if solver.cache_size == budget.AUTO:
             # the bound of this fit's caches, read once (`libsmo._utils.cache_budget`)
-            solver = dataclasses.replace(solver,
-                                         cache_size=budget.budget_megabytes(budget.AUTO))
+            solver = solver.with_cache_megabytes(budget.budget_megabytes(budget.AUTO))
         self.solver = solver
         self.reserved_mb = reserved_bytes / 2**20
         self.deadline = (None if solver.time_limit is None

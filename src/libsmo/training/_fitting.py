@@ -19,8 +19,9 @@ import logging
 
 import numpy as np
 
+from libsmo._utils import sparse as sp
 from libsmo._utils import validation as v
-from libsmo._utils.row_layout import dense_copy_budget
+from libsmo._utils.row_layout import DENSE_COPY_BYTES, dense_copy_budget
 from libsmo.exceptions import ConvergenceWarning
 from libsmo.model._model import Model
 from libsmo.training._execution import Executor
@@ -373,8 +374,12 @@ def training_set_for(X, y, sample_weight, params):
     TypeError, ValueError
         Bad data; the message names X, y or sample_weight.
     """
+    # the budget of a dense copy matters to sparse rows only (for "auto" it reads the
+    # available memory, which the executor reads again when the fit starts)
+    copy_bytes = (dense_copy_budget(params.solver.cache_size) if sp.issparse(X)
+                  else DENSE_COPY_BYTES)
     return training_set(X, y, sample_weight, params.svm_type, params.kernel.kernel,
-                        dense_copy_bytes=dense_copy_budget(params.solver.cache_size))
+                        dense_copy_bytes=copy_bytes)
 
 
 def fit_training_set(data, params, init=None):
