@@ -96,8 +96,9 @@ class _BaseClassifier(ClassifierMixin, _BaseSVM):
         # solves.
         candidates = np.flatnonzero(taking_part)
         first = candidates[np.unique(encoded[candidates], return_index=True)[1]]
-        rest = np.setdiff1d(np.arange(len(encoded)), first, assume_unique=True)
-        rows = np.concatenate([first, rest])
+        rest = np.ones(len(encoded), dtype=bool)
+        rest[first] = False
+        rows = np.concatenate([first, np.flatnonzero(rest)])
         weights = None if sample_weight is None else sample_weight[rows]
         if self._kernel_name() == "precomputed":
             Xr = X[np.ix_(rows, rows)]
@@ -108,7 +109,7 @@ class _BaseClassifier(ClassifierMixin, _BaseSVM):
                         else dict(enumerate(self.class_weight_)))
         model = self._fit_model(Xr, encoded[rows], weights, class_weight=class_weight,
                                 init=warm_init(previous, len(rows), rows, self.classes_),
-                                **self._formulation_params())
+                                n_classes=len(self.classes_), **self._formulation_params())
         # the model speaks of the caller's rows (a precomputed kernel's columns at
         # prediction time are the caller's training rows)
         model.support = rows[model.support]
