@@ -8,9 +8,12 @@ import numpy as np
 
 from libsmo._utils.constraints import check_positive
 from libsmo.estimators._base import _BaseSVM
-from libsmo.estimators._input import check_targets, effective_sample_weight
+from libsmo.estimators._input import (
+    check_targets,
+    effective_sample_weight,
+    sorted_classes,
+)
 from libsmo.estimators._sklearn_compat import (
-    HAVE_SKLEARN,
     ClassifierMixin,
     NotFittedError,
     check_is_fitted,
@@ -76,11 +79,7 @@ class _BaseClassifier(ClassifierMixin, _BaseSVM):
         previous = previous_fit(self)
         y = check_targets(self, y)
         X, y = self._start_fit(X, y)
-        if HAVE_SKLEARN:
-            from sklearn.utils.multiclass import check_classification_targets
-            check_classification_targets(y)
-        self.classes_, encoded = np.unique(y, return_inverse=True)
-        encoded = encoded.ravel()
+        self.classes_, encoded = sorted_classes(y)
         if len(self.classes_) < 2:
             raise ValueError("The number of classes has to be greater than one; got "
                              f"{len(self.classes_)} class")
