@@ -267,3 +267,117 @@ def test_width_mismatch_between_files_names_both_widths_and_the_fix(tmp_path):
     assert libsmo.SVC(kernel="linear").fit(X, y).score(Xt, yt) > 0.8
     X, y = libsmo.load_svmlight_file(str(train), n_features=121)
     assert libsmo.SVC(kernel="linear").fit(X, y).score(Xt, yt) > 0.8
+
+
+def _label_kinds():
+    """Labels of every kind a classifier may be given: plain classes (which libsmo
+    recognises without scikit-learn's check_classification_targets) and the others."""
+    rng = np.random.default_rng(3)
+    n = 40
+    ints = rng.integers(0, 3, n)
+    return {
+        "int": ints, "uint8": ints.astype(np.uint8), "negative": ints - 5,
+        "bool": ints > 0, "float": ints.astype(float), "float32": ints.astype(np.float32),
+        "float16": ints.astype(np.float16), "str": np.array(["a", "b", "c"])[ints],
+        "object str": np.array(["a", "b", "c"], dtype=object)[ints],
+        "object int": ints.astype(object), "continuous": ints + 0.5,
+        "one fraction": np.where(np.arange(n) == 7, 1.25, ints.astype(float)),
+        "huge floats": ints * 1e20, "many classes": np.arange(n) % 30,
+        "many floats": (np.arange(n) % 30).astype(float), "two of many": np.arange(n) % 2,
+        "one class": np.zeros(n, dtype=int), "list": ints.tolist(),
+        "column": ints[:, None],
+    }
+
+
+@pytest.mark.parametrize("kind", list(_label_kinds()))
+def test_classifier_labels_are_checked_as_scikit_learn_checks_them(kind):
+    """libsmo answers the common labels' check_classification_targets itself: every
+    kind of label gets scikit-learn's classes, errors and warnings."""
+    y = _label_kinds()[kind]
+    X = np.random.default_rng(4).normal(size=(len(y), 3))
+
+    def outcome(cls):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                classes = cls().fit(X, y).classes_
+                result = ("fitted", classes.dtype.kind, classes.tolist())
+            except ValueError as exc:
+                result = ("ValueError", str(exc).split(";")[0])
+        names = sorted({(w.category.__name__, str(w.message)) for w in caught
+                        if "class" in str(w.message) or "shape" in str(w.message)})
+        return result, names
+
+    ours, theirs = outcome(libsmo.SVC), outcome(sk.SVC)
+    if kind == "one class":   # the same refusal, in libsmo's words
+        assert ours[0][0] == theirs[0][0] == "ValueError"
+        return
+    assert ours == theirs
+
+
+def test_class_labels_of_the_fast_check_are_scikit_learns():
+    """`sorted_classes` without scikit-learn's check where the labels are plainly
+    classes: the same classes and indices as np.unique, and scikit-learn's own
+    check (its error) for the others."""
+    from sklearn.utils.multiclass import check_classification_targets
+
+    from libsmo.estimators._input import sorted_classes
+    for kind, y in _label_kinds().items():
+        y = np.asarray(y).ravel() if kind == "column" else np.asarray(y)
+        try:
+            check_classification_targets(y)
+        except ValueError as exc:
+            with pytest.raises(ValueError, match="Unknown label type"):
+                sorted_classes(y)
+            assert "Unknown label type" in str(exc)
+            continue
+        classes, encoded = sorted_classes(y)
+        expected, expected_encoded = np.unique(y, return_inverse=True)
+        assert np.array_equal(classes, expected) and classes.dtype == expected.dtype
+        assert np.array_equal(encoded, expected_encoded.ravel())
+
+
+def test_plain_training_data_skip_scikit_learns_checks_with_its_outcome():
+    """Plain arrays at fit (`_input._plain_fit_data`) are taken as validate_data
+    would return them, with its attributes (n_features_in_, no feature_names_in_
+    after a fit on a data frame); every other input goes through it, as does any
+    data that is not finite."""
+    import pandas as pd
+    from sklearn import config_context
+    from sklearn.utils.validation import validate_data
+
+    from libsmo.estimators._input import _plain_fit_data, validate_features
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(30, 4))
+    y = rng.integers(0, 3, 30)
+    clf = libsmo.SVC().fit(pd.DataFrame(X, columns=list("abcd")), y)
+    assert list(clf.feature_names_in_) == list("abcd")
+    Xv, yv = validate_features(clf, X, y)
+    assert Xv is X and yv is y and clf.n_features_in_ == 4
+    assert not hasattr(clf, "feature_names_in_")
+    theirs = sk.SVC()
+    Xs, ys = validate_data(theirs, X, y, accept_sparse="csr", order="C",
+                           accept_large_sparse=False, dtype=[np.float64, np.uint8])
+    assert np.array_equal(Xs, Xv) and np.array_equal(ys, yv)
+    assert theirs.n_features_in_ == clf.n_features_in_
+
+    plain = [(X, y), (X, y.astype(float)), (X, np.array(list("abc"))[y]), (X[:1], y[:1])]
+    for Xp, yp in plain:
+        assert _plain_fit_data(Xp, yp)
+    nan_X, inf_y = X.copy(), y.astype(float)
+    nan_X[3, 1], inf_y[2] = np.nan, np.inf
+    others = [(np.asfortranarray(X), y), (X.astype(np.float32), y), (X.tolist(), y),
+              (X, y.tolist()), (X, y[:-1]), (X, y[:, None]), (X, y.astype(object)),
+              (X[:0], y[:0]), (X[:, :0], y), (nan_X, y), (X, inf_y),
+              (pd.DataFrame(X), y), (X, y + 0j)]
+    for Xo, yo in others:
+        assert not _plain_fit_data(Xo, yo)
+    with config_context(assume_finite=True):
+        assert _plain_fit_data(nan_X, y)   # as validate_data, which then checks nothing
+    # the refusals are scikit-learn's own
+    for Xo, yo in [(nan_X, y), (X, inf_y), (X[:0], y[:0]), (X, y[:-1])]:
+        with pytest.raises(ValueError) as ours:
+            libsmo.SVC().fit(Xo, yo)
+        with pytest.raises(ValueError) as expected:
+            sk.SVC().fit(Xo, yo)
+        assert str(ours.value) == str(expected.value)

@@ -242,9 +242,9 @@ def test_sigint_during_estimator_fit_leaves_the_previous_model(tmp_path):
             if not reported:
                 reported.append(print("solving", flush=True))
         import libsmo.estimators._base as base
-        fit = base.fit
-        base.fit = lambda X, y, params, **kw: fit(X, y, params.replace(callback=solving),
-                                                  **kw)
+        fit = base.fit_training_set
+        base.fit_training_set = lambda data, params, **kw: fit(
+            data, params.replace(callback=solving), **kw)
         print("fitting", flush=True)
         try:
             est.fit(X, y)

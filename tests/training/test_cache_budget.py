@@ -28,13 +28,11 @@ def test_auto_is_half_of_the_available_memory():
 def test_memavailable_is_read_where_linux_has_it(monkeypatch, tmp_path):
     """/proc/meminfo's MemAvailable (kB) when it can be read, else os.sysconf's free
     pages, else nothing (and then AUTO_FALLBACK_MB)."""
-    import builtins
-    real_open = builtins.open
+    assert budget.MEMINFO_PATH == "/proc/meminfo"
     meminfo = tmp_path / "meminfo"
     meminfo.write_text("MemTotal:       24684544 kB\nMemFree:  1000 kB\n"
                        "MemAvailable:   2097152 kB\n")
-    monkeypatch.setattr(builtins, "open", lambda path, *a, **k: real_open(
-        meminfo if path == "/proc/meminfo" else path, *a, **k))
+    monkeypatch.setattr(budget, "MEMINFO_PATH", str(meminfo))
     assert budget.available_megabytes() == 2048.0
     assert budget.budget_megabytes("auto") == 1024.0
     meminfo.write_text("MemTotal: 1 kB\n")

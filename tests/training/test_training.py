@@ -241,3 +241,96 @@ def test_a_model_pickled_before_kernel_evaluations_still_works(heart_scale):
     assert restored.kernel_evaluations == ()
     np.testing.assert_array_equal(restored.predict(X), model.predict(X))
     assert restored.replace(rho=model.rho).kernel_evaluations == []
+
+
+def _field_forms(model):
+    """Each field's type, dtype, shape and contiguity, and its values."""
+    import scipy.sparse as sp
+    forms = {}
+    for name in libsmo.Model._FIELDS:
+        value = getattr(model, name)
+        if isinstance(value, np.ndarray):
+            forms[name] = ("array", value.dtype.str, value.shape, value.flags.c_contiguous,
+                           value.tobytes())
+        elif sp.issparse(value):
+            forms[name] = ("csr", value.format, value.indices.dtype.str,
+                           value.indptr.dtype.str, value.toarray().tobytes())
+        else:
+            forms[name] = (type(value).__name__, repr(value))
+    return forms
+
+
+@pytest.mark.parametrize("options", [
+    dict(), dict(svm_type="nu_svc"), dict(svm_type="one_class"),
+    dict(svm_type="epsilon_svr"), dict(svm_type="nu_svr", probability=True),
+    dict(probability=True), dict(sparse=True), dict(kernel="precomputed"),
+    dict(kernel="linear", linear_solver="primal"), dict(bytes=True),
+    dict(kernel="poly", degree=np.int64(2), gamma=np.float64(0.3)),
+    dict(class_weight={0: 2.0}), dict(solver="partitioned")])
+def test_a_trained_model_holds_its_fields_in_their_checked_forms(options):
+    """A Model made by training checks its fields before it first predicts, not when
+    it is made (`Model._from_training`): they must already be what the check makes
+    of them, so that reading them before and after is the same."""
+    import scipy.sparse as sp
+    from sklearn.datasets import load_iris
+    X, y = load_iris(return_X_y=True)
+    options = dict(options, random_state=0) if options.get("probability") else options
+    if options.pop("sparse", False):
+        X = sp.csr_matrix(X)
+    if options.pop("bytes", False):
+        X = (X * 10).astype(np.uint8)
+    if options.get("kernel") == "precomputed":
+        X = X @ X.T
+    if options.get("svm_type") in ("epsilon_svr", "nu_svr"):
+        y = np.arange(len(y)) % 7 * 0.5
+    model = libsmo.train(X, y, **options)
+    assert not model._checked
+    before = _field_forms(model)
+    model.check_fields()
+    assert model._checked and _field_forms(model) == before
+
+
+@pytest.mark.parametrize("gather_entries", [1, 7, 60, 1 << 22])
+def test_one_vs_one_layout_is_the_same_gathered_in_any_number_of_steps(
+        monkeypatch, gather_entries):
+    """`one_vs_one_result` gathers as many classes at once as GATHER_ENTRIES allows (a
+    class at a time at least): the support vectors, counts and sv_coef are LIBSVM's
+    layout, class by class (class c's coefficient of pair (c, j) on row j - 1, of pair
+    (i, c) on row i), whatever the step."""
+    from libsmo.training import _pairs
+    from libsmo.training._pair_results import PairResults, pair_indices
+    from libsmo.training._problem import BinaryFit
+    monkeypatch.setattr(_pairs, "GATHER_ENTRIES", gather_entries)
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        k = int(rng.integers(2, 8))
+        counts = rng.integers(1, 9, size=k)
+        order = rng.permutation(int(counts.sum()))
+        members = np.split(order, np.cumsum(counts)[:-1])
+        first, second = pair_indices(k)
+        results = PairResults(counts[first] + counts[second])
+        coefs = {}
+        for p, (a, b) in enumerate(zip(first.tolist(), second.tolist())):
+            coef = rng.normal(size=counts[a] + counts[b]) * (rng.random(
+                counts[a] + counts[b]) < 0.4)
+            coefs[a, b] = coef
+            results.store(p, BinaryFit(coef=coef, rho=0.0, objective=0.0, n_iter=1,
+                                       status="optimal"))
+        result = _pairs.one_vs_one_result(np.arange(k), members, results)
+        # the layout written out class by class, pair by pair
+        columns, rows, n_support = [], [], []
+        for c in range(k):
+            block = np.zeros((k - 1, counts[c]))
+            for j in range(k):
+                if j < c:
+                    block[j] = coefs[j, c][counts[j]:]
+                elif j > c:
+                    block[j - 1] = coefs[c, j][:counts[c]]
+            support = np.any(block != 0, axis=0)
+            columns.append(block[:, support])
+            rows.append(members[c][support])
+            n_support.append(int(support.sum()))
+        assert np.array_equal(result.sv_coef, np.hstack(columns))
+        assert np.array_equal(result.sv_rows, np.concatenate(rows))
+        assert result.n_support.tolist() == n_support
+        assert result.sv_coef.flags.c_contiguous

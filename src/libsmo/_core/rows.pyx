@@ -299,20 +299,66 @@ cdef class Rows:
     cdef void _copy_dense(self, const double[:, ::1] X) except *:
         """Copy the rows X[index] into this object's layout and sum their squared norms
         feature by feature (LIBSVM's order), in one pass."""
-        cdef Py_ssize_t k, f, r
+        cdef Py_ssize_t k, f, n_rows = self.n_rows, n_features = self.n_features
         cdef double v, s
+        cdef const double* x
+        cdef double* out
+        cdef const int* index
+        cdef double* norms
+        if n_rows == 0 or n_features == 0:
+            for k in range(n_rows):
+                self.sq_norm[k] = 0.0
+            return
+        # through plain pointers: the extension is compiled without strict aliasing,
+        # so each store through a memoryview made the loop load the view's fields
+        # again (a one-vs-one pair copies its rows for every problem)
+        index = &self.index[0]
+        norms = &self.sq_norm[0]
+        out = &self.dense_t[0, 0] if self.layout == FEATURE_MAJOR else &self.dense[0, 0]
+        cdef const double* x1
+        cdef const double* x2
+        cdef const double* x3
+        cdef double s1, s2, s3, v1, v2, v3
         with nogil:
-            for k in range(self.n_rows):
-                r = self.index[k]
-                s = 0.0
-                for f in range(self.n_features):
-                    v = X[r, f]
-                    s += v * v
-                    if self.layout == FEATURE_MAJOR:
-                        self.dense_t[f, k] = v
-                    else:
-                        self.dense[k, f] = v
-                self.sq_norm[k] = s
+            if self.layout == FEATURE_MAJOR:
+                # four rows at a time: each row's norm is still summed feature by
+                # feature (the same bits), but four sums advance together instead of
+                # one waiting on each addition
+                k = 0
+                while k + 4 <= n_rows:
+                    x, x1 = &X[index[k], 0], &X[index[k + 1], 0]
+                    x2, x3 = &X[index[k + 2], 0], &X[index[k + 3], 0]
+                    s = s1 = s2 = s3 = 0.0
+                    for f in range(n_features):
+                        v, v1, v2, v3 = x[f], x1[f], x2[f], x3[f]
+                        s += v * v
+                        s1 += v1 * v1
+                        s2 += v2 * v2
+                        s3 += v3 * v3
+                        out[f * n_rows + k] = v
+                        out[f * n_rows + k + 1] = v1
+                        out[f * n_rows + k + 2] = v2
+                        out[f * n_rows + k + 3] = v3
+                    norms[k], norms[k + 1], norms[k + 2], norms[k + 3] = s, s1, s2, s3
+                    k += 4
+                while k < n_rows:
+                    x = &X[index[k], 0]
+                    s = 0.0
+                    for f in range(n_features):
+                        v = x[f]
+                        s += v * v
+                        out[f * n_rows + k] = v
+                    norms[k] = s
+                    k += 1
+            else:
+                for k in range(n_rows):
+                    x = &X[index[k], 0]
+                    s = 0.0
+                    for f in range(n_features):
+                        v = x[f]
+                        s += v * v
+                        out[k * n_features + f] = v
+                    norms[k] = s
 
     cdef void _csr_norms(self) noexcept nogil:
         cdef Py_ssize_t i

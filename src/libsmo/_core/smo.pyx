@@ -81,6 +81,20 @@ cdef double VERIFY_SHARE = 0.01
 cnp.import_array()
 
 
+cdef double _largest_magnitude(const double[::1] values) noexcept nogil:
+    """max |values| (0 for none; NaN where one is NaN), as np.max(np.abs(values),
+    initial=0) without its temporary array."""
+    cdef Py_ssize_t i
+    cdef double largest = 0.0, v
+    for i in range(values.shape[0]):
+        v = fabs(values[i])
+        if v != v:
+            return v
+        if v > largest:
+            largest = v
+    return largest
+
+
 cdef class Solver:
     """State of one SMO run with LIBSVM's second-order selection; Platt's loop is the
     subclass `libsmo._core.platt_smo.PlattSolver`. Use `libsmo._core.solvers.solve`,
@@ -110,8 +124,13 @@ cdef class Solver:
         self.alpha = np.array(alpha, dtype=np.float64)
         self.QD = Q.diagonal()
         self.n_threads = Q.kernel.n_threads
-        smo_governor_start(&self.governor, self.n_threads, smo_governor_seconds(),
-                           smo_process_cpu_seconds())
+        # (the clocks only matter to a run on several threads: one thread never
+        # looks at them, and getrusage costs a system call a problem)
+        if self.n_threads > 1:
+            smo_governor_start(&self.governor, self.n_threads, smo_governor_seconds(),
+                               smo_process_cpu_seconds())
+        else:
+            smo_governor_start(&self.governor, self.n_threads, 0.0, 0.0)
         # a start whose gradient the caller knows skips its computation (a kernel row
         # per non-zero alpha): the cascade's rounds (libsmo.cascade)
         self.gradient_given = gradient is not None
@@ -128,7 +147,7 @@ cdef class Solver:
         self.poller = StopConditions(max_iter, callback, callback_every, time_limit,
                                      stop_flag, self._progress)
         self.stop = RUNNING
-        self.q_scale = float(np.max(np.abs(self.QD.base), initial=0.0))
+        self.q_scale = _largest_magnitude(self.QD)
         self.start_mass = self.drift = 0.0
         self.gradient_checks = 0
         self.seeded = seeded

@@ -32,6 +32,8 @@ AUTO_MIN_MB = 100.0
 AUTO_FALLBACK_MB = 1024.0
 # What "auto" counts as where the cache's size chooses a solver.
 AUTO_POLICY_MB = 200.0
+# where Linux tells the available memory
+MEMINFO_PATH = "/proc/meminfo"
 
 
 def available_megabytes():
@@ -50,10 +52,16 @@ def available_megabytes():
     True
     """
     try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) / 1024.0
+        # one read of the whole file (a few kB), not a text file's lines: a fit with
+        # cache_size="auto" reads it once when it starts, and small fits take
+        # milliseconds
+        fd = os.open(MEMINFO_PATH, os.O_RDONLY)
+        try:
+            text = os.read(fd, 1 << 16)
+        finally:
+            os.close(fd)
+        start = text.index(b"\nMemAvailable:") + len(b"\nMemAvailable:")
+        return int(text[start:text.index(b"\n", start)].split()[0]) / 1024.0
     except (OSError, ValueError, IndexError):
         pass
     try:

@@ -46,6 +46,8 @@ def effective_n_jobs(n_jobs):
         return 1
     import joblib
     jobs = max(1, int(joblib.effective_n_jobs(n_jobs)))
+    if jobs == 1:
+        return 1
     return min(jobs, usable_cores()) if _local_backend() else jobs
 
 

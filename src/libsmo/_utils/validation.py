@@ -239,6 +239,19 @@ def byte_variance(X):
 MAX_SQUARED_NORM = 1e300
 
 
+def finite(values):
+    """Whether every entry of a real array is finite (compiled; the array is read as
+    C-contiguous float64, copied only when it is not that already).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> finite(np.array([[1.0, 2.0]])), finite(np.array([1.0, np.nan]))
+    (True, False)
+    """
+    return all_finite(np.ascontiguousarray(values, dtype=np.float64))
+
+
 def check_norms(X, name="X"):
     """Squared row norms of X, rejecting rows whose norms would overflow a kernel.
 

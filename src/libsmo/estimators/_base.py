@@ -35,7 +35,7 @@ from libsmo.estimators._warm_start import previous_fit, warm_init
 from libsmo.exceptions import ConvergenceWarning
 from libsmo.io.model_file import load_model, save_model
 from libsmo.model._model import Model
-from libsmo.training._fitting import fit
+from libsmo.training._fitting import fit_training_set, training_set_for
 from libsmo.training._formulations import UnscalableNuSolution
 from libsmo.training._params import TrainParams
 
@@ -161,7 +161,11 @@ class _BaseSVM(DocumentationLink, BaseEstimator):
                            else (X.shape[0],))
         return X, y
 
-    def _fit_model(self, X, y, sample_weight, init=None, **params):
+    def _fit_model(self, X, y, sample_weight, init=None, n_classes=None, **params):
+        """The Model of X, y and the weights, trained with this estimator's parameters
+        (and `params`, train's keywords of the subclass); with n_classes, y holds the
+        classifiers' encoded labels (`libsmo.training._problem.TrainingSet.n_classes`),
+        taken as they are."""
         self._gamma = self._resolve_gamma(X)
         # scikit-learn's arithmetic where its LIBSVM and 3.37 differ (TrainParams.flavor)
         self._flavor = "sklearn"
@@ -175,7 +179,11 @@ class _BaseSVM(DocumentationLink, BaseEstimator):
             params = TrainParams.from_kwargs(svm_type=self._svm_type, gamma=self._gamma,
                                              **self._train_options(), **params)
             try:
-                model = fit(X, y, params, sample_weight=sample_weight, init=init)
+                # the data were checked at this boundary: the training set is made of
+                # them once (`fit` would make it the same way)
+                model = fit_training_set(training_set_for(X, y, sample_weight, params,
+                                                          n_classes=n_classes),
+                                         params, init=init)
             except UnscalableNuSolution as exc:
                 # scikit-learn's words for the same model (its LIBSVM divides by r = 0)
                 raise ValueError(f"{NOT_FINITE} ({exc})") from None

@@ -8,9 +8,12 @@ import numpy as np
 
 from libsmo._utils.constraints import check_positive
 from libsmo.estimators._base import _BaseSVM
-from libsmo.estimators._input import check_targets, effective_sample_weight
+from libsmo.estimators._input import (
+    check_targets,
+    effective_sample_weight,
+    sorted_classes,
+)
 from libsmo.estimators._sklearn_compat import (
-    HAVE_SKLEARN,
     ClassifierMixin,
     NotFittedError,
     check_is_fitted,
@@ -76,11 +79,7 @@ class _BaseClassifier(ClassifierMixin, _BaseSVM):
         previous = previous_fit(self)
         y = check_targets(self, y)
         X, y = self._start_fit(X, y)
-        if HAVE_SKLEARN:
-            from sklearn.utils.multiclass import check_classification_targets
-            check_classification_targets(y)
-        self.classes_, encoded = np.unique(y, return_inverse=True)
-        encoded = encoded.ravel()
+        self.classes_, encoded = sorted_classes(y)
         if len(self.classes_) < 2:
             raise ValueError("The number of classes has to be greater than one; got "
                              f"{len(self.classes_)} class")
@@ -96,8 +95,9 @@ class _BaseClassifier(ClassifierMixin, _BaseSVM):
         # solves.
         candidates = np.flatnonzero(taking_part)
         first = candidates[np.unique(encoded[candidates], return_index=True)[1]]
-        rest = np.setdiff1d(np.arange(len(encoded)), first, assume_unique=True)
-        rows = np.concatenate([first, rest])
+        rest = np.ones(len(encoded), dtype=bool)
+        rest[first] = False
+        rows = np.concatenate([first, np.flatnonzero(rest)])
         weights = None if sample_weight is None else sample_weight[rows]
         if self._kernel_name() == "precomputed":
             Xr = X[np.ix_(rows, rows)]
@@ -108,7 +108,7 @@ class _BaseClassifier(ClassifierMixin, _BaseSVM):
                         else dict(enumerate(self.class_weight_)))
         model = self._fit_model(Xr, encoded[rows], weights, class_weight=class_weight,
                                 init=warm_init(previous, len(rows), rows, self.classes_),
-                                **self._formulation_params())
+                                n_classes=len(self.classes_), **self._formulation_params())
         # the model speaks of the caller's rows (a precomputed kernel's columns at
         # prediction time are the caller's training rows)
         model.support = rows[model.support]

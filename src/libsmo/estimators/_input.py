@@ -37,6 +37,12 @@ def validate_features(estimator, X, y=None, reset=True, dtype=None):
     X, y
     """
     if HAVE_SKLEARN:
+        if reset and y is not None and dtype is None and _plain_fit_data(X, y):
+            # what validate_data hands back as it is, with its attributes
+            estimator.n_features_in_ = X.shape[1]
+            if hasattr(estimator, "feature_names_in_"):
+                del estimator.feature_names_in_   # (a fit on a data frame before)
+            return X, y
         # scikit-learn keeps a dtype of the list and converts any other to the first
         if dtype is None:
             dtype = [np.float64, np.uint8] if reset else np.float64
@@ -60,6 +66,26 @@ def validate_features(estimator, X, y=None, reset=True, dtype=None):
     if y is not None:
         y = v.check_labels(y, X.shape[0])
     return X, y
+
+
+def _plain_fit_data(X, y):
+    """Whether X and y at fit are data that scikit-learn's validate_data (check_X_y)
+    accepts and returns as they are: X a C-contiguous float64 ndarray of at least one
+    row and one column, y a 1-D ndarray of numbers or strings of one label a row, both
+    finite (unless scikit-learn is configured to assume it). Such data, the common
+    case, then skip its checks' tens of microseconds (it looks for data frames and
+    array namespaces, then converts and inspects each array); any other data, bad data
+    included, go through validate_data, so that every refusal and conversion is its
+    own."""
+    if not (type(X) is np.ndarray and X.ndim == 2 and X.dtype == np.float64
+            and X.flags.c_contiguous and X.shape[0] > 0 and X.shape[1] > 0
+            and type(y) is np.ndarray and y.ndim == 1 and y.shape[0] == X.shape[0]
+            and y.dtype.kind in "biufU"):
+        return False
+    from sklearn import get_config
+    if get_config()["assume_finite"]:
+        return True
+    return v.finite(X) and (y.dtype.kind != "f" or v.finite(y))
 
 
 def check_width(estimator, shape):
@@ -144,6 +170,56 @@ def check_targets(estimator, y):
                       category, stacklevel=3)
         y = y.ravel()
     return y
+
+
+def sorted_classes(y):
+    """The classes of a classifier's labels, sorted, and each label's index in them
+    (``np.unique(y, return_inverse=True)``), once scikit-learn's
+    check_classification_targets accepts y as class labels (with scikit-learn).
+
+    Labels that are plainly classes (a 1-D array of integers, booleans or strings, or
+    of floats that all hold integers) are the ones it calls "binary" or "multiclass":
+    for them its answer is known from the dtype and one comparison, without its
+    checks' tens of microseconds (type_of_target converts and inspects y again,
+    looking for data frames). Any other y, and many distinct labels among many
+    samples (for which it warns that y may be a regression target), go through it,
+    so that every refusal and warning is its own.
+
+    Parameters
+    ----------
+    y : ndarray
+        Labels as `validate_features` returned them.
+
+    Returns
+    -------
+    classes : ndarray
+    encoded : ndarray of int of shape (n_samples,)
+
+    Raises
+    ------
+    ValueError
+        scikit-learn's: y is not class labels (continuous values, say).
+    """
+    plain = type(y) is np.ndarray and y.ndim == 1 and y.size > 0 and (
+        y.dtype.kind in "biuU" or (y.dtype.kind == "f" and _integral(y)))
+    if HAVE_SKLEARN and not plain:
+        from sklearn.utils.multiclass import check_classification_targets
+        check_classification_targets(y)
+    classes, encoded = np.unique(y, return_inverse=True)
+    if (HAVE_SKLEARN and plain and len(y) > 20 and len(classes) > 2
+            and len(classes) > round(0.5 * len(y))):
+        # its warning that so many classes may be a regression's targets
+        from sklearn.utils.multiclass import check_classification_targets
+        check_classification_targets(y)
+    return classes, encoded.ravel()
+
+
+def _integral(y):
+    """Whether every float of y is an integer (type_of_target's test: through int64 and
+    back; NaN, infinity and floats beyond int64 are not, silently here: scikit-learn's
+    check then warns of the cast)."""
+    with np.errstate(invalid="ignore"):
+        return not np.any(y != y.astype(np.int64).astype(y.dtype))
 
 
 ALL_LEFT_OUT = "Invalid input - all samples have zero or negative weights."

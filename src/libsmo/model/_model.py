@@ -145,6 +145,23 @@ class Model:
         self.__dict__.update(fields)
         self._forget_derived()
 
+    @classmethod
+    def _from_training(cls, **fields):
+        """A Model of a training's own fields, in the forms `check_model_fields` gives
+        (Python numbers, int64 and float64 arrays, C-contiguous support vectors or
+        canonical CSR, lists of statistics), checked before it first predicts or is
+        saved, as a field assigned after construction is, instead of now: the
+        estimators renumber `support` at once, which would have them checked twice,
+        and a small fit's time is mostly such Python work."""
+        model = object.__new__(cls)
+        model.__dict__.update(fields)
+        missing = set(Model._FIELDS) - set(fields)
+        if missing:
+            raise TypeError(f"Model fields missing: {sorted(missing)}")
+        model._forget_derived()
+        object.__setattr__(model, "_checked", False)
+        return model
+
     def __setattr__(self, name, value):
         # a field assigned after construction (the estimators renumber `support`) is
         # checked again, with the others, before the model next predicts

@@ -75,6 +75,8 @@ def cache_megabytes(cache_size, n_rows):
     of 20 bytes a row (a cache_size of 1e12 must not mean an unbounded budget, and a
     budget beyond 2**63 bytes would not even fit the cache's counters)."""
     whole = (4.0 * n_rows * n_rows + 20.0 * n_rows) / 2**20
+    if isinstance(whole, float):
+        return min(float(cache_size), whole)
     return np.minimum(float(cache_size), whole)   # (n_rows may be an array of them)
 
 
@@ -128,8 +130,7 @@ class Executor:
                                   if policy_cache_size is None else policy_cache_size)
         if solver.cache_size == budget.AUTO:
             # the bound of this fit's caches, read once (`libsmo._utils.cache_budget`)
-            solver = dataclasses.replace(solver,
-                                         cache_size=budget.budget_megabytes(budget.AUTO))
+            solver = solver.with_cache_megabytes(budget.budget_megabytes(budget.AUTO))
         self.solver = solver
         self.reserved_mb = reserved_bytes / 2**20
         self.deadline = (None if solver.time_limit is None

@@ -19,8 +19,9 @@ import logging
 
 import numpy as np
 
+from libsmo._utils import sparse as sp
 from libsmo._utils import validation as v
-from libsmo._utils.row_layout import dense_copy_budget
+from libsmo._utils.row_layout import DENSE_COPY_BYTES, dense_copy_budget
 from libsmo.exceptions import ConvergenceWarning
 from libsmo.model._model import Model
 from libsmo.training._execution import Executor
@@ -358,11 +359,13 @@ def fit(X, y, params, sample_weight=None, init=None):
                             init=init)
 
 
-def training_set_for(X, y, sample_weight, params):
+def training_set_for(X, y, sample_weight, params, n_classes=None):
     """The `TrainingSet` that `fit` makes of X, y and sample_weight for `params`:
     validated, in the solver's layout. A caller that trains on the same rows many
     times (a grid search's folds) makes it once and passes it to `fit_training_set`
-    with any params of the same svm_type, kernel name and cache_size.
+    with any params of the same svm_type, kernel name and cache_size. With n_classes,
+    y holds the estimators' encoded labels, taken as they are (see
+    `libsmo.training._problem.training_set`).
 
     Returns
     -------
@@ -373,8 +376,12 @@ def training_set_for(X, y, sample_weight, params):
     TypeError, ValueError
         Bad data; the message names X, y or sample_weight.
     """
+    # the budget of a dense copy matters to sparse rows only (for "auto" it reads the
+    # available memory, which the executor reads again when the fit starts)
+    copy_bytes = (dense_copy_budget(params.solver.cache_size) if sp.issparse(X)
+                  else DENSE_COPY_BYTES)
     return training_set(X, y, sample_weight, params.svm_type, params.kernel.kernel,
-                        dense_copy_bytes=dense_copy_budget(params.solver.cache_size))
+                        dense_copy_bytes=copy_bytes, n_classes=n_classes)
 
 
 def fit_training_set(data, params, init=None):
@@ -412,12 +419,21 @@ def fit_training_set(data, params, init=None):
     if support_vectors is not None and support_vectors.dtype != np.float64:
         # rows trained as bytes: the model's support vectors are numbers as any model's
         support_vectors = support_vectors.astype(np.float64)
-    return Model(svm_type=params.svm_type, kernel=kernel.kernel, gamma=kernel.gamma,
-                 degree=kernel.degree, coef0=kernel.coef0, classes=result.classes,
-                 n_support=result.n_support, support_vectors=support_vectors,
-                 support=result.sv_rows, sv_coef=result.sv_coef, rho=result.rho,
-                 n_features=data.n_features, probA=result.probA, probB=result.probB,
-                 prob_density_marks=result.prob_density_marks,
-                 n_iter=result.statistics.n_iter, objective=result.statistics.objective,
-                 status=result.statistics.status,
-                 kernel_evaluations=result.statistics.kernel_evaluations)
+    # the fields in the checked forms; the model checks them before it first predicts
+    return Model._from_training(
+        svm_type=params.svm_type, kernel=kernel.kernel, gamma=float(kernel.gamma),
+        degree=int(kernel.degree), coef0=float(kernel.coef0), classes=result.classes,
+        n_support=result.n_support, support_vectors=support_vectors,
+        support=result.sv_rows, sv_coef=result.sv_coef, rho=result.rho,
+        n_features=int(data.n_features), probA=_float_vector(result.probA),
+        probB=_float_vector(result.probB),
+        prob_density_marks=_float_vector(result.prob_density_marks),
+        n_iter=list(result.statistics.n_iter),
+        objective=list(result.statistics.objective),
+        status=list(result.statistics.status),
+        kernel_evaluations=list(result.statistics.kernel_evaluations))
+
+
+def _float_vector(values):
+    """A probability field as a Model holds it: None, or a 1-D float64 array."""
+    return None if values is None else np.atleast_1d(np.asarray(values, dtype=np.float64))

@@ -11,6 +11,7 @@ hundreds of bytes each (10^4 classes, 5 * 10^7 pairs: tens of gigabytes).
     pairs (LIBSVM's order) ──train_pair──> BinaryFit ──PairResults.store──> flat arrays
         ──classification.one_vs_one_result──> LIBSVM's sv_coef, rho ──> Model
 """
+import functools
 import logging
 import math
 import os
@@ -41,9 +42,16 @@ PROGRESS_MIN_PAIRS = 10_000
 _STATUSES = ("optimal", "max_iter", "time_limit", "stopped")
 
 
+# pair_indices keeps the pairs of up to this many classes, made once a process
+# (read-only): numpy's triu_indices takes tens of microseconds, and a fit of a few
+# classes takes a millisecond
+CACHED_PAIRS_MAX_CLASSES = 256
+
+
 def pair_indices(k):
     """The pairs (i, j), i < j, of k classes in LIBSVM's order, as two int32 arrays
-    (`_one_vs_one.pairs` as arrays: 8 bytes a pair instead of a tuple's 64).
+    (`_one_vs_one.pairs` as arrays: 8 bytes a pair instead of a tuple's 64); read-only
+    for up to CACHED_PAIRS_MAX_CLASSES classes.
 
     Examples
     --------
@@ -51,6 +59,19 @@ def pair_indices(k):
     >>> list(zip(first.tolist(), second.tolist()))
     [(0, 1), (0, 2), (1, 2)]
     """
+    if k <= CACHED_PAIRS_MAX_CLASSES:
+        return _cached_pair_indices(k)
+    return _new_pair_indices(k)
+
+
+@functools.lru_cache(maxsize=None)
+def _cached_pair_indices(k):
+    first, second = _new_pair_indices(k)
+    first.flags.writeable = second.flags.writeable = False
+    return first, second
+
+
+def _new_pair_indices(k):
     first, second = np.triu_indices(k, 1)
     return first.astype(np.int32), second.astype(np.int32)
 

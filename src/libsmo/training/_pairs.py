@@ -69,16 +69,22 @@ def train_pair(executor, params, rows_a, rows_b, factors, weights, seed=None,
     """
     rows = np.concatenate([rows_a, rows_b])
     n_a = len(rows_a)
-    signs = np.where(np.arange(len(rows)) < n_a, 1.0, -1.0)
-    factor = np.where(signs > 0, factors[0], factors[1])
+    signs = np.ones(len(rows))
+    signs[n_a:] = -1.0
+    # each row's factor times its weight (times C for C-SVC: (C factor) w, one product
+    # of the class's scalar and the weight), the two classes' halves in place
+    bounds = weights[rows]
+    scale = (params.C * factors[0], params.C * factors[1]) if params.svm_type == "c_svc" \
+        else factors
+    bounds[:n_a] *= scale[0]
+    bounds[n_a:] *= scale[1]
     if params.svm_type == "c_svc":
-        bounds = params.C * factor * weights[rows]
         if partitioned and uses_partitioned(params, len(rows), executor.X):
             return rows, solve_c_svc_partitioned(executor, rows, signs, bounds, params,
                                                  seed)
         return rows, solve_c_svc(executor, rows, signs, bounds, seed)
-    return rows, solve_nu_svc(executor, rows, signs, factor * weights[rows], params.nu, n_a,
-                              seed, flavor=params.flavor)
+    return rows, solve_nu_svc(executor, rows, signs, bounds, params.nu, n_a, seed,
+                              flavor=params.flavor)
 
 
 def pair_probability(executor, params, rows_a, rows_b, factors, weights, rng,
@@ -343,14 +349,22 @@ def _pairs_as_tasks(executor, params, members, pairs, factors, weights, seed, rn
         raise
 
 
+# one_vs_one_result gathers the coefficients of this many sv_coef entries (rows times
+# training rows) at a time: all classes at once for most fits, a few classes at a time
+# for a fit of thousands, whose whole layout would double its memory
+GATHER_ENTRIES = 1 << 22
+
+
 def one_vs_one_result(classes, members, results):
     """LIBSVM's layout of the pairs' coefficients: support vectors grouped by class, in
     training order within each class; class i's vectors carry pair (i, j) on
     sv_coef row `coef_row(i, j)`.
 
-    Class by class, not pair by pair: class c's coefficients in its k - 1 pairs are
-    gathered from the flat arrays at once (those of pair (j, c), j < c, go to row j,
-    those of pair (c, j) to row j - 1), so that the loop runs k times, not k(k-1)/2.
+    Classes together, not pair by pair: the coefficients of class c in its k - 1 pairs
+    (those of pair (j, c), j < c, go to row j, those of pair (c, j) to row j - 1) are
+    gathered from the flat arrays by one index array for as many classes as
+    GATHER_ENTRIES allows (every class of a small fit), so that the Python work does not
+    grow with the pairs.
 
     Parameters
     ----------
@@ -369,25 +383,34 @@ def one_vs_one_result(classes, members, results):
     # the position of pair (a, a + 1): the pairs of every class before a come first
     a = np.arange(k, dtype=np.int64)
     first_pair = a * (k - 1) - a * (a - 1) // 2
-
-    def class_coef(c):
-        """Class c's coefficients in its k - 1 pairs, row by sv_coef row."""
-        j = np.arange(k - 1, dtype=np.int64)
-        before = j < c                     # pair (j, c): c's rows after j's
-        other = np.where(before, j, j + 1)
-        pair = np.where(before, first_pair[np.minimum(j, k - 1)] + (c - j - 1),
-                        first_pair[c] + (other - c - 1))
-        start = results.offsets[pair] + np.where(before, counts[other], 0)
-        return results.coef[start[:, None] + np.arange(counts[c])]
-
-    supports = [np.any(class_coef(c) != 0, axis=0) for c in range(k)]
-    n_support = np.array([int(np.count_nonzero(s)) for s in supports], dtype=np.int64)
-    sv_coef = np.zeros((k - 1, int(n_support.sum())))
-    column = 0
-    for c in range(k):
-        sv_coef[:, column:column + n_support[c]] = class_coef(c)[:, supports[c]]
-        column += n_support[c]
-    sv_rows = np.concatenate([m[s] for m, s in zip(members, supports)])
+    # start[r, c]: where class c's coefficients of sv_coef row r begin in results.coef
+    r = np.arange(k - 1, dtype=np.int64)[:, None]
+    before = r < a                       # pair (r, c): c's rows after r's
+    pair = np.where(before, first_pair[r] + (a - r - 1), first_pair[a] + (r - a))
+    start = results.offsets[pair] + np.where(before, counts[r], 0)
+    blocks, supports = [], []
+    c = 0
+    while c < k:
+        # the classes [c, end) gathered at once: at least one
+        end = c + 1
+        total = counts[c]
+        while end < k and (k - 1) * (total + counts[end]) <= GATHER_ENTRIES:
+            total += counts[end]
+            end += 1
+        owner = np.repeat(np.arange(c, end), counts[c:end])
+        column_start = np.cumsum(counts[c:end]) - counts[c:end]
+        position = np.arange(total, dtype=np.int64) - np.repeat(column_start,
+                                                                counts[c:end])
+        block = results.coef[start[:, owner] + position]
+        support = np.any(block != 0, axis=0)
+        blocks.append(block[:, support])
+        supports.append(support)
+        c = end
+    support = np.concatenate(supports)
+    owner = np.repeat(np.arange(k), counts)
+    n_support = np.bincount(owner[support], minlength=k).astype(np.int64)
+    sv_coef = blocks[0] if len(blocks) == 1 else np.concatenate(blocks, axis=1)
+    sv_rows = np.concatenate(members)[support]
     return FormulationResult(classes=classes, n_support=n_support, sv_rows=sv_rows,
-                             sv_coef=sv_coef, rho=results.rho.copy(),
+                             sv_coef=np.ascontiguousarray(sv_coef), rho=results.rho.copy(),
                              statistics=results.statistics())

@@ -254,6 +254,29 @@ class SolverParams:
     def __post_init__(self):
         _check_fields(self, SOLVER_CONSTRAINTS)
 
+    def with_cache_megabytes(self, megabytes):
+        """These parameters with cache_size the number `megabytes` (what "auto" came to
+        when a fit started, `libsmo._utils.cache_budget`). Only cache_size is checked
+        again: the other fields are this object's, checked when it was made, and a fit
+        of a few milliseconds should not check them twice.
+
+        Returns
+        -------
+        SolverParams
+
+        Examples
+        --------
+        >>> from libsmo.training._params import SolverParams
+        >>> params = SolverParams(cache_size="auto", tol=0.01).with_cache_megabytes(512.0)
+        >>> params.cache_size, params.tol
+        (512.0, 0.01)
+        """
+        other = object.__new__(SolverParams)
+        other.__dict__.update(self.__dict__)
+        object.__setattr__(other, "cache_size",
+                           SOLVER_CONSTRAINTS["cache_size"].check(megabytes, "cache_size"))
+        return other
+
     def step_cap(self, n_variables):
         """max_iter (-1: no limit), or for None LIBSVM's safety cap max(10^7, 100 n) for
         n variables: there a degenerate problem must still end."""

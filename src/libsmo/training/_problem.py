@@ -52,12 +52,17 @@ class TrainingSet:
         Per-example weights (ones by default).
     kept : ndarray of int
         The examples of weight > 0, which alone take part in training.
+    n_classes : int or None
+        Set when y holds class indices 0 .. n_classes - 1 whose first appearances among
+        the kept examples come in that order (the estimators' layout): then they are
+        LIBSVM's class order as they stand (`class_groups`).
     """
     X: object
     X_solver: object
     y: np.ndarray
     weights: np.ndarray
     kept: np.ndarray
+    n_classes: Optional[int] = None
 
     @property
     def solver_copy_bytes(self):
@@ -78,6 +83,10 @@ class TrainingSet:
         """(classes, index) of the kept examples' labels in LIBSVM's order
         (`_one_vs_one.group_classes`), found once however many fits read them (a grid
         trains each fold's set at every C)."""
+        if self.n_classes is not None:
+            # class c is label c, and the labels first appear in order: the grouping
+            # `group_classes` would find
+            return np.arange(self.n_classes, dtype=self.y.dtype), self.y[self.kept]
         return group_classes(self.y[self.kept])
 
 
@@ -239,7 +248,8 @@ def take_rows(X, rows):
                          shape=(len(rows), X.shape[1]))
 
 
-def training_set(X, y, sample_weight, svm_type, kernel, dense_copy_bytes=DENSE_COPY_BYTES):
+def training_set(X, y, sample_weight, svm_type, kernel, dense_copy_bytes=DENSE_COPY_BYTES,
+                 n_classes=None):
     """Validate the data of one training and bring it to the solver's layout.
 
     Parameters
@@ -252,6 +262,10 @@ def training_set(X, y, sample_weight, svm_type, kernel, dense_copy_bytes=DENSE_C
         Validated names (see `libsmo.training._params.TrainParams`).
     dense_copy_bytes : int
         The largest dense copy of CSR rows the solver may make (see `solver_layout`).
+    n_classes : int or None
+        The classifiers' encoded labels (`TrainingSet.n_classes`): y is then an integer
+        ndarray of class indices, of one label a row, that its caller made and checked,
+        and it is taken as it is.
 
     Returns
     -------
@@ -273,7 +287,7 @@ def training_set(X, y, sample_weight, svm_type, kernel, dense_copy_bytes=DENSE_C
         y = np.zeros(n) if y is None else v.check_labels(y, n)
     elif y is None:
         raise ValueError(f"y is required for svm_type={svm_type!r}")
-    else:
+    elif n_classes is None:
         y = v.check_labels(y, n, classes=svm_type not in REGRESSION_TYPES)
     if svm_type in REGRESSION_TYPES:
         if y.dtype.kind not in "biuf":
@@ -283,4 +297,4 @@ def training_set(X, y, sample_weight, svm_type, kernel, dense_copy_bytes=DENSE_C
     if weights is None:
         weights = np.ones(n)
     return TrainingSet(X=X, X_solver=solver_layout(X, dense_copy_bytes), y=y, weights=weights,
-                       kept=np.flatnonzero(weights > 0))
+                       kept=np.flatnonzero(weights > 0), n_classes=n_classes)
