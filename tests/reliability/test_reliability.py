@@ -280,7 +280,7 @@ def test_sigint_stops_libsmo_train_without_a_model_file(tmp_path):
     """libsmo-train interrupted during training: exit status 130, a one-line message,
     no model file and no temporary file."""
     data = data_file("a9a")
-    # C=100 at a tolerance of 1e-12: minutes of training (145 s here), so the signal
+    # C=100 at a tolerance of 1e-12: more than 12 CPU seconds of training, so the signal
     # lands in the solver on any machine (C=1 now ends in 2.6 s)
     child = subprocess.Popen(["libsmo-train", "-e", "1e-12", "-c", "100", "-g", "0.05",
                               str(data), "a9a.model"],
