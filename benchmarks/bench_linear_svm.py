@@ -1,6 +1,7 @@
-"""libsmo's LinearSVC against LIBLINEAR 2.50 (liblinear-official, liblinear-multicore at
-two threads) and scikit-learn's LinearSVC, on a9a, w8a, a TF-IDF of the clothing
-reviews and sector, at C in {0.01, 0.1, 1, 10}.
+"""libsmo's LinearSVC and LinearSVR against LIBLINEAR 2.50 (liblinear-official,
+liblinear-multicore at two threads) and scikit-learn's LinearSVC and LinearSVR, on a9a,
+w8a, a TF-IDF of the clothing reviews and sector (classification), and housing, bodyfat
+and the reviews' ratings (regression), at C in {0.01, 0.1, 1, 10}.
 
 Every library solves the same problem: LIBLINEAR's -s 3 (hinge, dual coordinate
 descent) or -s 1 (squared hinge, dual coordinate descent, continued by the primal Newton
@@ -30,6 +31,21 @@ reached eps, or when libsmo's n_jobs=2 model is not its n_jobs=1 model. A run th
 stopped at its 300 epochs before eps (LIBLINEAR's hinge; the estimators' warnings) is
 marked "capped" and not checked: its answer depends on the epochs' random orders.
 
+The regressions (--data housing bodyfat reviews-rating; --solvers 13 12 11) solve
+LIBLINEAR's -s 13 (epsilon-insensitive loss, dual coordinate descent; "capped" where
+its 300 epochs run out), -s 12 (its square, the dual continued by the Newton method as
+for -s 1) and -s 11 (the square by the primal Newton method; the estimators'
+dual=False), with -p --epsilon (default LIBLINEAR's 0.1; the estimators' epsilon), the
+same -B 1, eps and epochs. Their primal objective is 1/2 (|w|^2 + b^2) + C sum
+max(0, |y_i - w'x_i - b| - p) (squared for -s 12 and 11), checked as the classifiers',
+and the test mean squared error stands for the accuracy. liblinear-multicore runs only
+-s 11 at two threads: its -s 12 and -s 13 are LIBLINEAR's one-thread dual. housing and
+bodyfat have one file each: the first 80% of its rows train, the rest test; the
+reviews predict their "Rating" (1 to 5). Without liblinear-official, the LIBLINEAR
+column is liblinear-multicore at one thread (for the regressions LIBLINEAR's code but
+its random stream). --json FILE writes the rows of the committed results
+(benchmarks/results-committed/linear_svm.json, linear_svr.json).
+
 --svc-linear adds libsmo.SVC(kernel="linear") on the two-class sets with the hinge loss:
 LIBSVM's problem (an unregularised bias and its equality constraint, solved by SMO on
 w), so its time and accuracy are shown beside the others and its objective (computed
@@ -58,6 +74,7 @@ rows to train and the rest to test, predicting the "Recommended IND" column (bin
 
     python benchmarks/bench_linear_svm.py --liblinear-official /tmp/peers/liblinear-official
     python benchmarks/bench_linear_svm.py --data a9a --C 0.1 --repeats 1
+    python benchmarks/bench_linear_svm.py --data housing bodyfat reviews-rating --json FILE
     python benchmarks/bench_linear_svm.py --convergence
 """
 import os
