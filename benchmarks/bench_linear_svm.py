@@ -1,6 +1,7 @@
-"""libsmo's LinearSVC against LIBLINEAR 2.50 (liblinear-official, liblinear-multicore at
-two threads) and scikit-learn's LinearSVC, on a9a, w8a, a TF-IDF of the clothing
-reviews and sector, at C in {0.01, 0.1, 1, 10}.
+"""libsmo's LinearSVC and LinearSVR against LIBLINEAR 2.50 (liblinear-official,
+liblinear-multicore at two threads) and scikit-learn's LinearSVC and LinearSVR, on a9a,
+w8a, a TF-IDF of the clothing reviews and sector (classification), and housing, bodyfat
+and the reviews' ratings (regression), at C in {0.01, 0.1, 1, 10}.
 
 Every library solves the same problem: LIBLINEAR's -s 3 (hinge, dual coordinate
 descent) or -s 1 (squared hinge, dual coordinate descent, continued by the primal Newton
@@ -30,6 +31,21 @@ reached eps, or when libsmo's n_jobs=2 model is not its n_jobs=1 model. A run th
 stopped at its 300 epochs before eps (LIBLINEAR's hinge; the estimators' warnings) is
 marked "capped" and not checked: its answer depends on the epochs' random orders.
 
+The regressions (--data housing bodyfat reviews-rating; --solvers 13 12 11) solve
+LIBLINEAR's -s 13 (epsilon-insensitive loss, dual coordinate descent; "capped" where
+its 300 epochs run out), -s 12 (its square, the dual continued by the Newton method as
+for -s 1) and -s 11 (the square by the primal Newton method; the estimators'
+dual=False), with -p --epsilon (default LIBLINEAR's 0.1; the estimators' epsilon), the
+same -B 1, eps and epochs. Their primal objective is 1/2 (|w|^2 + b^2) + C sum
+max(0, |y_i - w'x_i - b| - p) (squared for -s 12 and 11), checked as the classifiers',
+and the test mean squared error stands for the accuracy. liblinear-multicore runs only
+-s 11 at two threads: its -s 12 and -s 13 are LIBLINEAR's one-thread dual. housing and
+bodyfat have one file each: the first 80% of its rows train, the rest test; the
+reviews predict their "Rating" (1 to 5). Without liblinear-official, the LIBLINEAR
+column is liblinear-multicore at one thread (for the regressions LIBLINEAR's code but
+its random stream). --json FILE writes the rows of the committed results
+(benchmarks/results-committed/linear_svm.json, linear_svr.json).
+
 --svc-linear adds libsmo.SVC(kernel="linear") on the two-class sets with the hinge loss:
 LIBSVM's problem (an unregularised bias and its equality constraint, solved by SMO on
 w), so its time and accuracy are shown beside the others and its objective (computed
@@ -58,6 +74,7 @@ rows to train and the rest to test, predicting the "Recommended IND" column (bin
 
     python benchmarks/bench_linear_svm.py --liblinear-official /tmp/peers/liblinear-official
     python benchmarks/bench_linear_svm.py --data a9a --C 0.1 --repeats 1
+    python benchmarks/bench_linear_svm.py --data housing bodyfat reviews-rating --json FILE
     python benchmarks/bench_linear_svm.py --convergence
 """
 import os
@@ -70,6 +87,7 @@ import argparse
 import gc
 import importlib
 import importlib.util
+import json
 import statistics
 import sys
 import time
@@ -92,8 +110,23 @@ DATASETS = {
     "reviews": None,
     "reviews-department": None,
     "sector": ("sector.scale", "sector.t.scale", 55197),
+    # regression: one file each, the first 80% of its rows to train
+    "housing": ("housing_scale", None, 13),
+    "bodyfat": ("bodyfat_scale", None, 14),
+    "reviews-rating": None,
 }
-LOSSES = {3: "hinge", 1: "squared_hinge"}
+REGRESSION_SETS = ("housing", "bodyfat", "reviews-rating")
+# LIBLINEAR's solver types and the estimators' loss for each
+LOSSES = {3: "hinge", 1: "squared_hinge", 13: "epsilon_insensitive",
+          12: "squared_epsilon_insensitive", 11: "squared_epsilon_insensitive"}
+REGRESSION_SOLVERS = (13, 12, 11)
+SQUARED_LOSS = (1, 12, 11)
+PRIMAL_SOLVERS = (11,)    # the estimators' dual=False
+# the duals whose 300 epochs end the run (-s 1 and -s 12 go on by the Newton method)
+CAPPED_BY_EPOCHS = (3, 13)
+# liblinear-multicore's parallel solvers among these ("-m": -s 0, 1, 2, 3, 5, 6, 11, 21;
+# its -s 12 and -s 13 are LIBLINEAR's one-thread dual)
+MULTICORE_SOLVERS = (3, 1, 11)
 REVIEWS = "Womens Clothing E-Commerce Reviews.csv"
 
 
@@ -117,7 +150,9 @@ def is_multicore(util):
 
 
 def find_peers(args):
-    """{"official": liblinearutil or None, "multicore": ... or None}."""
+    """{"official": liblinearutil or None, "multicore": ... or None}; without
+    liblinear-official, "official" is liblinear-multicore run at one thread (LIBLINEAR
+    2.50's one-thread solvers; for the regressions its code but the random stream)."""
     peers = {"official": None, "multicore": None}
     try:
         import liblinear.liblinearutil as installed
@@ -131,21 +166,25 @@ def find_peers(args):
             if is_multicore(util) != (kind == "multicore"):
                 sys.exit(f"bench_linear_svm: {folder} holds the other LIBLINEAR")
             peers[kind] = util
+    if peers["official"] is None and peers["multicore"] is not None:
+        peers["official"] = peers["multicore"]
     return peers
 
 
 # --------------------------------------------------------------------------- the data
 
 def reviews_data(data_dir, label="Recommended IND"):
-    """The reviews' TF-IDF rows and `label`: "Recommended IND" (two classes) or
+    """The reviews' TF-IDF rows and `label`: "Recommended IND" (two classes),
     "Department Name" (six classes, as codes of the sorted names; the reviews without
-    one left out), the first 80% to train."""
+    one left out) or "Rating" (1 to 5, a regression target as given), the first 80% to
+    train."""
     import pandas as pd
     from sklearn.feature_extraction.text import TfidfVectorizer
     frame = pd.read_csv(bench_data.decompress(REVIEWS, data_dir))
     frame = frame[frame[label].notna()]
     text = (frame["Title"].fillna("") + " " + frame["Review Text"].fillna("")).to_numpy()
-    y = np.unique(frame[label].to_numpy(), return_inverse=True)[1].astype(np.float64)
+    y = (frame[label].to_numpy(dtype=np.float64) if label == "Rating" else
+         np.unique(frame[label].to_numpy(), return_inverse=True)[1].astype(np.float64))
     cut = int(0.8 * len(y))
     vectorizer = TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True)
     X = vectorizer.fit_transform(text[:cut]).tocsr()
@@ -167,26 +206,47 @@ def dataset(name, data_dir):
         X, y, Xt, yt = reviews_data(data_dir)
     elif name == "reviews-department":
         X, y, Xt, yt = reviews_data(data_dir, "Department Name")
+    elif name == "reviews-rating":
+        X, y, Xt, yt = reviews_data(data_dir, "Rating")
     else:
         train, test, n_features = DATASETS[name]
         X, y = bench_data.load_svmlight(train, n_features=n_features, data_dir=data_dir)
-        Xt, yt = bench_data.load_svmlight(test, n_features=n_features, data_dir=data_dir)
+        if test is None:
+            cut = int(0.8 * len(y))
+            X, y, Xt, yt = X[:cut], y[:cut], X[cut:], y[cut:]
+        else:
+            Xt, yt = bench_data.load_svmlight(test, n_features=n_features,
+                                              data_dir=data_dir)
     return int32_csr(X), y, int32_csr(Xt), yt
 
 
 # ---------------------------------------------------------------------------- the runs
 
-def primal_objective(X, y, classes, W, b, C, loss):
-    """sum over the one-vs-rest problems (one for two classes: classes[1] positive) of
-    1/2 (|w|^2 + b^2) + C sum loss."""
+def primal_objective(X, y, classes, W, b, C, solver, epsilon=0.0):
+    """1/2 (|w|^2 + b^2) + C sum loss of LIBLINEAR's problem `solver`: for the
+    classifiers summed over the one-vs-rest problems (one for two classes: classes[1]
+    positive), the loss max(0, 1 - s_i (w'x_i + b)); for the regressions (`classes`
+    None) max(0, |y_i - w'x_i - b| - epsilon); squared for -s 1, 12 and 11."""
     total = 0.0
-    problems = [classes[1]] if len(classes) == 2 else classes
+    problems = [None] if classes is None else (
+        [classes[1]] if len(classes) == 2 else classes)
     scores = X @ W.T + b
     for k, positive in enumerate(problems):
-        s = np.where(y == positive, 1.0, -1.0)
-        xi = np.maximum(1 - s * scores[:, k], 0)
-        total += 0.5 * (W[k] @ W[k] + b[k] ** 2) + C * np.sum(xi * xi if loss == 1 else xi)
+        if positive is None:
+            xi = np.maximum(np.abs(y - scores[:, k]) - epsilon, 0)
+        else:
+            s = np.where(y == positive, 1.0, -1.0)
+            xi = np.maximum(1 - s * scores[:, k], 0)
+        total += 0.5 * (W[k] @ W[k] + b[k] ** 2) + C * np.sum(
+            xi * xi if solver in SQUARED_LOSS else xi)
     return total
+
+
+def prediction_score(pred, yt, regression):
+    """The test accuracy (a fraction) of predicted labels, or the test mean squared
+    error of predicted targets."""
+    pred = np.asarray(pred)
+    return float(np.mean((pred - yt) ** 2) if regression else np.mean(pred == yt))
 
 
 def timed(fn, cpu=None):
@@ -200,9 +260,11 @@ def timed(fn, cpu=None):
     return out, time.perf_counter() - start
 
 
-def liblinear_runner(util, prob, Xt, yt, classes, solver, C, eps, threads):
+def liblinear_runner(util, prob, Xt, yt, classes, solver, C, eps, threads, epsilon=None):
+    """A run of LIBLINEAR `solver`; `classes` None for a regression (its -p `epsilon`)."""
     # -B 1 in the parameters: train() sets the problem's bias to the parameters' own
     options = (f"-s {solver} -c {C!r} -e {eps!r} -B 1"
+               + (f" -p {epsilon!r}" if classes is None else "")
                + (f" -m {threads}" if threads > 1 else ""))
 
     # LIBLINEAR's messages through a Python callback, as the LIBSVM peer reads its own:
@@ -217,7 +279,10 @@ def liblinear_runner(util, prob, Xt, yt, classes, solver, C, eps, threads):
         cpu = {}
         model, seconds = timed(lambda: util.train(prob, param), cpu)
         labels = list(model.get_labels())
-        if len(classes) == 2:
+        if classes is None:
+            w, b = model.get_decfun()
+            W, B = np.array([w]), np.array([b])
+        elif len(classes) == 2:
             w, b = model.get_decfun()
             sign = 1.0 if labels[0] == classes[1] else -1.0
             W, B = sign * np.array([w]), sign * np.array([b])
@@ -226,14 +291,15 @@ def liblinear_runner(util, prob, Xt, yt, classes, solver, C, eps, threads):
             W = np.array([p[0] for p in pairs])
             B = np.array([p[1] for p in pairs])
         (pred, _, _), predict_seconds = timed(lambda: util.predict(yt, Xt, model, "-q"))
-        capped = "reaching max number of iterations" in "".join(printed) and solver == 3
+        capped = ("reaching max number of iterations" in "".join(printed)
+                  and solver in CAPPED_BY_EPOCHS)
         return {"train": seconds, "cpu": cpu["seconds"], "predict": predict_seconds,
-                "W": W, "b": B, "accuracy": float(np.mean(np.asarray(pred) == yt)),
+                "W": W, "b": B, "score": prediction_score(pred, yt, classes is None),
                 "capped": capped}
     return run
 
 
-def estimator_runner(make, X, y, Xt, yt):
+def estimator_runner(make, X, y, Xt, yt, regression=False):
     def run(repeat):
         # another seed each repeat: the epochs a hinge problem needs vary by the
         # permutations' seed (reviews, C=1: 40 to 115), and LIBLINEAR's one fixed
@@ -245,38 +311,46 @@ def estimator_runner(make, X, y, Xt, yt):
         pred, predict_seconds = timed(lambda: est.predict(Xt))
         stalled = any("converge" in str(w.message) for w in caught)
         return {"train": seconds, "cpu": cpu["seconds"], "predict": predict_seconds,
-                "W": (est.coef_.toarray() if hasattr(est.coef_, "toarray")
-                      else np.asarray(est.coef_)),
+                "W": np.atleast_2d(est.coef_.toarray() if hasattr(est.coef_, "toarray")
+                                   else np.asarray(est.coef_)),
                 "b": np.atleast_1d(est.intercept_),
-                "capped": stalled, "accuracy": float(np.mean(pred == yt))}
+                "capped": stalled, "score": prediction_score(pred, yt, regression)}
     return run
 
 
 def run_case(name, data, solver, C, args, peers):
     X, y, Xt, yt = data
-    classes = np.unique(y)
+    regression = solver in REGRESSION_SOLVERS
+    classes = None if regression else np.unique(y)
     loss = LOSSES[solver]
-    common = dict(loss=loss, dual=True, C=C, tol=args.eps, max_iter=300)
+    common = dict(loss=loss, dual=solver not in PRIMAL_SOLVERS, C=C, tol=args.eps,
+                  max_iter=300)
+    if regression:
+        common.update(epsilon=args.epsilon)
+    epsilon = args.epsilon if regression else None
     runners = {}
     if peers["official"] is not None:
         prob = peers["official"].problem(y, X)
         runners["LIBLINEAR"] = liblinear_runner(peers["official"], prob, Xt, yt, classes,
-                                                solver, C, args.eps, 1)
+                                                solver, C, args.eps, 1, epsilon)
+    ours = libsmo.LinearSVR if regression else libsmo.LinearSVC
     runners["libsmo"] = estimator_runner(
-        lambda seed: libsmo.LinearSVC(random_state=seed, **common), X, y, Xt, yt)
-    if len(classes) > 2:
+        lambda seed: ours(random_state=seed, **common), X, y, Xt, yt, regression)
+    if not regression and len(classes) > 2:
         runners["libsmo 2 jobs"] = estimator_runner(
             lambda seed: libsmo.LinearSVC(random_state=seed, n_jobs=2, **common),
             X, y, Xt, yt)
-    if peers["multicore"] is not None:
+    if peers["multicore"] is not None and solver in MULTICORE_SOLVERS:
         prob_mc = peers["multicore"].problem(y, X)
         runners["LIBLINEAR-mc 2t"] = liblinear_runner(peers["multicore"], prob_mc, Xt, yt,
-                                                      classes, solver, C, args.eps, 2)
+                                                      classes, solver, C, args.eps, 2,
+                                                      epsilon)
     if not args.no_sklearn:
-        from sklearn.svm import LinearSVC
+        from sklearn.svm import LinearSVC, LinearSVR
+        theirs = LinearSVR if regression else LinearSVC
         runners["scikit-learn"] = estimator_runner(
-            lambda seed: LinearSVC(random_state=seed, **common), X, y, Xt, yt)
-    if args.svc_linear and len(classes) == 2 and solver == 3:
+            lambda seed: theirs(random_state=seed, **common), X, y, Xt, yt, regression)
+    if args.svc_linear and not regression and len(classes) == 2 and solver == 3:
         # LIBSVM's problem (unregularised bias, its optimum), not LIBLINEAR's: its time
         # and accuracy beside the others, its objective not comparable
         runners["SVC linear"] = estimator_runner(
@@ -297,8 +371,8 @@ def summarise(name, X, y, classes, solver, C, runs, args):
         rows[k] = {"train": statistics.median(r["train"] for r in rs),
                    "predict": statistics.median(r["predict"] for r in rs),
                    "objective": primal_objective(X, y, classes, last["W"], last["b"], C,
-                                                 solver),
-                   "accuracy": last["accuracy"], "capped": last["capped"],
+                                                 solver, args.epsilon),
+                   "score": last["score"], "capped": last["capped"],
                    "runs": rs}
     ref = rows[reference]
     disagree = []
@@ -319,37 +393,88 @@ def summarise(name, X, y, classes, solver, C, runs, args):
                      zip(runs.get("libsmo 2 jobs", []), runs["libsmo"]))
     if not same_seeds:
         disagree.append("libsmo 2 jobs (not libsmo's model)")
-    print(f"\n{name} ({X.shape[0]} x {X.shape[1]}, {len(classes)} classes), "
+    what = ("regression, p=" + repr(args.epsilon) if classes is None
+            else f"{len(classes)} classes")
+    print(f"\n{name} ({X.shape[0]} x {X.shape[1]}, {what}), "
           f"-s {solver} ({LOSSES[solver]}), C={C}, eps={args.eps}, median of {args.repeats}")
     print(f"{'':16s} {'train s':>8s} {'/ LL':>6s} {'cpu / LL':>8s} {'predict s':>9s} "
-          f"{'/ LL':>6s} {'primal objective':>18s} {'rel. diff':>9s} {'test acc':>8s}")
+          f"{'/ LL':>6s} {'primal objective':>18s} {'rel. diff':>9s} "
+          f"{'test acc' if classes is not None else 'test MSE':>8s}")
     for k, row in rows.items():
         note = " capped" if row["capped"] else ""
+        score = (f"{row['score']:8.4g}" if classes is None
+                 else f"{100 * row['score']:7.2f}%")
         print(f"{k:16s} {row['train']:8.3f} {row['ratio']:6.2f} {row['cpu_ratio']:8.2f} "
               f"{row['predict']:9.4f} {row['predict_ratio']:6.2f} {row['objective']:18.6f} "
-              f"{row['rel']:9.1e} {100 * row['accuracy']:7.2f}%{note}", flush=True)
+              f"{row['rel']:9.1e} {score}{note}", flush=True)
     if disagree:
         print(f"OBJECTIVES DISAGREE beyond {args.objective_tol:g}: {', '.join(disagree)}")
-    return {"name": name, "solver": solver, "C": C, "rows": rows, "disagree": disagree}
+    return {"name": name, "solver": solver, "C": C, "rows": rows, "disagree": disagree,
+            "shape": X.shape, "classes": None if classes is None else len(classes),
+            "reference": reference}
 
 
 def markdown(results):
-    print("\n| data | -s | C | libsmo / LIBLINEAR | (CPU time) | libsmo 2 jobs / LIBLINEAR "
-          "| LIBLINEAR-mc 2t / LIBLINEAR | scikit-learn / LIBLINEAR | objective rel. diff "
-          "(libsmo) | predict libsmo / LIBLINEAR | accuracy libsmo / LIBLINEAR |")
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for res in results:
-        rows = res["rows"]
+    regression = [res for res in results if res["classes"] is None]
+    classification = [res for res in results if res["classes"] is not None]
+    for group, two_jobs, score in ((classification, "| libsmo 2 jobs / LIBLINEAR ",
+                                    "accuracy"),
+                                   (regression, "", "test MSE")):
+        if not group:
+            continue
+        print("\n| data | -s | C | libsmo / LIBLINEAR | (CPU time) " + two_jobs +
+              "| LIBLINEAR-mc 2t / LIBLINEAR | scikit-learn / LIBLINEAR | objective rel. "
+              f"diff (libsmo) | predict libsmo / LIBLINEAR | {score} libsmo / LIBLINEAR |")
+        print("|---|---|---|" + "---:|" * (8 if two_jobs else 7))
+        for res in group:
+            rows = res["rows"]
 
-        def ratio(k):
-            return f"{rows[k]['ratio']:.2f}" if k in rows else ""
-        ours, ref = rows["libsmo"], rows.get("LIBLINEAR", rows["libsmo"])
-        capped = " (capped)" if ref["capped"] or ours["capped"] else ""
-        print(f"| {res['name']} | {res['solver']} | {res['C']} | {ratio('libsmo')} | "
-              f"{ours['cpu_ratio']:.2f} | {ratio('libsmo 2 jobs')} | {ratio('LIBLINEAR-mc 2t')} | "
-              f"{ratio('scikit-learn')} | {ours['rel']:.1e}{capped} | "
-              f"{ours['predict_ratio']:.2f} | {100 * ours['accuracy']:.2f} / "
-              f"{100 * ref['accuracy']:.2f} |")
+            def ratio(k):
+                return f"{rows[k]['ratio']:.2f}" if k in rows else ""
+
+            def shown(row):
+                return (f"{100 * row['score']:.2f}" if res["classes"] is not None
+                        else f"{row['score']:.4g}")
+            ours, ref = rows["libsmo"], rows.get("LIBLINEAR", rows["libsmo"])
+            capped = " (capped)" if ref["capped"] or ours["capped"] else ""
+            jobs = f" {ratio('libsmo 2 jobs')} |" if two_jobs else ""
+            print(f"| {res['name']} | {res['solver']} | {res['C']} | {ratio('libsmo')} | "
+                  f"{ours['cpu_ratio']:.2f} |{jobs} {ratio('LIBLINEAR-mc 2t')} | "
+                  f"{ratio('scikit-learn')} | {ours['rel']:.1e}{capped} | "
+                  f"{ours['predict_ratio']:.2f} | {shown(ours)} / {shown(ref)} |")
+
+
+def result_rows(results, args):
+    """The results as the rows of benchmarks/results-committed/linear_svm.json (the
+    classifiers) and linear_svr.json (the regressions): each run's medians, ratios over
+    the reference's, objective, and test accuracy in percent or test MSE."""
+    out = []
+    for res in results:
+        regression = res["classes"] is None
+        runs = {}
+        for k, row in res["rows"].items():
+            runs[k] = {"train_s": round(row["train"], 4),
+                       "train_ratio": round(row["ratio"], 3),
+                       "cpu_ratio": round(row["cpu_ratio"], 3),
+                       "predict_s": round(row["predict"], 4),
+                       "predict_ratio": round(row["predict_ratio"], 3),
+                       "objective": float(f"{row['objective']:.10g}"),
+                       "objective_rel_diff": float(f"{row['rel']:.2e}"),
+                       "capped": bool(row["capped"])}
+            if regression:
+                runs[k]["test_mse"] = float(f"{row['score']:.6g}")
+            else:
+                runs[k]["accuracy_percent"] = round(100 * row["score"], 2)
+        row = {"data": res["name"], "rows": int(res["shape"][0]),
+               "features": int(res["shape"][1]), "solver": res["solver"],
+               "loss": LOSSES[res["solver"]], "C": res["C"], "eps": args.eps,
+               "repeats": args.repeats, "reference": res["reference"], "runs": runs}
+        if regression:
+            row.update(dual=res["solver"] not in PRIMAL_SOLVERS, epsilon=args.epsilon)
+        else:
+            row["classes"] = res["classes"]
+        out.append(row)
+    return out
 
 
 # --------------------------------------------------------------------- convergence
@@ -389,14 +514,23 @@ def main(argv=None):
     parser.add_argument("--data-dir", default=bench_data.DATA_DIR, type=Path)
     parser.add_argument("--data", nargs="+", default=list(DATASETS), choices=list(DATASETS))
     parser.add_argument("--C", nargs="+", type=float, default=[0.01, 0.1, 1.0, 10.0])
-    parser.add_argument("--solvers", nargs="+", type=int, default=[3, 1], choices=[3, 1])
+    parser.add_argument("--solvers", nargs="+", type=int, default=list(LOSSES),
+                        choices=list(LOSSES),
+                        help="LIBLINEAR's -s: 3 and 1 run on the classification sets, "
+                             "13, 12 and 11 on the regression sets")
     parser.add_argument("--eps", type=float, default=0.001)
+    parser.add_argument("--epsilon", type=float, default=0.1,
+                        help="the regressions' insensitive zone: LIBLINEAR's -p "
+                             "(default its 0.1), the estimators' epsilon")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--objective-tol", type=float, default=1e-4)
     parser.add_argument("--liblinear-official", type=Path, default=None)
     parser.add_argument("--liblinear-multicore", type=Path, default=None)
     parser.add_argument("--no-sklearn", action="store_true")
     parser.add_argument("--convergence", action="store_true")
+    parser.add_argument("--json", type=Path, default=None,
+                        help="write the results as rows of the committed results' "
+                             "linear_svm.json / linear_svr.json to this file")
     parser.add_argument("--svc-linear", action="store_true",
                         help="libsmo.SVC(kernel='linear') (LIBSVM's problem) beside them, "
                              "on the binary sets and the hinge loss")
@@ -406,15 +540,27 @@ def main(argv=None):
         return 0
     peers = find_peers(args)
     for kind, util in peers.items():
+        if kind == "official" and util is not None and util is peers["multicore"]:
+            print("liblinear-official: not found: LIBLINEAR is liblinear-multicore at one "
+                  "thread")
+            continue
         print(f"liblinear-{kind}: {util.__file__ if util else 'not found: column left out'}")
     results = []
     with blas_threads(1):
         for name in args.data:
+            solvers = [s for s in args.solvers
+                       if (s in REGRESSION_SOLVERS) == (name in REGRESSION_SETS)]
+            if not solvers:
+                continue
             data = dataset(name, args.data_dir)
             for C in args.C:
-                for solver in args.solvers:
+                for solver in solvers:
                     results.append(run_case(name, data, solver, C, args, peers))
     markdown(results)
+    if args.json:
+        args.json.write_text(json.dumps({"commands": [" ".join(sys.argv)],
+                                         "rows": result_rows(results, args)}, indent=1)
+                             + "\n")
     bad = [f"{r['name']} -s {r['solver']} C={r['C']}" for r in results if r["disagree"]]
     if bad:
         print(f"\nobjectives disagree in: {'; '.join(bad)}")

@@ -180,6 +180,12 @@ def distributed_table():
     return header, rows
 
 
+def run_ratio(runs, name, key="train_ratio"):
+    """A ratio of one library's runs in a bench_linear_svm.py row; a dash where it did
+    not run."""
+    return ratio(runs[name][key]) if name in runs else "-"
+
+
 def linear_svm_table():
     """LinearSVC against LIBLINEAR 2.50, liblinear-multicore and scikit-learn's
     LinearSVC: training ratios over LIBLINEAR's, the primal objectives, accuracies."""
@@ -188,9 +194,6 @@ def linear_svm_table():
               "scikit-learn / LIBLINEAR", "libsmo n_jobs=2 / LIBLINEAR",
               "liblinear-multicore 2 threads / LIBLINEAR", "primal objective LIBLINEAR",
               "libsmo (rel. diff)", "test accuracy % libsmo / LIBLINEAR / scikit-learn"]
-
-    def run_ratio(runs, name, key="train_ratio"):
-        return ratio(runs[name][key]) if name in runs else "-"
     rows = []
     for r in data["rows"]:
         runs = r["runs"]
@@ -206,6 +209,36 @@ def linear_svm_table():
             f"{ours['accuracy_percent']:.2f} / {ref['accuracy_percent']:.2f} / "
             f"{sk['accuracy_percent']:.2f}" if sk else
             f"{ours['accuracy_percent']:.2f} / {ref['accuracy_percent']:.2f} / -"])
+    return header, rows
+
+
+def linear_svr_table():
+    """LinearSVR against LIBLINEAR 2.50 (-s 13, 12, 11), liblinear-multicore (-s 11)
+    and scikit-learn's LinearSVR: training ratios over LIBLINEAR's, the primal
+    objectives, test mean squared errors."""
+    data = load("linear_svr")
+    header = ["case", "LIBLINEAR train s", "libsmo / LIBLINEAR", "(CPU time)",
+              "scikit-learn / LIBLINEAR", "liblinear-multicore 2 threads / LIBLINEAR",
+              "primal objective LIBLINEAR", "libsmo (rel. diff)",
+              "scikit-learn (rel. diff)", "test MSE libsmo / LIBLINEAR / scikit-learn"]
+    rows = []
+    for r in data["rows"]:
+        runs = r["runs"]
+        ours, ref, sk = runs["libsmo"], runs["LIBLINEAR"], runs.get("scikit-learn")
+
+        def objective(run):
+            capped = " (capped)" if run["capped"] else ""
+            return f"{run['objective']:.6g} ({run['objective_rel_diff']:.1e}){capped}"
+        method = "dual" if r["dual"] else "primal"
+        rows.append([
+            f"{r['data']}, {r['loss']} (-s {r['solver']}, {method}), C={r['C']:g}",
+            number(ref["train_s"]), run_ratio(runs, "libsmo"),
+            run_ratio(runs, "libsmo", "cpu_ratio"), run_ratio(runs, "scikit-learn"),
+            run_ratio(runs, "LIBLINEAR-mc 2t"),
+            f"{ref['objective']:.6g}" + (" (capped)" if ref["capped"] else ""),
+            objective(ours), objective(sk) if sk else "-",
+            " / ".join(f"{run['test_mse']:.4g}" if run else "-"
+                       for run in (ours, ref, sk))])
     return header, rows
 
 
@@ -244,7 +277,7 @@ TABLES = {"fastest_peer": fastest_peer_table, "objectives": objectives_table,
           "all_peers": all_peers_table, "scaling_a9a": scaling_table, "grid": grid_table,
           "startup": startup_table, "distributed": distributed_table,
           "cache": cache_table, "partitioned": partitioned_table,
-          "linear_svm": linear_svm_table}
+          "linear_svm": linear_svm_table, "linear_svr": linear_svr_table}
 
 
 def markdown(header, rows):

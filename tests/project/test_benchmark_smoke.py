@@ -295,3 +295,79 @@ def test_first_fit_smoke(tmp_path, prefault):
     assert rows["libsmo"][6] == "1.00"
     faults = [int(count) for count in rows["libsmo"][5].split(" / ")]
     assert len(faults) == 3 and min(faults) >= 0, rows["libsmo"]
+
+
+def test_linear_svr_benchmark_smoke(tmp_path):
+    """bench_linear_svm.py's regressions (LIBLINEAR's -s 13, 12 and 11 against
+    LinearSVR) on housing, bodyfat and the repository's first reviews, one repeat:
+    it exits 0, and every row of its JSON shows libsmo's primal objective at
+    LIBLINEAR's (within the script's 1e-4, one-sided, where neither was capped),
+    scikit-learn's beside it, and finite ratios and test MSEs. At eps 1e-4: at the
+    benchmark's 1e-3 the -s 13 dual's objective on bodyfat varies by up to 0.5% with
+    the epochs' random order (LIBLINEAR's as libsmo's), at 1e-4 by less than 1e-4."""
+    pytest.importorskip("liblinear.liblinearutil")
+    for name in ("housing_scale", "bodyfat_scale", "Womens Clothing E-Commerce Reviews.csv"):
+        data_file(name)
+    out = tmp_path / "svr.json"
+    proc = subprocess.run(
+        [sys.executable, str(RUN.parent / "bench_linear_svm.py"), "--data", "housing",
+         "bodyfat", "reviews-rating", "--C", "0.1", "--eps", "1e-4", "--repeats", "1",
+         "--json", str(out)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, env=script_env())
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    rows = json.loads(out.read_text())["rows"]
+    assert [(r["data"], r["solver"]) for r in rows] == [
+        (name, solver) for name in ("housing", "bodyfat", "reviews-rating")
+        for solver in (13, 12, 11)]
+    for row in rows:
+        runs = row["runs"]
+        assert row["reference"] == "LIBLINEAR" and row["epsilon"] == 0.1
+        assert row["dual"] == (row["solver"] != 11)
+        # liblinear-multicore is parallel for -s 11 only
+        assert ("LIBLINEAR-mc 2t" in runs) == (row["solver"] == 11)
+        assert {"LIBLINEAR", "libsmo", "scikit-learn"} <= set(runs)
+        ours = runs["libsmo"]
+        if not (ours["capped"] or runs["LIBLINEAR"]["capped"]):
+            assert ours["objective_rel_diff"] <= 1e-4, row
+        for run in runs.values():
+            assert run["objective"] > 0 and math.isfinite(run["train_ratio"])
+            assert 0 < run["test_mse"] < 100, row
+    # the reviews' ratings (1 to 5): a model better than predicting their mean's 1.3
+    reviews = [r for r in rows if r["data"] == "reviews-rating"]
+    assert all(r["runs"]["libsmo"]["test_mse"] < 1.0 for r in reviews), reviews
+    assert "| reviews-rating | 11 | 0.1 |" in proc.stdout
+
+
+def test_linear_svr_benchmark_flags_a_worse_objective(benchmarks_package, monkeypatch):
+    """bench_linear_svm.summarise flags libsmo's regression when its primal objective
+    exceeds LIBLINEAR's beyond --objective-tol, and not when either run was capped by
+    its epochs."""
+    import argparse
+    import os
+
+    import numpy as np
+
+    # the script sets OpenMP's defaults in os.environ as it is imported: in a copy here
+    monkeypatch.setattr(os, "environ", dict(os.environ))
+    from benchmarks import bench_linear_svm as bench
+    X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    y = np.array([1.0, 2.0, 3.0])
+    args = argparse.Namespace(eps=1e-3, epsilon=0.1, objective_tol=1e-4, repeats=1)
+
+    def run(w, capped=False):
+        return [{"train": 1.0, "cpu": 1.0, "predict": 0.1, "W": np.array([w]),
+                 "b": np.array([0.0]), "score": 0.0, "capped": capped}]
+    best = [1.0, 2.0]
+    # the SVR primal by hand: w'x fits y exactly (no loss), then 1/2 |w|^2; w = (1.2, 2)
+    # leaves residuals -0.2, 0, -0.2, each 0.1 beyond p
+    assert bench.primal_objective(X, y, None, np.array([best]), np.zeros(1), 1.0, 13,
+                                  0.1) == pytest.approx(2.5)
+    assert bench.primal_objective(X, y, None, np.array([[1.2, 2.0]]), np.zeros(1), 1.0,
+                                  12, 0.1) == pytest.approx(0.5 * (1.44 + 4) + 0.02)
+    good = bench.summarise("toy", X, y, None, 13, 1.0,
+                           {"LIBLINEAR": run(best), "libsmo": run(best)}, args)
+    assert good["disagree"] == [] and good["rows"]["libsmo"]["rel"] == 0
+    worse = {"LIBLINEAR": run(best), "libsmo": run([2.0, 3.0])}
+    assert bench.summarise("toy", X, y, None, 12, 1.0, worse, args)["disagree"] == ["libsmo"]
+    capped = {"LIBLINEAR": run(best, capped=True), "libsmo": run([2.0, 3.0])}
+    assert bench.summarise("toy", X, y, None, 13, 1.0, capped, args)["disagree"] == []

@@ -150,6 +150,10 @@ def test_performance_page_holds_the_committed_results():
         assert row["date"] in page.words, row["date"]
     _, rows = committed_results.all_peers_table()
     assert rows[0][0] in page.words and rows[0][1] in page.words
+    # the linear regressions' table, every case with its LIBLINEAR objective
+    _, rows = committed_results.linear_svr_table()
+    for row in rows:
+        assert row[0] in page.words and row[6] in page.words, row
     for name in committed_results.FIGURES:
         shown = [src for src in page.images if src.endswith(name)]
         assert shown, f"the performance page does not show {name}"
