@@ -22,6 +22,7 @@ int main(void)
     static double G[N], y[N], pen[N], QD[N], out[N], out2[N], sq[N], cols[DMAX * N];
     static double rows[N * DMAX], xi[DMAX], xs2[DMAX], xs3[DMAX], many[3 * N];
     static double table[64 * WMAX + 1], row4[N], row8[N];
+    static float fcols[DMAX * N], fxi[DMAX];
     static float Q[N], Q2[N], sign[N], krow[2 * N], qout[N], qout2[N];
     static int index_[N];
     static int16_t irows[N * DMAX], ix[4][DMAX];
@@ -97,6 +98,15 @@ int main(void)
         }
         for (t = 0; t < n; t++)
             printf("D %a %a %a %a\n", out[t], many[t], many[n + t], many[2 * n + t]);
+        /* integers in [0, 255] as floats, feature-major, and the same as doubles */
+        for (t = 0; t < d * n; t++)
+            cols[t] = fcols[t] = (float)(rand() % 256);
+        for (f = 0; f < d; f++)
+            xi[f] = fxi[f] = (float)(rand() % 256);
+        smo_small_int_dots(n, d, n, fcols, fxi, out);
+        smo_dense_dots(n, d, n, cols, xi, out2);
+        for (t = 0; t < n; t++)
+            printf("D %a %a\n", out[t], out2[t]);
         /* integer rows: int16 and uint8 storage, 1 to 5 sources */
         {
             double divisor = 255.0;

@@ -283,3 +283,86 @@ def test_int_dots_block_checks_its_shapes():
         int_dots_block(ints, np.ascontiguousarray(ints[:7, :50]), divisor, out)
     with pytest.raises(ValueError, match="shape"):
         int_dots_block(ints, ints[:6], divisor, out)
+
+
+@pytest.mark.parametrize("source", ["own", "shared"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_few_features_of_small_integers_are_floats_summed_exactly(source, threads):
+    """Rows of at most 64 features whose values are integers in [0, 255] (digits' 0-16;
+    here the extreme, 64 features of values up to 255) are copied feature-major as
+    floats (FEATURE_MAJOR_INTS): every row of dot products is the exact integer sum, the
+    doubles' value bit for bit, after swaps too, from the rows converted alone or taken
+    from the fit's conversion of all of X; half the bytes of the doubles' copy."""
+    rng = np.random.default_rng(3)
+    q = rng.integers(0, 256, size=(1100, 64))
+    q[0] = 255   # the largest sum the floats must hold exactly: 64 * 255^2 < 2^24
+    X = q.astype(np.float64)
+    rows = np.arange(1099, 0, -3, dtype=np.int32)
+    int_source = small_integer_data(X) if source == "shared" else None
+    floats = Rows(X, rows, copy_dense=True, int_rows=True, int_source=int_source)
+    doubles = Rows(X, rows, copy_dense=True)
+    assert floats.layout_name == "feature_major_ints" and not floats.has_int_rows
+    assert doubles.layout_name == "feature_major"
+    assert floats.copy_bytes_per_row * 2 == doubles.copy_bytes_per_row == 8 * 64
+    for i, j in ((0, 9), (5, 200), (366, 1)):
+        floats.swap_rows(i, j)
+        doubles.swap_rows(i, j)
+    order = np.asarray(floats.index)
+    np.testing.assert_array_equal(order, np.asarray(doubles.index))
+    np.testing.assert_array_equal(floats.sq_norm, doubles.sq_norm)
+    for i in (0, 9, 200, len(rows) - 1):
+        exact = (q[order] @ q[order[i]]).astype(np.float64)
+        np.testing.assert_array_equal(floats.row_dots(i, threads), exact)
+        np.testing.assert_array_equal(floats.row_dots(i, threads),
+                                      doubles.row_dots(i, threads))
+
+
+@pytest.mark.parametrize("values", ["fraction", "over_255", "negative", "over_divisor",
+                                    "65_features"])
+def test_other_few_feature_rows_keep_the_doubles(values):
+    """Values that are not integers in [0, 255] over divisor 1 keep the feature-major
+    doubles: pixels over 255 in particular, whose double sums are rounded and stay so.
+    More than 64 features take the int16 rows over the doubles read in place."""
+    rng = np.random.default_rng(4)
+    q = rng.integers(0, 17, size=(40, 65 if values == "65_features" else 20))
+    X = q.astype(np.float64)
+    if values == "fraction":
+        X[3, 2] += 0.5
+    elif values == "over_255":
+        X[3, 2] = 256.0
+    elif values == "negative":
+        X[3, 2] = -1.0
+    elif values == "over_divisor":
+        X /= 255.0
+    layout = Rows(X, copy_dense=True, int_rows=True).layout_name
+    assert layout == ("shared_dense" if values == "65_features" else "feature_major")
+
+
+def test_digits_train_the_same_model_on_floats_as_on_doubles(monkeypatch):
+    """Ten classes of integers 0-16 in 64 features (scikit-learn's digits, made here
+    of the same kind): the pairs' kernels on float rows (shared by the pairs) give the
+    model of the doubles bit for bit, as scikit-learn's SVC gives it."""
+    sk_svm = pytest.importorskip("sklearn.svm")
+    rng = np.random.default_rng(6)
+    centres = rng.integers(0, 17, size=(10, 64))
+    y = np.repeat(np.arange(10), 40)
+    X = np.clip(centres[y] + rng.integers(-4, 5, size=(400, 64)), 0, 16).astype(float)
+    gamma = 1.0 / (64 * X.var())
+    layouts = []
+    real_share = execution.Executor._share_int_rows
+
+    def share(self, n_items):
+        real_share(self, n_items)
+        layouts.append(self.int_source[0] and self.int_source[0][1])
+
+    monkeypatch.setattr(execution.Executor, "_share_int_rows", share)
+    floats = train_on_paths(X, y, C=1.0, gamma=gamma)
+    assert layouts == [1.0]   # the pairs took their float rows from integers over 1
+    doubles = train_on_paths(X, y, C=1.0, gamma=gamma, int_rows=False)
+    assert layouts == [1.0, None] and floats.n_iter == doubles.n_iter
+    np.testing.assert_array_equal(floats.sv_coef, doubles.sv_coef)
+    np.testing.assert_array_equal(floats.rho, doubles.rho)
+    theirs = sk_svm.SVC(C=1.0, gamma=gamma).fit(X, y)
+    ours = libsmo.SVC(C=1.0, gamma=gamma).fit(X, y)
+    np.testing.assert_array_equal(ours.support_, theirs.support_)
+    np.testing.assert_allclose(ours.dual_coef_, theirs.dual_coef_, rtol=0, atol=1e-12)

@@ -155,7 +155,7 @@ cdef class Kernel:
     @property
     def feature_major(self):
         """Whether dense rows are stored feature-major (few features)."""
-        return self.rows.layout_name == "feature_major"
+        return self.rows.layout_name in ("feature_major", "feature_major_ints")
 
     cdef inline double _from_dot(self, double dot, int i, int j) noexcept nogil:
         if self.kernel_type == LINEAR:

@@ -14,6 +14,7 @@ cdef enum RowLayout:
     CSR = 3             # the caller's CSR arrays, read through per-row extents
     GRAM = 4            # the caller's n x n kernel matrix, read through `index`
     BYTES = 5           # the caller's uint8 rows (small integers), read through `index`
+    FEATURE_MAJOR_INTS = 6  # FEATURE_MAJOR's copy as floats: integers in [0, 255] only
 
 
 # The most rows of dot products `Rows.dots_many` builds in one pass.
@@ -31,6 +32,10 @@ cdef class Rows:
     cdef double[:, ::1] dense
     cdef double[:, ::1] dense_t
     cdef double[::1] x_i
+    # FEATURE_MAJOR_INTS: ints_t[f, k] is feature f of row k, an integer held exactly as
+    # a float, and x_i_ints gathers row i
+    cdef float[:, ::1] ints_t
+    cdef float[::1] x_i_ints
     # SHARED_DENSE and GRAM: the caller's matrix, row k at shared[index[k]]
     cdef const double[:, ::1] shared
     # BYTES: the caller's uint8 rows, row k at byte_rows[index[k]]; the rows of dot
@@ -77,6 +82,8 @@ cdef class Rows:
     cdef void add_to_vector(self, int i, double a, double* w) noexcept nogil
     cdef void swap(self, int i, int j) noexcept nogil
     cdef void _copy_dense(self, const double[:, ::1] X) except *
+    cdef void _copy_small_integers(self, const unsigned char[:, ::1] source,
+                                   const int[::1] source_rows) noexcept nogil
     cdef void _csr_norms(self) noexcept nogil
     cdef void _shared_norms(self) noexcept nogil
     cdef void _byte_norms(self) noexcept nogil
@@ -128,6 +135,10 @@ cdef inline double row_dot(Rows rows, int i, int j) noexcept nogil:
         for f in range(rows.n_features):
             s += rows.dense_t[f, i] * rows.dense_t[f, j]
         return s
+    if rows.layout == FEATURE_MAJOR_INTS:
+        for f in range(rows.n_features):
+            s += <double>rows.ints_t[f, i] * <double>rows.ints_t[f, j]
+        return s
     a = rows.row_start[i]
     a_end = a + rows.row_nnz[i]
     b = rows.row_start[j]
@@ -164,6 +175,10 @@ cdef inline double row_dot_vector(Rows rows, int i, const double* w) noexcept no
         return dense_dot(&rows.x_i[0], w, rows.n_features)
     if rows.layout == ROW_MAJOR:
         return dense_dot(&rows.dense[i, 0], w, rows.n_features)
+    if rows.layout == FEATURE_MAJOR_INTS:
+        for f in range(rows.n_features):
+            s += <double>rows.ints_t[f, i] * w[f]
+        return s
     for f in range(rows.n_features):
         s += rows.dense_t[f, i] * w[f]
     return s
@@ -186,6 +201,9 @@ cdef inline void row_add_to_vector(Rows rows, int i, double a, double* w) noexce
     elif rows.layout == ROW_MAJOR:
         for f in range(rows.n_features):
             w[f] += a * rows.dense[i, f]
+    elif rows.layout == FEATURE_MAJOR_INTS:
+        for f in range(rows.n_features):
+            w[f] += a * <double>rows.ints_t[f, i]
     else:
         for f in range(rows.n_features):
             w[f] += a * rows.dense_t[f, i]

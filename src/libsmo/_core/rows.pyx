@@ -19,6 +19,10 @@ Layouts (chosen at construction, see `RowLayout` in rows.pxd):
   training memory stays data + cache + O(n). With `copy_dense=True` the kernel gets a
   private copy: feature-major with at most FEATURE_MAJOR_MAX_FEATURES features
   (smo_dense_dots, vectorised across rows; letter: 2.5x faster), else row-major.
+  Where the kernel asks for integer rows (`int_rows=True`) and every value is an
+  integer in [0, 255] (digits' 0-16), the feature-major copy holds floats
+  (FEATURE_MAJOR_INTS): each row of dot products is an exact integer sum, the value
+  the doubles give, with twice the lanes and half the memory.
 - A precomputed kernel's Gram matrix is read in place: its "dot products" are the
   kernel values themselves.
 - Rows given as uint8 (8-bit pixels, a data set stored as bytes: BYTES) are small
@@ -67,6 +71,8 @@ cdef extern from "bit_counts.h" nogil:
 cdef extern from "inner_loops.h" nogil:
     void smo_dense_dots(int n, int d, long ld, const double* cols, const double* xi,
                         double* out)
+    void smo_small_int_dots(int n, int d, long ld, const float* cols, const float* xi,
+                            double* out)
     void smo_row_dots(int n, long d, const double* rows, long ld, const double* x,
                       double* out)
     void smo_indexed_row_dots(int n, long d, const double* base, long ld,
@@ -92,6 +98,7 @@ cdef int FEATURE_MAJOR_MAX_FEATURES = 64
 MAX_FEATURE_MAJOR = FEATURE_MAJOR_MAX_FEATURES
 
 LAYOUT_NAMES = {ROW_MAJOR: "row_major", FEATURE_MAJOR: "feature_major",
+                FEATURE_MAJOR_INTS: "feature_major_ints",
                 SHARED_DENSE: "shared_dense", CSR: "csr", GRAM: "gram", BYTES: "bytes"}
 
 # uint8 rows' dot products are summed in int32: n_features * 255^2 must stay below 2^31
@@ -123,7 +130,9 @@ cdef class Rows:
     int_rows : bool
         Keep int16 copies of rows of many features whose values are small integers over
         one divisor, where no bitmaps are kept (see the module's docstring); uint8
-        where every integer is in [0, 255], converted a row at a time.
+        where every integer is in [0, 255], converted a row at a time. With
+        ``copy_dense`` and few features: a feature-major copy as floats where every
+        value is an integer in [0, 255] (FEATURE_MAJOR_INTS).
     int_source : tuple, optional
         `int_rows.small_integer_data(X)`, from which int_rows takes these rows.
     int_rows_max_bytes : float
@@ -185,6 +194,10 @@ cdef class Rows:
                     self.sq_norm = np.empty(self.n_rows)
                     with nogil:
                         self._shared_norms()
+            elif (int_rows and self.bit_words == 0
+                  and self.n_features <= FEATURE_MAJOR_MAX_FEATURES
+                  and self._take_small_integers(X, int_source)):
+                pass
             else:
                 self.layout = (FEATURE_MAJOR
                                if self.n_features <= FEATURE_MAJOR_MAX_FEATURES
@@ -196,6 +209,61 @@ cdef class Rows:
                     self.dense = np.empty((self.n_rows, self.n_features))
                 self.sq_norm = np.empty(self.n_rows)
                 self._copy_dense(X)
+
+    def _take_small_integers(self, X, int_source):
+        """FEATURE_MAJOR_INTS where every value of these rows is an integer in [0, 255]
+        (`int_rows.small_integer_rows` with divisor 1, or the fit's `int_source` of
+        them): their feature-major copy as floats, whose rows of dot products are exact
+        integer sums (`smo_small_int_dots`), the values FEATURE_MAJOR's doubles give,
+        twice as many a vector and half the memory. False (nothing kept) otherwise, or
+        where the integers are over another divisor (pixels / 255: their doubles' sums
+        are rounded, and these rows keep those bits)."""
+        if self.n_rows == 0 or self.n_features == 0:
+            return False
+        if int_source is None:
+            found = small_integer_rows(X, self.index, as_bytes=True)
+            if found is None or found[1] != 1.0 or found[0].dtype != np.uint8:
+                return False
+            source, norms = found[0], found[2]
+            source_rows = np.arange(self.n_rows, dtype=np.int32)
+        else:
+            if int_source[1] != 1.0:
+                return False
+            source, norms = int_source[0], int_source[2][np.asarray(self.index)]
+            source_rows = self.index
+        self.layout = FEATURE_MAJOR_INTS
+        self.ints_t = np.empty((self.n_features, self.n_rows), dtype=np.float32)
+        self.x_i_ints = np.empty(self.n_features, dtype=np.float32)
+        self.sq_norm = np.ascontiguousarray(norms, dtype=np.float64)
+        cdef const unsigned char[:, ::1] source_view = source
+        cdef const int[::1] rows_view = source_rows
+        with nogil:
+            self._copy_small_integers(source_view, rows_view)
+        return True
+
+    cdef void _copy_small_integers(self, const unsigned char[:, ::1] source,
+                                   const int[::1] source_rows) noexcept nogil:
+        """ints_t[f, k] = source[source_rows[k], f], four rows at a time."""
+        cdef Py_ssize_t k = 0, f, n_rows = self.n_rows, n_features = self.n_features
+        cdef float* out = &self.ints_t[0, 0]
+        cdef const unsigned char* x
+        cdef const unsigned char* x1
+        cdef const unsigned char* x2
+        cdef const unsigned char* x3
+        while k + 4 <= n_rows:
+            x, x1 = &source[source_rows[k], 0], &source[source_rows[k + 1], 0]
+            x2, x3 = &source[source_rows[k + 2], 0], &source[source_rows[k + 3], 0]
+            for f in range(n_features):
+                out[f * n_rows + k] = x[f]
+                out[f * n_rows + k + 1] = x1[f]
+                out[f * n_rows + k + 2] = x2[f]
+                out[f * n_rows + k + 3] = x3[f]
+            k += 4
+        while k < n_rows:
+            x = &source[source_rows[k], 0]
+            for f in range(n_features):
+                out[f * n_rows + k] = x[f]
+            k += 1
 
     def _byte_layout(self, X, bint copy_dense):
         """BYTES: the caller's uint8 rows, their dot products summed in integers over
@@ -270,8 +338,19 @@ cdef class Rows:
 
     @property
     def layout_name(self):
-        """The storage: "row_major", "feature_major", "shared_dense", "csr" or "gram"."""
+        """The storage: "row_major", "feature_major", "feature_major_ints",
+        "shared_dense", "csr", "gram" or "bytes"."""
         return LAYOUT_NAMES[self.layout]
+
+    @property
+    def copy_bytes_per_row(self):
+        """Bytes of a row's private copy (row-major or feature-major doubles: 8 a
+        feature; FEATURE_MAJOR_INTS: 4; 0 where the rows are read in place)."""
+        if self.layout == ROW_MAJOR or self.layout == FEATURE_MAJOR:
+            return 8 * self.n_features
+        if self.layout == FEATURE_MAJOR_INTS:
+            return 4 * self.n_features
+        return 0
 
     @property
     def has_bit_rows(self):
@@ -434,6 +513,19 @@ cdef class Rows:
             else:
                 smo_dense_dots(n, <int>d, self.n_rows, &self.dense_t[0, start],
                                &self.x_i[0], out)
+        elif self.layout == FEATURE_MAJOR_INTS:
+            for f in range(d):
+                self.x_i_ints[f] = self.ints_t[f, i]
+            if nthreads > 1:
+                n_blocks = (n + DENSE_BLOCK - 1) // DENSE_BLOCK
+                for b in prange(n_blocks, schedule="static", num_threads=nthreads):
+                    smo_small_int_dots(min(DENSE_BLOCK, n - b * DENSE_BLOCK), <int>d,
+                                       self.n_rows,
+                                       &self.ints_t[0, start + b * DENSE_BLOCK],
+                                       &self.x_i_ints[0], &out[b * DENSE_BLOCK])
+            else:
+                smo_small_int_dots(n, <int>d, self.n_rows, &self.ints_t[0, start],
+                                   &self.x_i_ints[0], out)
         elif self.layout == ROW_MAJOR:
             if nthreads > 1:
                 n_blocks = (n + DENSE_BLOCK - 1) // DENSE_BLOCK
@@ -589,6 +681,9 @@ cdef class Rows:
                 t = self.dense_t[f, i]
                 self.dense_t[f, i] = self.dense_t[f, j]
                 self.dense_t[f, j] = t
+        elif self.layout == FEATURE_MAJOR_INTS:
+            for f in range(self.n_features):
+                self.ints_t[f, i], self.ints_t[f, j] = self.ints_t[f, j], self.ints_t[f, i]
 
     def row_dots(self, int i, int nthreads=1):
         """Python access for tests: x_i'x_j (GRAM: K_ij) for every row j, in current

@@ -250,8 +250,7 @@ class Executor:
                         int_rows=paths.int_rows,
                         int_source=self.int_source[0] or None,
                         int_rows_max_bytes=half_cache)
-        copied = kernel.rows.layout_name in ("row_major", "feature_major")
-        bytes_per_row = (8.0 * n_features * copied + 8.0 * kernel.rows.bit_words
+        bytes_per_row = (1.0 * kernel.rows.copy_bytes_per_row + 8.0 * kernel.rows.bit_words
                          + 1.0 * n_features * kernel.rows.int_row_bytes)
         cache_mb -= bytes_per_row * len(rows) / 2**20
         if (paths.sparse_columns and kernel.rows.layout_name == "csr"
@@ -404,21 +403,24 @@ class Executor:
         their small integers, made once (`int_rows.small_integer_data`) for every
         problem's kernel to take its rows from. Each class's rows were converted once
         for each of its k - 1 pairs: 0.12 s of Fashion-MNIST 12,000's 1.3 s
-        one-thread fit. Only where a problem's rows could be int rows at all (`Rows`),
+        one-thread fit; digits' pairs copy their floats from them (FEATURE_MAJOR_INTS).
+        Only where a problem's rows could be int rows at all (`Rows`),
         and where its bytes (one a value, converted a row at a time) take at most a
         quarter of the cache: they are then taken from the cache, so that memory stays
         data + cache + O(n). The same values, so the same steps."""
         if (n_items < 2 or self.int_source[0] is not None
                 or not self.solver.row_paths.int_rows
                 or sp.issparse(self.X) or self.kernel.kernel == "precomputed"
-                or self.X.dtype == np.uint8   # bytes already: every kernel reads them
-                or self.X.shape[1] <= MAX_FEATURE_MAJOR):
+                or self.X.dtype == np.uint8):   # bytes already: every kernel reads them
             return
         budget = max(0.0, self.solver.cache_size - self.reserved_mb) * 2**20
         if 1.0 * self.X.size > budget / 4:
             return
+        found = small_integer_data(self.X)
+        if found and self.X.shape[1] <= MAX_FEATURE_MAJOR and found[1] != 1.0:
+            found = None   # few features take integers over divisor 1 only (`Rows`)
         # False: tried, none (not every value a small integer over one divisor)
-        self.int_source[0] = small_integer_data(self.X) or False
+        self.int_source[0] = found or False
         if self.int_source[0]:
             self.reserved_mb += self.int_source[0][0].nbytes / 2**20
 
