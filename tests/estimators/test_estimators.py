@@ -361,19 +361,26 @@ def test_plain_training_data_skip_scikit_learns_checks_with_its_outcome():
     assert np.array_equal(Xs, Xv) and np.array_equal(ys, yv)
     assert theirs.n_features_in_ == clf.n_features_in_
 
-    plain = [(X, y), (X, y.astype(float)), (X, np.array(list("abc"))[y]), (X[:1], y[:1])]
+    plain = [(X, y), (X, y.astype(float)), (X, np.array(list("abc"))[y]), (X[:1], y[:1]),
+             (np.asfortranarray(X), y), (X[:, ::2], y)]
     for Xp, yp in plain:
-        assert _plain_fit_data(Xp, yp)
+        taken = _plain_fit_data(Xp, yp)
+        theirs = validate_data(sk.SVC(), Xp, yp, accept_sparse="csr", order="C",
+                               accept_large_sparse=False, dtype=[np.float64, np.uint8])[0]
+        assert taken.flags.c_contiguous and np.array_equal(taken, theirs)
+        # C-ordered data as it is, other orders copied (scikit-learn copies them too)
+        assert (taken is Xp) == Xp.flags.c_contiguous
     nan_X, inf_y = X.copy(), y.astype(float)
     nan_X[3, 1], inf_y[2] = np.nan, np.inf
-    others = [(np.asfortranarray(X), y), (X.astype(np.float32), y), (X.tolist(), y),
+    others = [(X.astype(np.float32), y), (X.tolist(), y),
               (X, y.tolist()), (X, y[:-1]), (X, y[:, None]), (X, y.astype(object)),
               (X[:0], y[:0]), (X[:, :0], y), (nan_X, y), (X, inf_y),
               (pd.DataFrame(X), y), (X, y + 0j)]
     for Xo, yo in others:
-        assert not _plain_fit_data(Xo, yo)
+        assert _plain_fit_data(Xo, yo) is None
     with config_context(assume_finite=True):
-        assert _plain_fit_data(nan_X, y)   # as validate_data, which then checks nothing
+        # as validate_data, which then checks nothing
+        assert _plain_fit_data(nan_X, y) is nan_X
     # the refusals are scikit-learn's own
     for Xo, yo in [(nan_X, y), (X, inf_y), (X[:0], y[:0]), (X, y[:-1])]:
         with pytest.raises(ValueError) as ours:

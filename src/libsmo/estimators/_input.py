@@ -37,12 +37,14 @@ def validate_features(estimator, X, y=None, reset=True, dtype=None):
     X, y
     """
     if HAVE_SKLEARN:
-        if reset and y is not None and dtype is None and _plain_fit_data(X, y):
-            # what validate_data hands back as it is, with its attributes
-            estimator.n_features_in_ = X.shape[1]
+        plain = (_plain_fit_data(X, y) if reset and y is not None and dtype is None
+                 else None)
+        if plain is not None:
+            # what validate_data hands back, with its attributes
+            estimator.n_features_in_ = plain.shape[1]
             if hasattr(estimator, "feature_names_in_"):
                 del estimator.feature_names_in_   # (a fit on a data frame before)
-            return X, y
+            return plain, y
         # scikit-learn keeps a dtype of the list and converts any other to the first
         if dtype is None:
             dtype = [np.float64, np.uint8] if reset else np.float64
@@ -69,23 +71,25 @@ def validate_features(estimator, X, y=None, reset=True, dtype=None):
 
 
 def _plain_fit_data(X, y):
-    """Whether X and y at fit are data that scikit-learn's validate_data (check_X_y)
-    accepts and returns as they are: X a C-contiguous float64 ndarray of at least one
-    row and one column, y a 1-D ndarray of numbers or strings of one label a row, both
-    finite (unless scikit-learn is configured to assume it). Such data, the common
-    case, then skip its checks' tens of microseconds (it looks for data frames and
-    array namespaces, then converts and inspects each array); any other data, bad data
-    included, go through validate_data, so that every refusal and conversion is its
-    own."""
+    """X as scikit-learn's validate_data (check_X_y) returns it, where X and y at fit
+    are data it accepts without more than a copy to C order: X a float64 ndarray of at
+    least one row and one column (C-contiguous: X itself; else its C-contiguous copy,
+    as scikit-learn makes: digits' and other Fortran-ordered bundles), y a 1-D ndarray
+    of numbers or strings of one label a row, both finite (unless scikit-learn is
+    configured to assume it). Such data, the common case, then skip its checks' tens of
+    microseconds (it looks for data frames and array namespaces, then converts and
+    inspects each array); any other data, bad data included, go through validate_data
+    (None here), so that every refusal and conversion is its own."""
     if not (type(X) is np.ndarray and X.ndim == 2 and X.dtype == np.float64
-            and X.flags.c_contiguous and X.shape[0] > 0 and X.shape[1] > 0
+            and X.shape[0] > 0 and X.shape[1] > 0
             and type(y) is np.ndarray and y.ndim == 1 and y.shape[0] == X.shape[0]
             and y.dtype.kind in "biufU"):
-        return False
+        return None
+    X = np.ascontiguousarray(X)
     from sklearn import get_config
     if get_config()["assume_finite"]:
-        return True
-    return v.finite(X) and (y.dtype.kind != "f" or v.finite(y))
+        return X
+    return X if v.finite(X) and (y.dtype.kind != "f" or v.finite(y)) else None
 
 
 def check_width(estimator, shape):
