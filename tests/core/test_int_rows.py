@@ -338,10 +338,14 @@ def test_other_few_feature_rows_keep_the_doubles(values):
     assert layout == ("shared_dense" if values == "65_features" else "feature_major")
 
 
-def test_digits_train_the_same_model_on_floats_as_on_doubles(monkeypatch):
+@pytest.mark.parametrize("quads", [None, False])
+def test_digits_train_the_same_model_on_floats_as_on_doubles(quads, monkeypatch):
     """Ten classes of integers 0-16 in 64 features (scikit-learn's digits, made here
-    of the same kind): the pairs' kernels on float rows (shared by the pairs) give the
-    model of the doubles bit for bit, as scikit-learn's SVC gives it."""
+    of the same kind): the pairs' kernels on byte groups (where the processor has
+    VNNI) or float rows, taken from the fit's one conversion, give the model of the
+    doubles bit for bit, as scikit-learn's SVC gives it."""
+    import libsmo._core.rows as rows_module
+    monkeypatch.setattr(rows_module, "QUAD_DOTS", quads)
     sk_svm = pytest.importorskip("sklearn.svm")
     rng = np.random.default_rng(6)
     centres = rng.integers(0, 17, size=(10, 64))
@@ -366,3 +370,49 @@ def test_digits_train_the_same_model_on_floats_as_on_doubles(monkeypatch):
     ours = libsmo.SVC(C=1.0, gamma=gamma).fit(X, y)
     np.testing.assert_array_equal(ours.support_, theirs.support_)
     np.testing.assert_allclose(ours.dual_coef_, theirs.dual_coef_, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("n_rows", [1, 15, 16, 17, 64, 100, 367])
+@pytest.mark.parametrize("n_features", [1, 3, 4, 13, 64])
+def test_integers_up_to_127_in_groups_of_four_bytes(n_rows, n_features, monkeypatch):
+    """Few features of integers in [0, 127] (digits' 0-16, letter's 0-15) where the
+    processor has AVX-512 VNNI: bytes in groups of four features (FEATURE_QUADS), a
+    quarter of the floats; every row of dot products the exact integer sum, the
+    doubles' bits, on one and two threads, after swaps, the last rows of a block under
+    masks. Elsewhere (or with `rows.QUAD_DOTS = False`) the floats, the same values."""
+    import libsmo._core.rows as rows_module
+    rng = np.random.default_rng(n_rows * 100 + n_features)
+    q = rng.integers(0, 128, size=(n_rows + 5, n_features))
+    q[-1] = 127
+    X = q.astype(np.float64)
+    rows = np.arange(n_rows + 4, 4, -1, dtype=np.int32)
+    doubles = Rows(X, rows, copy_dense=True)
+    layouts = {}
+    for quads in (None, False):
+        monkeypatch.setattr(rows_module, "QUAD_DOTS", quads)
+        layouts[quads] = Rows(X, rows, copy_dense=True, int_rows=True)
+    assert layouts[False].layout_name == "feature_major_ints"
+    assert layouts[None].layout_name in ("feature_quads", "feature_major_ints")
+    if layouts[None].layout_name == "feature_quads":
+        assert layouts[None].copy_bytes_per_row == 4 * ((n_features + 3) // 4)
+    for r in (*layouts.values(), doubles):
+        r.swap_rows(0, n_rows - 1)
+    order = np.asarray(doubles.index)
+    for r in layouts.values():
+        np.testing.assert_array_equal(np.asarray(r.index), order)
+        np.testing.assert_array_equal(r.sq_norm, doubles.sq_norm)
+        for i in {0, n_rows // 2, n_rows - 1}:
+            exact = (q[order] @ q[order[i]]).astype(np.float64)
+            for threads in (1, 2):
+                np.testing.assert_array_equal(r.row_dots(i, threads), exact)
+
+
+def test_values_above_127_keep_the_floats():
+    """A value above 127 (vpdpbusd multiplies signed bytes) sends the rows to the
+    floats, the same exact sums."""
+    q = np.random.default_rng(8).integers(0, 100, size=(30, 10))
+    q[17, 3] = 128
+    X = q.astype(np.float64)
+    rows = Rows(X, copy_dense=True, int_rows=True)
+    assert rows.layout_name == "feature_major_ints"
+    np.testing.assert_array_equal(rows.row_dots(17), (q @ q[17]).astype(np.float64))

@@ -155,7 +155,8 @@ cdef class Kernel:
     @property
     def feature_major(self):
         """Whether dense rows are stored feature-major (few features)."""
-        return self.rows.layout_name in ("feature_major", "feature_major_ints")
+        return self.rows.layout_name in ("feature_major", "feature_major_ints",
+                                         "feature_quads")
 
     cdef inline double _from_dot(self, double dot, int i, int j) noexcept nogil:
         if self.kernel_type == LINEAR:

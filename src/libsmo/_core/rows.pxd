@@ -15,6 +15,7 @@ cdef enum RowLayout:
     GRAM = 4            # the caller's n x n kernel matrix, read through `index`
     BYTES = 5           # the caller's uint8 rows (small integers), read through `index`
     FEATURE_MAJOR_INTS = 6  # FEATURE_MAJOR's copy as floats: integers in [0, 255] only
+    FEATURE_QUADS = 7   # its copy as bytes, four features a group: integers in [0, 127]
 
 
 # The most rows of dot products `Rows.dots_many` builds in one pass.
@@ -36,6 +37,10 @@ cdef class Rows:
     # a float, and x_i_ints gathers row i
     cdef float[:, ::1] ints_t
     cdef float[::1] x_i_ints
+    # FEATURE_QUADS: quads[f // 4, 4 k + f % 4] is feature f of row k (features past the
+    # last are 0), and x_i_quads gathers row i
+    cdef unsigned char[:, ::1] quads
+    cdef signed char[::1] x_i_quads
     # SHARED_DENSE and GRAM: the caller's matrix, row k at shared[index[k]]
     cdef const double[:, ::1] shared
     # BYTES: the caller's uint8 rows, row k at byte_rows[index[k]]; the rows of dot
@@ -84,6 +89,8 @@ cdef class Rows:
     cdef void _copy_dense(self, const double[:, ::1] X) except *
     cdef void _copy_small_integers(self, const unsigned char[:, ::1] source,
                                    const int[::1] source_rows) noexcept nogil
+    cdef bint _copy_quads(self, const unsigned char[:, ::1] source,
+                          const int[::1] source_rows) noexcept nogil
     cdef void _csr_norms(self) noexcept nogil
     cdef void _shared_norms(self) noexcept nogil
     cdef void _byte_norms(self) noexcept nogil
@@ -139,6 +146,11 @@ cdef inline double row_dot(Rows rows, int i, int j) noexcept nogil:
         for f in range(rows.n_features):
             s += <double>rows.ints_t[f, i] * <double>rows.ints_t[f, j]
         return s
+    if rows.layout == FEATURE_QUADS:
+        for f in range(rows.n_features):
+            s += (<double>rows.quads[f >> 2, 4 * i + (f & 3)]
+                  * <double>rows.quads[f >> 2, 4 * j + (f & 3)])
+        return s
     a = rows.row_start[i]
     a_end = a + rows.row_nnz[i]
     b = rows.row_start[j]
@@ -179,6 +191,10 @@ cdef inline double row_dot_vector(Rows rows, int i, const double* w) noexcept no
         for f in range(rows.n_features):
             s += <double>rows.ints_t[f, i] * w[f]
         return s
+    if rows.layout == FEATURE_QUADS:
+        for f in range(rows.n_features):
+            s += <double>rows.quads[f >> 2, 4 * i + (f & 3)] * w[f]
+        return s
     for f in range(rows.n_features):
         s += rows.dense_t[f, i] * w[f]
     return s
@@ -204,6 +220,9 @@ cdef inline void row_add_to_vector(Rows rows, int i, double a, double* w) noexce
     elif rows.layout == FEATURE_MAJOR_INTS:
         for f in range(rows.n_features):
             w[f] += a * <double>rows.ints_t[f, i]
+    elif rows.layout == FEATURE_QUADS:
+        for f in range(rows.n_features):
+            w[f] += a * <double>rows.quads[f >> 2, 4 * i + (f & 3)]
     else:
         for f in range(rows.n_features):
             w[f] += a * rows.dense_t[f, i]

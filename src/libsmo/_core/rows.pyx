@@ -22,7 +22,9 @@ Layouts (chosen at construction, see `RowLayout` in rows.pxd):
   Where the kernel asks for integer rows (`int_rows=True`) and every value is an
   integer in [0, 255] (digits' 0-16), the feature-major copy holds floats
   (FEATURE_MAJOR_INTS): each row of dot products is an exact integer sum, the value
-  the doubles give, with twice the lanes and half the memory.
+  the doubles give, with twice the lanes and half the memory; where every integer is
+  in [0, 127] and the processor has AVX-512 VNNI, as bytes in groups of four features
+  (FEATURE_QUADS, int_dots.h's smo_quad_dots), a quarter of the floats.
 - A precomputed kernel's Gram matrix is read in place: its "dot products" are the
   kernel values themselves.
 - Rows given as uint8 (8-bit pixels, a data set stored as bytes: BYTES) are small
@@ -52,6 +54,7 @@ from libsmo._core.checks import check_csr_rows, check_indices, matrix_shape
 from libsmo._core.bitmaps import pack_bits
 from libsmo._core.sparse_dots cimport SparseColumns, gather_dots
 from libc.math cimport INFINITY
+from libc.string cimport memcpy
 from libsmo._core.int_rows cimport IntRows
 from libsmo._core.int_rows import small_integer_rows, take_small_integer_rows
 
@@ -80,8 +83,18 @@ cdef extern from "inner_loops.h" nogil:
     void smo_row_dots_many(int n, long d, const double* base, long ld, const int* index,
                            const double** xs, int count, double* out, long ld_out)
 
+cdef extern from "int_dots.h" nogil:
+    int smo_has_quad_dots()
+    void smo_swap_bytes(void* a, void* b, size_t n)
+    void smo_quad_dots(int n, int groups, long ld, const unsigned char* cols,
+                       const signed char* x, double* out)
+
 cnp.import_array()
 
+# Few features of integers in [0, 127] as bytes in groups of four (FEATURE_QUADS): None
+# where the processor has AVX-512 VNNI; False keeps them as floats (tests compare the
+# two).
+QUAD_DOTS = None
 # Dense rows are split into blocks of this many entries between threads.
 cdef int DENSE_BLOCK = 1024
 # Word-major bitmaps (`Rows.bits_t`): None where the processor has AVX-512 VPOPCNTQ;
@@ -98,7 +111,7 @@ cdef int FEATURE_MAJOR_MAX_FEATURES = 64
 MAX_FEATURE_MAJOR = FEATURE_MAJOR_MAX_FEATURES
 
 LAYOUT_NAMES = {ROW_MAJOR: "row_major", FEATURE_MAJOR: "feature_major",
-                FEATURE_MAJOR_INTS: "feature_major_ints",
+                FEATURE_MAJOR_INTS: "feature_major_ints", FEATURE_QUADS: "feature_quads",
                 SHARED_DENSE: "shared_dense", CSR: "csr", GRAM: "gram", BYTES: "bytes"}
 
 # uint8 rows' dot products are summed in int32: n_features * 255^2 must stay below 2^31
@@ -231,12 +244,23 @@ cdef class Rows:
                 return False
             source, norms = int_source[0], int_source[2][np.asarray(self.index)]
             source_rows = self.index
-        self.layout = FEATURE_MAJOR_INTS
-        self.ints_t = np.empty((self.n_features, self.n_rows), dtype=np.float32)
-        self.x_i_ints = np.empty(self.n_features, dtype=np.float32)
         self.sq_norm = np.ascontiguousarray(norms, dtype=np.float64)
         cdef const unsigned char[:, ::1] source_view = source
         cdef const int[::1] rows_view = source_rows
+        cdef bint bytes_fit = False
+        if smo_has_quad_dots() if QUAD_DOTS is None else QUAD_DOTS:
+            self.quads = np.zeros(((self.n_features + 3) // 4, 4 * self.n_rows),
+                                  dtype=np.uint8)
+            with nogil:
+                bytes_fit = self._copy_quads(source_view, rows_view)
+            if bytes_fit:
+                self.layout = FEATURE_QUADS
+                self.x_i_quads = np.zeros(4 * self.quads.shape[0], dtype=np.int8)
+                return True
+            self.quads = None   # (a value above 127: the floats instead)
+        self.layout = FEATURE_MAJOR_INTS
+        self.ints_t = np.empty((self.n_features, self.n_rows), dtype=np.float32)
+        self.x_i_ints = np.empty(self.n_features, dtype=np.float32)
         with nogil:
             self._copy_small_integers(source_view, rows_view)
         return True
@@ -264,6 +288,26 @@ cdef class Rows:
             for f in range(n_features):
                 out[f * n_rows + k] = x[f]
             k += 1
+
+    cdef bint _copy_quads(self, const unsigned char[:, ::1] source,
+                          const int[::1] source_rows) noexcept nogil:
+        """quads[f // 4, 4 k + f % 4] = source[source_rows[k], f], a group of four
+        bytes at a time; whether every value copied is at most 127 (vpdpbusd's signed
+        bytes)."""
+        cdef Py_ssize_t k, f, g, n_features = self.n_features
+        cdef Py_ssize_t full = n_features // 4, ld = self.quads.shape[1]
+        cdef unsigned char seen = 0
+        cdef const unsigned char* x
+        cdef unsigned char* out = &self.quads[0, 0]
+        for k in range(self.n_rows):
+            x = &source[source_rows[k], 0]
+            for f in range(n_features):
+                seen |= x[f]
+            for g in range(full):
+                memcpy(out + g * ld + 4 * k, x + 4 * g, 4)
+            for f in range(4 * full, n_features):
+                out[full * ld + 4 * k + (f & 3)] = x[f]
+        return (seen & 0x80) == 0
 
     def _byte_layout(self, X, bint copy_dense):
         """BYTES: the caller's uint8 rows, their dot products summed in integers over
@@ -339,15 +383,18 @@ cdef class Rows:
     @property
     def layout_name(self):
         """The storage: "row_major", "feature_major", "feature_major_ints",
-        "shared_dense", "csr", "gram" or "bytes"."""
+        "feature_quads", "shared_dense", "csr", "gram" or "bytes"."""
         return LAYOUT_NAMES[self.layout]
 
     @property
     def copy_bytes_per_row(self):
         """Bytes of a row's private copy (row-major or feature-major doubles: 8 a
-        feature; FEATURE_MAJOR_INTS: 4; 0 where the rows are read in place)."""
+        feature; FEATURE_MAJOR_INTS: 4; FEATURE_QUADS: 1, in groups of four; 0 where
+        the rows are read in place)."""
         if self.layout == ROW_MAJOR or self.layout == FEATURE_MAJOR:
             return 8 * self.n_features
+        if self.layout == FEATURE_QUADS:
+            return 4 * self.quads.shape[0]
         if self.layout == FEATURE_MAJOR_INTS:
             return 4 * self.n_features
         return 0
@@ -513,6 +560,19 @@ cdef class Rows:
             else:
                 smo_dense_dots(n, <int>d, self.n_rows, &self.dense_t[0, start],
                                &self.x_i[0], out)
+        elif self.layout == FEATURE_QUADS:
+            for f in range(d):
+                self.x_i_quads[f] = <signed char>self.quads[f >> 2, 4 * i + (f & 3)]
+            if nthreads > 1:
+                n_blocks = (n + DENSE_BLOCK - 1) // DENSE_BLOCK
+                for b in prange(n_blocks, schedule="static", num_threads=nthreads):
+                    smo_quad_dots(min(DENSE_BLOCK, n - b * DENSE_BLOCK),
+                                  <int>self.quads.shape[0], 4 * self.n_rows,
+                                  &self.quads[0, 4 * (start + b * DENSE_BLOCK)],
+                                  &self.x_i_quads[0], &out[b * DENSE_BLOCK])
+            else:
+                smo_quad_dots(n, <int>self.quads.shape[0], 4 * self.n_rows,
+                              &self.quads[0, 4 * start], &self.x_i_quads[0], out)
         elif self.layout == FEATURE_MAJOR_INTS:
             for f in range(d):
                 self.x_i_ints[f] = self.ints_t[f, i]
@@ -684,6 +744,9 @@ cdef class Rows:
         elif self.layout == FEATURE_MAJOR_INTS:
             for f in range(self.n_features):
                 self.ints_t[f, i], self.ints_t[f, j] = self.ints_t[f, j], self.ints_t[f, i]
+        elif self.layout == FEATURE_QUADS:
+            for f in range(self.quads.shape[0]):
+                smo_swap_bytes(&self.quads[f, 4 * i], &self.quads[f, 4 * j], 4)
 
     def row_dots(self, int i, int nthreads=1):
         """Python access for tests: x_i'x_j (GRAM: K_ij) for every row j, in current
