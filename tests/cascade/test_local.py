@@ -237,11 +237,28 @@ def test_an_error_in_the_callback_reaches_the_caller_and_leaves_no_thread(fashio
     assert set(threading.enumerate()) <= before
 
 
-def test_estimator_verbose_draws_a_bar(fashion, capsys):
+@pytest.mark.parametrize("bar", ["tqdm", "line"])
+def test_estimator_verbose_draws_a_bar(fashion, capsys, monkeypatch, bar):
+    """verbose=True draws tqdm's bar where tqdm is installed, else a line redrawn on a
+    terminal (nothing where stderr is not one)."""
+    import importlib.util
+
+    from libsmo.cascade import _progress
     X, y, _, _, _ = fashion
+    if bar == "tqdm":
+        pytest.importorskip("tqdm")
+    else:
+        real_find_spec = importlib.util.find_spec
+        monkeypatch.setattr(_progress.importlib.util, "find_spec",
+                            lambda name, *a: None if name == "tqdm"
+                            else real_find_spec(name, *a))
+        monkeypatch.setattr(_progress.sys.stderr, "isatty", lambda: True, raising=False)
     libsmo.SVC(C=10.0, solver="partitioned", partitions=3, verbose=True).fit(X, y)
     err = capsys.readouterr().err
-    assert "partitioned: leaves" in err or "partitioned: rounds" in err
+    if bar == "tqdm":
+        assert "partitioned: leaves" in err or "partitioned: rounds" in err
+    else:
+        assert "\rpartitioned: " in err and err.endswith("\n")
 
 
 # ---- the runner -------------------------------------------------------------------

@@ -17,7 +17,7 @@ import pytest
 from test_cli import run
 
 import libsmo
-from helpers.data import UNDER_CI, data_file, load_dataset
+from helpers.data import UNDER_CI, data_file, load_dataset, script_env
 from libsmo.training import _grid as grid
 from libsmo.training._crossval import fold_predictions, libsvm_folds
 from libsmo.training._params import TrainParams
@@ -298,7 +298,7 @@ def test_bench_grid_smoke(tmp_path):
     out = subprocess.run([sys.executable, str(script), "--cases", "heart_scale",
                           "--repeats", "1", "--log2c=0,1,1", "--log2g=-2,-1,1", "--output",
                           str(tmp_path / "grid.json")], capture_output=True, text=True,
-                         cwd=tmp_path, timeout=600)
+                         cwd=tmp_path, timeout=600, env=script_env())
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     result = json.loads((tmp_path / "grid.json").read_text())["cases"][0]
     assert result["same_best"] and result["cells"] == 4
