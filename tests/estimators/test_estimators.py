@@ -159,6 +159,38 @@ def test_class_weight_balanced_matches_scikit_learn():
     np.testing.assert_allclose(a.decision_function(X), b.decision_function(X), atol=1e-5)
 
 
+def test_classifier_fit_reads_rows_in_libsvm_order_without_copying_x():
+    # the classifiers train on their rows in LIBSVM's order (each class's first row,
+    # in sorted order, in front) read through an index: a reordered copy of X held the
+    # data twice during the fit (Fashion-MNIST 20,000 x 784: 125 MB more than train's)
+    import tracemalloc
+    rng = np.random.default_rng(5)
+    label = rng.integers(0, 3, size=3000)
+    label[:3] = [2, 1, 0]       # the first appearances are not the sorted order
+    y = np.array(["a", "b", "c"])[label]
+    # three clouds apart: few support vectors, whose copy in the model is small
+    X = rng.normal(scale=0.1, size=(3000, 300))
+    X[:, :3] += 2.0 * np.eye(3)[label]
+    w = rng.uniform(0.0, 2.0, size=len(X))
+    w[rng.integers(0, len(X), size=100)] = 0.0
+    params = dict(C=2.0, gamma=1.0 / 300, tol=1e-6)
+    tracemalloc.start()
+    try:
+        ours = libsmo.SVC(cache_size=1, **params).fit(X, y, sample_weight=w)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert ours.support_.size < len(X) / 10
+    assert peak < X.nbytes / 4
+    theirs = sk.SVC(**params).fit(X, y, sample_weight=w)
+    # scikit-learn's support_ counts the rows of positive weight only
+    np.testing.assert_array_equal(ours.support_, np.flatnonzero(w > 0)[theirs.support_])
+    np.testing.assert_array_equal(ours.n_support_, theirs.n_support_)
+    np.testing.assert_allclose(ours.dual_coef_, theirs.dual_coef_, atol=1e-6)
+    np.testing.assert_allclose(ours.decision_function(X), theirs.decision_function(X),
+                               atol=1e-6)
+
+
 def test_integer_weights_equal_repetition():
     X, y = load_dataset("heart_scale", dense=True)
     w = np.random.default_rng(1).integers(0, 4, size=len(y))
