@@ -161,11 +161,13 @@ class _BaseSVM(DocumentationLink, BaseEstimator):
                            else (X.shape[0],))
         return X, y
 
-    def _fit_model(self, X, y, sample_weight, init=None, n_classes=None, **params):
+    def _fit_model(self, X, y, sample_weight, init=None, n_classes=None, order=None,
+                   **params):
         """The Model of X, y and the weights, trained with this estimator's parameters
         (and `params`, train's keywords of the subclass); with n_classes, y holds the
         classifiers' encoded labels (`libsmo.training._problem.TrainingSet.n_classes`),
-        taken as they are."""
+        taken as they are; with order, the rows are trained in that order (a
+        permutation, `libsmo.training._fitting.training_set_for`)."""
         self._gamma = self._resolve_gamma(X)
         # scikit-learn's arithmetic where its LIBSVM and 3.37 differ (TrainParams.flavor)
         self._flavor = "sklearn"
@@ -182,7 +184,8 @@ class _BaseSVM(DocumentationLink, BaseEstimator):
                 # the data were checked at this boundary: the training set is made of
                 # them once (`fit` would make it the same way)
                 model = fit_training_set(training_set_for(X, y, sample_weight, params,
-                                                          n_classes=n_classes),
+                                                          n_classes=n_classes,
+                                                          order=order),
                                          params, init=init)
             except UnscalableNuSolution as exc:
                 # scikit-learn's words for the same model (its LIBSVM divides by r = 0)

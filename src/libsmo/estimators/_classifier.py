@@ -98,20 +98,29 @@ class _BaseClassifier(ClassifierMixin, _BaseSVM):
         rest = np.ones(len(encoded), dtype=bool)
         rest[first] = False
         rows = np.concatenate([first, np.flatnonzero(rest)])
-        weights = None if sample_weight is None else sample_weight[rows]
-        if self._kernel_name() == "precomputed":
-            Xr = X[np.ix_(rows, rows)]
-        else:
-            Xr = X[rows]
         # LIBSVM and scikit-learn apply class weights to C, which nu-SVC does not have
         class_weight = (None if self._svm_type == "nu_svc"
                         else dict(enumerate(self.class_weight_)))
-        model = self._fit_model(Xr, encoded[rows], weights, class_weight=class_weight,
-                                init=warm_init(previous, len(rows), rows, self.classes_),
-                                n_classes=len(self.classes_), **self._formulation_params())
-        # the model speaks of the caller's rows (a precomputed kernel's columns at
-        # prediction time are the caller's training rows)
-        model.support = rows[model.support]
+        if self._kernel_name() == "precomputed":
+            # the Gram matrix reordered (its columns are rows too)
+            weights = None if sample_weight is None else sample_weight[rows]
+            model = self._fit_model(X[np.ix_(rows, rows)], encoded[rows], weights,
+                                    class_weight=class_weight,
+                                    init=warm_init(previous, len(rows), rows,
+                                                   self.classes_),
+                                    n_classes=len(self.classes_),
+                                    **self._formulation_params())
+            # the model speaks of the caller's rows (a precomputed kernel's columns at
+            # prediction time are the caller's training rows)
+            model.support = rows[model.support]
+        else:
+            # the rows are read in that order through the index: a reordered copy of
+            # X would hold the data twice during the fit
+            model = self._fit_model(X, encoded, sample_weight, class_weight=class_weight,
+                                    init=warm_init(previous, len(rows), None,
+                                                   self.classes_),
+                                    n_classes=len(self.classes_), order=rows,
+                                    **self._formulation_params())
         self._set_fitted(model)
         return self
 

@@ -359,13 +359,14 @@ def fit(X, y, params, sample_weight=None, init=None):
                             init=init)
 
 
-def training_set_for(X, y, sample_weight, params, n_classes=None):
+def training_set_for(X, y, sample_weight, params, n_classes=None, order=None):
     """The `TrainingSet` that `fit` makes of X, y and sample_weight for `params`:
     validated, in the solver's layout. A caller that trains on the same rows many
     times (a grid search's folds) makes it once and passes it to `fit_training_set`
     with any params of the same svm_type, kernel name and cache_size. With n_classes,
     y holds the estimators' encoded labels, taken as they are (see
-    `libsmo.training._problem.training_set`).
+    `libsmo.training._problem.training_set`); with order, the rows are taken in that
+    order (a permutation, read through the index: no reordered copy of X).
 
     Returns
     -------
@@ -381,7 +382,7 @@ def training_set_for(X, y, sample_weight, params, n_classes=None):
     copy_bytes = (dense_copy_budget(params.solver.cache_size) if sp.issparse(X)
                   else DENSE_COPY_BYTES)
     return training_set(X, y, sample_weight, params.svm_type, params.kernel.kernel,
-                        dense_copy_bytes=copy_bytes, n_classes=n_classes)
+                        dense_copy_bytes=copy_bytes, n_classes=n_classes, order=order)
 
 
 def fit_training_set(data, params, init=None):

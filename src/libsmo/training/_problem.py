@@ -51,7 +51,8 @@ class TrainingSet:
     weights : ndarray of shape (n,)
         Per-example weights (ones by default).
     kept : ndarray of int
-        The examples of weight > 0, which alone take part in training.
+        The examples of weight > 0, which alone take part in training, in the order
+        the training takes them (ascending unless `training_set` was given an order).
     n_classes : int or None
         Set when y holds class indices 0 .. n_classes - 1 whose first appearances among
         the kept examples come in that order (the estimators' layout): then they are
@@ -249,7 +250,7 @@ def take_rows(X, rows):
 
 
 def training_set(X, y, sample_weight, svm_type, kernel, dense_copy_bytes=DENSE_COPY_BYTES,
-                 n_classes=None):
+                 n_classes=None, order=None):
     """Validate the data of one training and bring it to the solver's layout.
 
     Parameters
@@ -266,6 +267,10 @@ def training_set(X, y, sample_weight, svm_type, kernel, dense_copy_bytes=DENSE_C
         The classifiers' encoded labels (`TrainingSet.n_classes`): y is then an integer
         ndarray of class indices, of one label a row, that its caller made and checked,
         and it is taken as it is.
+    order : ndarray of int or None
+        A permutation of the rows: the order in which the training takes them (the
+        estimators put the first row of each class, in sorted order, in front), read
+        through this index instead of a reordered copy of X; None: X's order.
 
     Returns
     -------
@@ -296,5 +301,7 @@ def training_set(X, y, sample_weight, svm_type, kernel, dense_copy_bytes=DENSE_C
     weights = v.check_sample_weight(sample_weight, n)
     if weights is None:
         weights = np.ones(n)
+    kept = (np.flatnonzero(weights > 0) if order is None
+            else order[weights[order] > 0])
     return TrainingSet(X=X, X_solver=solver_layout(X, dense_copy_bytes), y=y, weights=weights,
-                       kept=np.flatnonzero(weights > 0), n_classes=n_classes)
+                       kept=kept, n_classes=n_classes)
