@@ -117,9 +117,10 @@ cdef class _Examples:
     cdef object duals(self, Py_ssize_t n):
         """Every one of the n rows' dual value (0 for a row not in the problem)."""
         dual = np.zeros(n)
+        cdef double[::1] out = dual
         cdef Py_ssize_t t
         for t in range(self.l):
-            dual[self.members[t]] = self.ex[t].dual
+            out[self.members[t]] = self.ex[t].dual
         return dual
 
 

@@ -33,11 +33,11 @@ from libsmo.estimators._classifier import _BaseClassifier
 from libsmo.estimators._input import (
     check_targets,
     effective_sample_weight,
+    sorted_classes,
     validate_features,
 )
 from libsmo.estimators._params import AnyOf, validate_parameters
 from libsmo.estimators._sklearn_compat import (
-    HAVE_SKLEARN,
     BaseEstimator,
     ClassifierMixin,
     RegressorMixin,
@@ -437,11 +437,7 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         (array([0, 1]), (1, 2))
         """
         X, y = self._fit_start(X, y)
-        if HAVE_SKLEARN:
-            from sklearn.utils.multiclass import check_classification_targets
-            check_classification_targets(y)
-        classes, encoded = np.unique(y, return_inverse=True)
-        encoded = encoded.ravel()
+        classes, encoded = sorted_classes(y)
         if len(classes) < 2:
             raise ValueError("This solver needs samples of at least 2 classes in the "
                              f"data, but the data contains only one class: {classes[0]!r}")
