@@ -165,7 +165,7 @@ cdef inline Example* _visit(Example* ex, const int* index, Py_ssize_t s,
     if s + RECORD_AHEAD < active:
         smo_prefetch_read(&ex[index[s + RECORD_AHEAD]])
     if s + ROW_AHEAD < active:
-        prefetch_span(r, ex[index[s + ROW_AHEAD]].start)
+        prefetch_span(r, ex[index[s + ROW_AHEAD]].start, ex[index[s + ROW_AHEAD]].end)
     return &ex[index[s]]
 
 

@@ -113,16 +113,27 @@ cdef inline void add_span(const RowData* r, long long k, long long end, double a
         w[r.d] += a * r.bias
 
 
-cdef inline void prefetch_span(const RowData* r, long long k) noexcept nogil:
-    """Ask for the start of the row stored from k ahead of its use."""
+cdef inline void prefetch_span(const RowData* r, long long k, long long end) noexcept nogil:
+    """Ask for the whole row stored in [k, end) ahead of its use, one request a cache
+    line: a row of tf-idf values spans many lines, and the hardware prefetcher, which
+    starts after the first miss, leaves the loop waiting on the rest."""
+    cdef long long j
     if r.starts != NULL:
-        smo_prefetch_read(r.columns + k)
+        j = k
+        while j < end:
+            smo_prefetch_read(r.columns + j)
+            j += 16
     if r.unit:
         return
+    j = k
     if r.values32 != NULL:
-        smo_prefetch_read(r.values32 + k)
+        while j < end:
+            smo_prefetch_read(r.values32 + j)
+            j += 16
     else:
-        smo_prefetch_read(r.values + k)
+        while j < end:
+            smo_prefetch_read(r.values + j)
+            j += 8
 
 
 cdef inline double dot_w(const RowData* r, Py_ssize_t i, const double* w,
