@@ -453,7 +453,11 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         class_C = self.C * self._class_weights(encoded, weight)
         taking_part = np.flatnonzero(weight > 0)
         # scikit-learn's LIBLINEAR groups the rows by class, in sorted order
-        order = taking_part[np.argsort(encoded[taking_part], kind="stable")]
+        # (as int16 where the classes allow: numpy sorts those stably by radix)
+        codes = encoded[taking_part]
+        if len(classes) <= np.iinfo(np.int16).max:
+            codes = codes.astype(np.int16)
+        order = taking_part[np.argsort(codes, kind="stable")]
         rows = self._linear_rows(X)
         seed = fit_seed(self.random_state)
         if crammer_singer:
