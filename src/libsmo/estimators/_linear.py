@@ -55,6 +55,7 @@ from libsmo.training._linear import (
     FeatureColumns,
     LinearTask,
     choose_dual,
+    shared_diagonals,
     solve_crammer_singer,
     solve_guarded,
 )
@@ -477,11 +478,16 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         stop_flag = np.zeros(1, dtype=np.int8)
         columns = (FeatureColumns.of(X, order, rows.bias) if self.penalty == "l1"
                    else None)
-        tasks = [LinearTask(rows, order, np.where(p, 1.0, -1.0), b, dual,
-                            self.loss == "squared_hinge", False, 0.0, float(self.tol),
-                            int(self.max_iter), (seed + k) & 0xFFFFFFFF, stop_flag,
-                            start, columns)
-                 for k, (p, b, start) in enumerate(zip(positives, bounds, starts))]
+        squared = self.loss == "squared_hinge"
+        # the one-vs-rest problems' duals share their diagonal, computed once
+        diagonals = (shared_diagonals(rows, order, bounds, squared)
+                     if dual and columns is None and len(bounds) > 1
+                     else [None] * len(bounds))
+        tasks = [LinearTask(rows, order, np.where(p, 1.0, -1.0), b, dual, squared, False,
+                            0.0, float(self.tol), int(self.max_iter),
+                            (seed + k) & 0xFFFFFFFF, stop_flag, start, columns, diagonal)
+                 for k, (p, b, start, diagonal)
+                 in enumerate(zip(positives, bounds, starts, diagonals))]
         fits = self._solve(tasks, self.n_jobs)
         self.coef_, self.intercept_ = self._coef_and_intercept(fits)
         return self
