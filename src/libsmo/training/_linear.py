@@ -148,16 +148,13 @@ def shared_diagonals(rows, order, bounds, squared_hinge):
     list of ndarray
         One per problem (the same array for problems that share it).
     """
-    known = []      # (bounds, diagonal) computed so far
+    known = {}      # the bounds' bytes (the hinge: one key) -> their diagonal
     diagonals = []
     for b in bounds:
-        for seen, diagonal in known:
-            if not squared_hinge or np.array_equal(seen, b):
-                break
-        else:
-            diagonal = dual_diagonal(rows, order, b, squared_hinge=squared_hinge)
-            known.append((b, diagonal))
-        diagonals.append(diagonal)
+        key = np.ascontiguousarray(b, dtype=np.float64).tobytes() if squared_hinge else None
+        if key not in known:
+            known[key] = dual_diagonal(rows, order, b, squared_hinge=squared_hinge)
+        diagonals.append(known[key])
     return diagonals
 
 
