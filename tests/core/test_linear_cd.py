@@ -14,7 +14,7 @@ import scipy.sparse as sp
 
 from helpers.data import load_dataset
 from helpers.layouts import in_layout
-from libsmo._core.linear_cd import bounded_draws, svc_dual, svr_dual
+from libsmo._core.linear_cd import bounded_draws, dual_diagonal, svc_dual, svr_dual
 from libsmo._core.linear_newton import primal_newton
 from libsmo._core.linear_rows import LinearRows
 from libsmo._utils.random_sources import SklearnRandom
@@ -151,6 +151,44 @@ def test_regression_dual_and_newton(squared):
         assert newton.objective == pytest.approx(primal, rel=1e-6)
     # strong duality: the dual's minimum is minus the primal's
     assert -sol.objective == pytest.approx(primal, rel=1e-4)
+
+
+@pytest.mark.parametrize("squared", [False, True])
+@pytest.mark.parametrize("layout", ["dense", "csr", "csr32", "unit"])
+def test_a_given_diagonal_takes_the_same_steps(layout, squared):
+    """dual_diagonal is Q_ii + D_ii as svc_dual computes it (CSR rows four at a time,
+    rows of every length, unequal C_i, rows left out), so a run given it takes the
+    same steps, bit for bit."""
+    X, signs, order = binary_problem("a1a", n_rows=403)
+    D = X.toarray()
+    if layout == "unit":
+        D = (D != 0).astype(np.float64)
+    D[::7] *= np.linspace(0.3, 1.7, D.shape[1])     # unequal values, not only 1s
+    if layout == "unit":
+        D = (D != 0).astype(np.float64)
+    rows_X = in_layout(D, "dense" if layout == "dense" else "csr")
+    if layout == "csr32":
+        rows_X = sp.csr_matrix((rows_X.data.astype(np.float32), rows_X.indices,
+                                rows_X.indptr), shape=rows_X.shape)
+    rows = LinearRows(rows_X, 1.5)
+    assert rows.unit_values == (layout == "unit")
+    C = np.random.RandomState(0).uniform(0.1, 2.0, len(signs))
+    part = order[order % 5 != 0]
+    diagonal = dual_diagonal(rows, part, C, squared_hinge=squared)
+    assert np.all(np.isnan(diagonal[order[order % 5 == 0]]))
+    values = np.asarray(rows_X.toarray() if sp.issparse(rows_X) else rows_X,
+                        dtype=np.float64)
+    by_hand = np.array([(0.5 / C[i] if squared else 0.0) + np.sum(values[i] ** 2)
+                        + 1.5 ** 2 for i in part])
+    np.testing.assert_allclose(diagonal[part], by_hand, rtol=1e-12)
+    own = svc_dual(rows, part, signs, C, squared_hinge=squared, tol=1e-4, seed=3)
+    given = svc_dual(rows, part, signs, C, squared_hinge=squared, tol=1e-4, seed=3,
+                     diagonal=diagonal)
+    np.testing.assert_array_equal(own.w, given.w)
+    np.testing.assert_array_equal(own.dual, given.dual)
+    assert own.n_iter == given.n_iter
+    with pytest.raises(ValueError, match="diagonal must have shape"):
+        svc_dual(rows, part, signs, C, diagonal=diagonal[:-1])
 
 
 def test_rows_outside_the_problem_stay_out():

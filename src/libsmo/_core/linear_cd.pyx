@@ -117,17 +117,114 @@ cdef class _Examples:
     cdef object duals(self, Py_ssize_t n):
         """Every one of the n rows' dual value (0 for a row not in the problem)."""
         dual = np.zeros(n)
+        cdef double[::1] out = dual
         cdef Py_ssize_t t
         for t in range(self.l):
-            dual[self.members[t]] = self.ex[t].dual
+            out[self.members[t]] = self.ex[t].dual
         return dual
+
+
+cdef void _diagonal_into(const RowData* r, const int* members, Py_ssize_t l,
+                         const double* first, double* out) noexcept nogil:
+    """out[t] = first[t] + the squares of row members[t]'s values (`squares_from`: one
+    by one in the row's order, the bias's last). CSR rows go four at a time, each
+    row's sum still its own chain of additions: the four chains overlap, where one
+    row's chain alone makes each addition wait for the one before."""
+    cdef Py_ssize_t t = 0, g
+    cdef long long k0, k1, k2, k3, e0, e1, e2, e3
+    cdef double s0, s1, s2, s3, x
+    cdef const double* v = r.values
+    if r.starts != NULL and r.values32 == NULL and not r.unit:
+        while t + 4 <= l:
+            k0, e0 = r.starts[members[t]], r.starts[members[t] + 1]
+            k1, e1 = r.starts[members[t + 1]], r.starts[members[t + 1] + 1]
+            k2, e2 = r.starts[members[t + 2]], r.starts[members[t + 2] + 1]
+            k3, e3 = r.starts[members[t + 3]], r.starts[members[t + 3] + 1]
+            s0, s1, s2, s3 = first[t], first[t + 1], first[t + 2], first[t + 3]
+            while k0 < e0 and k1 < e1 and k2 < e2 and k3 < e3:
+                s0 += v[k0] * v[k0]
+                s1 += v[k1] * v[k1]
+                s2 += v[k2] * v[k2]
+                s3 += v[k3] * v[k3]
+                k0 += 1
+                k1 += 1
+                k2 += 1
+                k3 += 1
+            while k0 < e0:
+                s0 += v[k0] * v[k0]
+                k0 += 1
+            while k1 < e1:
+                s1 += v[k1] * v[k1]
+                k1 += 1
+            while k2 < e2:
+                s2 += v[k2] * v[k2]
+                k2 += 1
+            while k3 < e3:
+                s3 += v[k3] * v[k3]
+                k3 += 1
+            if r.bias > 0:
+                x = r.bias * r.bias
+                s0 += x
+                s1 += x
+                s2 += x
+                s3 += x
+            out[t], out[t + 1], out[t + 2], out[t + 3] = s0, s1, s2, s3
+            t += 4
+    for g in range(t, l):
+        out[g] = squares_from(r, members[g], first[g])
+
+
+def dual_diagonal(LinearRows rows not None, order, bounds, *, bint squared_hinge=False):
+    """The diagonal Q_ii + D_ii of `svc_dual`'s problem, as it computes it, for its
+    `diagonal` argument: one-vs-rest problems on the same rows share it (for the hinge
+    every class, D being 0; for the squared hinge the classes with the same bounds).
+
+    Parameters
+    ----------
+    rows : LinearRows
+    order : array of int
+        The rows in the problem.
+    bounds : array of shape (n_rows,)
+        C_i of every row; > 0 for the rows in order.
+    squared_hinge : bool
+
+    Returns
+    -------
+    ndarray of shape (n_rows,)
+        Q_ii + D_ii of each row in the problem (its D_ii = 1 / (2 C_i) for the squared
+        hinge, 0 for the hinge); NaN for the rows not in it.
+
+    Raises
+    ------
+    ValueError
+        As `svc_dual`.
+    """
+    cdef Py_ssize_t n = rows.n_rows
+    members, C, _, _ = _inputs(rows, order, np.ones(n), bounds, None)
+    cdef const int[::1] m = members
+    cdef Py_ssize_t t, l = m.shape[0]
+    first = 0.5 / C if squared_hinge else np.zeros(l)
+    cdef const double[::1] f = first
+    squares = np.empty(max(l, 1))
+    cdef double[::1] sq = squares
+    cdef RowData rd = rows.view()
+    diagonal = np.full(n, np.nan)
+    cdef double[::1] out = diagonal
+    with nogil:
+        if l > 0:
+            _diagonal_into(&rd, &m[0], l, &f[0], &sq[0])
+        for t in range(l):
+            out[m[t]] = sq[t]
+    return diagonal
 
 
 cdef _Examples _examples(LinearRows rows, const int[::1] members,
                          const double[::1] targets, const double[::1] C,
-                         const double[::1] start, bint squared, bint regression):
+                         const double[::1] start, bint squared, bint regression,
+                         diagonal=None):
     """The records of the problem's rows `members`, the visiting order 0..l-1, the
-    start clipped into its box and added to w (zeros, the bias's weight last)."""
+    start clipped into its box and added to w (zeros, the bias's weight last); their
+    Q_ii + D_ii (regression: Q_ii) computed here or read from `diagonal` (by row)."""
     cdef _Examples p = _Examples.__new__(_Examples)
     cdef Py_ssize_t t, l = members.shape[0]
     p.members, p.l, p.r = members, l, rows.view()
@@ -140,6 +237,19 @@ cdef _Examples _examples(LinearRows rows, const int[::1] members,
     cdef Example* e
     cdef const RowData* r = &p.r
     cdef double* w = &p.w[0]
+    cdef const double[::1] given
+    qd_array = np.empty(max(l, 1))
+    cdef double[::1] qd = qd_array
+    if diagonal is None:
+        # scikit-learn's Q_ii: D_ii and then the squares (regression: the squares)
+        first_array = (np.zeros(l) if regression or not squared
+                       else 0.5 / np.asarray(C))
+        qd_first = first_array
+        _fill_diagonal(r, members, qd_first, qd)
+    else:
+        given = diagonal
+        for t in range(l):
+            qd[t] = given[members[t]]
     with nogil:
         for t in range(l):
             e = &p.ex[t]
@@ -150,11 +260,17 @@ cdef _Examples _examples(LinearRows rows, const int[::1] members,
             e.diag = 0.5 / C[t] if squared else 0.0
             e.upper = INFINITY if squared else C[t]
             e.dual = at_most(at_least(start[t], -e.upper if regression else 0.0), e.upper)
-            # scikit-learn's Q_ii: D_ii and then the squares (regression: the squares)
-            e.qd = squares_from(r, members[t], 0.0 if regression else e.diag)
+            e.qd = qd[t]
             if e.dual != 0:
                 add_span(r, e.start, e.end, e.dual if regression else e.target * e.dual, w)
     return p
+
+
+cdef void _fill_diagonal(const RowData* r, const int[::1] members, const double[::1] first,
+                         double[::1] out) noexcept:
+    if members.shape[0] > 0:
+        with nogil:
+            _diagonal_into(r, &members[0], members.shape[0], &first[0], &out[0])
 
 
 cdef inline Example* _visit(Example* ex, const int* index, Py_ssize_t s,
@@ -164,13 +280,13 @@ cdef inline Example* _visit(Example* ex, const int* index, Py_ssize_t s,
     if s + RECORD_AHEAD < active:
         smo_prefetch_read(&ex[index[s + RECORD_AHEAD]])
     if s + ROW_AHEAD < active:
-        prefetch_span(r, ex[index[s + ROW_AHEAD]].start)
+        prefetch_span(r, ex[index[s + ROW_AHEAD]].start, ex[index[s + ROW_AHEAD]].end)
     return &ex[index[s]]
 
 
 def svc_dual(LinearRows rows not None, order, signs, bounds, *, bint squared_hinge=False,
              double tol=0.1, long max_iter=1000, unsigned long seed=0, start=None,
-             signed char[::1] stop_flag=None):
+             signed char[::1] stop_flag=None, diagonal=None):
     """Minimise LIBLINEAR's dual of the L2-regularised hinge (L1-loss) or squared hinge
     (L2-loss) SVM by coordinate descent.
 
@@ -195,6 +311,9 @@ def svc_dual(LinearRows rows not None, order, signs, bounds, *, bint squared_hin
         Starting a of every row (a warm start), clipped into [0, U_i].
     stop_flag : int8 array of shape (1,), optional
         Another thread sets it to 1 to stop this run.
+    diagonal : array of shape (n_rows,), optional
+        Q_ii + D_ii of every row in the problem, as `dual_diagonal` gives it for these
+        rows, bounds and loss (one-vs-rest classes share it); computed here if None.
 
     Returns
     -------
@@ -213,7 +332,12 @@ def svc_dual(LinearRows rows not None, order, signs, bounds, *, bint squared_hin
                          f"{tol!r}, {max_iter!r}, {seed!r}")
     signs = np.where(np.asarray(signs) > 0, 1.0, -1.0)
     members, C, y, first = _inputs(rows, order, signs, bounds, start)
-    cdef _Examples examples = _examples(rows, members, y, C, first, squared_hinge, False)
+    if diagonal is not None:
+        diagonal = np.ascontiguousarray(diagonal, dtype=np.float64)
+        if diagonal.shape != (n,):
+            raise ValueError(f"diagonal must have shape ({n},), got {diagonal.shape}")
+    cdef _Examples examples = _examples(rows, members, y, C, first, squared_hinge, False,
+                                        diagonal)
     cdef Example* ex = examples.ex
     cdef Example* e
     cdef int* index = examples.index

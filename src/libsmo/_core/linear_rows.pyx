@@ -74,7 +74,9 @@ cdef class LinearRows:
             else:
                 self.data = values
             stored = values[indptr[0]:indptr[self.n_rows]]
-            self.unit_values = bool(np.all(stored == 1.0))
+            # (the first value settles it for most data that are not binary)
+            self.unit_values = bool(stored.size == 0 or
+                                    (stored[0] == 1.0 and np.all(stored == 1.0)))
         else:
             if not values.flags.c_contiguous:
                 raise TypeError(f"dense rows must be a C-contiguous array, got a "

@@ -405,8 +405,9 @@ cdef class LinearSolver:
             raise self.poller.pending_exc
         cdef int t
         G = np.empty(self.l)
+        cdef double[::1] gradient = G
         for t in range(self.l):
-            G[t] = -self.y[t] * self._fresh_v(t)
+            gradient[t] = -self.y[t] * self._fresh_v(t)
         return make_solution(np.asarray(self.alpha).copy(), G, np.asarray(self.p),
                       np.asarray(self.y), np.asarray(self.C), False, self.n_iter, self.stop)
 

@@ -33,11 +33,11 @@ from libsmo.estimators._classifier import _BaseClassifier
 from libsmo.estimators._input import (
     check_targets,
     effective_sample_weight,
+    sorted_classes,
     validate_features,
 )
 from libsmo.estimators._params import AnyOf, validate_parameters
 from libsmo.estimators._sklearn_compat import (
-    HAVE_SKLEARN,
     BaseEstimator,
     ClassifierMixin,
     RegressorMixin,
@@ -55,6 +55,7 @@ from libsmo.training._linear import (
     FeatureColumns,
     LinearTask,
     choose_dual,
+    shared_diagonals,
     solve_crammer_singer,
     solve_guarded,
 )
@@ -437,11 +438,7 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         (array([0, 1]), (1, 2))
         """
         X, y = self._fit_start(X, y)
-        if HAVE_SKLEARN:
-            from sklearn.utils.multiclass import check_classification_targets
-            check_classification_targets(y)
-        classes, encoded = np.unique(y, return_inverse=True)
-        encoded = encoded.ravel()
+        classes, encoded = sorted_classes(y)
         if len(classes) < 2:
             raise ValueError("This solver needs samples of at least 2 classes in the "
                              f"data, but the data contains only one class: {classes[0]!r}")
@@ -457,7 +454,11 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         class_C = self.C * self._class_weights(encoded, weight)
         taking_part = np.flatnonzero(weight > 0)
         # scikit-learn's LIBLINEAR groups the rows by class, in sorted order
-        order = taking_part[np.argsort(encoded[taking_part], kind="stable")]
+        # (as int16 where the classes allow: numpy sorts those stably by radix)
+        codes = encoded[taking_part]
+        if len(classes) <= np.iinfo(np.int16).max:
+            codes = codes.astype(np.int16)
+        order = taking_part[np.argsort(codes, kind="stable")]
         rows = self._linear_rows(X)
         seed = fit_seed(self.random_state)
         if crammer_singer:
@@ -477,11 +478,16 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         stop_flag = np.zeros(1, dtype=np.int8)
         columns = (FeatureColumns.of(X, order, rows.bias) if self.penalty == "l1"
                    else None)
-        tasks = [LinearTask(rows, order, np.where(p, 1.0, -1.0), b, dual,
-                            self.loss == "squared_hinge", False, 0.0, float(self.tol),
-                            int(self.max_iter), (seed + k) & 0xFFFFFFFF, stop_flag,
-                            start, columns)
-                 for k, (p, b, start) in enumerate(zip(positives, bounds, starts))]
+        squared = self.loss == "squared_hinge"
+        # the one-vs-rest problems' duals share their diagonal, computed once
+        diagonals = (shared_diagonals(rows, order, bounds, squared)
+                     if dual and columns is None and len(bounds) > 1
+                     else [None] * len(bounds))
+        tasks = [LinearTask(rows, order, np.where(p, 1.0, -1.0), b, dual, squared, False,
+                            0.0, float(self.tol), int(self.max_iter),
+                            (seed + k) & 0xFFFFFFFF, stop_flag, start, columns, diagonal)
+                 for k, (p, b, start, diagonal)
+                 in enumerate(zip(positives, bounds, starts, diagonals))]
         fits = self._solve(tasks, self.n_jobs)
         self.coef_, self.intercept_ = self._coef_and_intercept(fits)
         return self

@@ -13,14 +13,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from libsmo._core.linear_cd import svc_dual, svr_dual
+from libsmo._core.linear_cd import dual_diagonal, svc_dual, svr_dual
 from libsmo._core.linear_cs import crammer_singer
 from libsmo._core.linear_l1 import l1_svc
 from libsmo._core.linear_newton import primal_newton
 from libsmo._core.linear_rows import LinearRows
 
 __all__ = ["FeatureColumns", "LinearFit", "LinearTask", "choose_dual", "primal_tolerance",
-           "solve_crammer_singer", "solve_guarded", "solve_task"]
+           "shared_diagonals", "solve_crammer_singer", "solve_guarded", "solve_task"]
 
 # the (loss, penalty, dual) that LIBLINEAR solves, with its solver numbers
 SOLVER_TYPES = {("hinge", "l2", True): 3, ("squared_hinge", "l2", True): 1,
@@ -85,6 +85,7 @@ class LinearTask:
     stop_flag: np.ndarray
     start: object = None      # a dual start (n_rows,) or a primal w (n_weights,)
     columns: object = None    # penalty="l1": `FeatureColumns` of the problem's rows
+    diagonal: object = None   # the classification dual's Q_ii + D_ii (`shared_diagonals`)
 
 
 @dataclass(frozen=True)
@@ -125,6 +126,36 @@ class LinearFit:
     method: str
     objective: float
     switched_from: object = None
+
+
+def shared_diagonals(rows, order, bounds, squared_hinge):
+    """The dual's diagonal Q_ii + D_ii of each one-vs-rest problem (`dual_diagonal`),
+    computed once for the problems that share it: every problem for the hinge (D is 0),
+    the problems with equal bounds for the squared hinge (all of them without class
+    weights). Each is the array the problem's own solver would compute, bit for bit.
+
+    Parameters
+    ----------
+    rows : LinearRows
+    order : array of int
+        The rows in the problems.
+    bounds : list of arrays of shape (n_rows,)
+        Each problem's C_i.
+    squared_hinge : bool
+
+    Returns
+    -------
+    list of ndarray
+        One per problem (the same array for problems that share it).
+    """
+    known = {}      # the bounds' bytes (the hinge: one key) -> their diagonal
+    diagonals = []
+    for b in bounds:
+        key = np.ascontiguousarray(b, dtype=np.float64).tobytes() if squared_hinge else None
+        if key not in known:
+            known[key] = dual_diagonal(rows, order, b, squared_hinge=squared_hinge)
+        diagonals.append(known[key])
+    return diagonals
 
 
 def primal_tolerance(task):
@@ -171,7 +202,8 @@ def solve_task(task):
                        start=start, **common)
     else:
         sol = svc_dual(task.rows, task.order, task.targets, task.bounds,
-                       squared_hinge=task.squared, seed=task.seed, start=start, **common)
+                       squared_hinge=task.squared, seed=task.seed, start=start,
+                       diagonal=task.diagonal, **common)
     if sol.status != "max_iter" or not task.squared:
         return LinearFit(sol.w, sol.dual, sol.n_iter, sol.status in REACHED, "dual",
                          sol.objective)
