@@ -114,3 +114,49 @@ def test_a_regular_file_is_replaced_with_its_mode(trained, tmp_path):
     libsmo.save_model(trained[0], target)
     assert stat.S_IMODE(target.stat().st_mode) == 0o640
     assert libsmo.load_model(target).n_sv == trained[0].n_sv
+
+
+@pytest.mark.parametrize("when", ["in_mkstemp", "after_mkstemp"])
+def test_a_signal_as_the_temporary_file_is_made_leaves_no_file(tmp_path, monkeypatch,
+                                                               when):
+    """A signal whose handler raises (the commands' SIGTERM "no file written",
+    Ctrl-C) arriving just after the temporary file exists, inside mkstemp or as it
+    returns, is handled once the file's name is known: the file is removed, the
+    exception is the handler's, and the handler is the caller's again afterwards."""
+    import signal
+    import tempfile
+
+    from libsmo.io import atomic
+
+    class Stopped(Exception):
+        pass
+
+    def stop(signum, frame):
+        raise Stopped(signum)
+
+    real_mkstemp = tempfile.mkstemp
+
+    def mkstemp(*args, **kwargs):
+        made = real_mkstemp(*args, **kwargs)
+        if when == "in_mkstemp":
+            signal.raise_signal(signal.SIGTERM)   # the file exists, its name not known
+        return made
+
+    monkeypatch.setattr(atomic.tempfile, "mkstemp", mkstemp)
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        if when == "after_mkstemp":
+            # the signal comes as mkstemp returns: held, then delivered
+            original_exit = atomic._SignalsDeferred.__exit__
+
+            def exit_after_a_signal(self, *exc):
+                signal.raise_signal(signal.SIGTERM)
+                return original_exit(self, *exc)
+
+            monkeypatch.setattr(atomic._SignalsDeferred, "__exit__", exit_after_a_signal)
+        with pytest.raises(Stopped):
+            write_atomically(str(tmp_path / "out.model"), b"x" * 1000)
+        assert signal.getsignal(signal.SIGTERM) is stop
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert os.listdir(tmp_path) == []

@@ -14,8 +14,10 @@ import gzip
 import io
 import lzma
 import os
+import signal
 import stat
 import tempfile
+import threading
 
 __all__ = ["write_atomically"]
 
@@ -133,9 +135,15 @@ def _replace_atomically(path, data, mode):
     folder = os.path.dirname(path)
     if mode is None:
         mode = 0o666 & ~_umask()
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".",
-                               suffix=".tmp")
+    tmp = None
     try:
+        with _SignalsDeferred() as deferred:
+            fd, tmp = tempfile.mkstemp(dir=folder,
+                                       prefix="." + os.path.basename(path) + ".",
+                                       suffix=".tmp")
+        # a signal that came while the file was made is handled now, where the file is
+        # known and removed below
+        deferred.deliver()
         with os.fdopen(fd, "wb") as out:
             out.write(data)
             out.flush()
@@ -143,8 +151,45 @@ def _replace_atomically(path, data, mode):
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
         raise
+
+
+class _SignalsDeferred:
+    """In the main thread, the Python handlers of SIGINT, SIGTERM and SIGHUP held back
+    for the time the temporary file is made: a handler that raises (the commands' "no
+    file written", Ctrl-C's KeyboardInterrupt) between the file's creation and the
+    moment its name is known would leave it behind. `deliver` raises the held signals
+    again once their handlers are back. Elsewhere (another thread, where no Python
+    handler runs, or signals without Python handlers) nothing is held."""
+
+    SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                    if hasattr(signal, name))
+
+    def __init__(self):
+        self.held, self.previous = [], {}
+
+    def __enter__(self):
+        if threading.current_thread() is threading.main_thread():
+            for signum in self.SIGNALS:
+                handler = signal.getsignal(signum)
+                if callable(handler):
+                    self.previous[signum] = handler
+                    signal.signal(signum, self._hold)
+        return self
+
+    def _hold(self, signum, frame):
+        self.held.append(signum)
+
+    def __exit__(self, *exc):
+        for signum, handler in self.previous.items():
+            signal.signal(signum, handler)
+        return False
+
+    def deliver(self):
+        for signum in dict.fromkeys(self.held):
+            signal.raise_signal(signum)
