@@ -86,6 +86,31 @@ def test_unit_rows_take_the_same_steps_as_their_values():
     np.testing.assert_array_equal(a.w, b.w)
 
 
+@pytest.mark.parametrize("bias", [0.0, 1.5])
+@pytest.mark.parametrize("squared", [False, True])
+def test_unit_rows_diagonal_counts_their_values(squared, bias):
+    """The diagonal of unit rows comes from their counts of values (hinge: the count
+    itself; squared hinge: 1/(2 C_i) plus one 1 at a time): the same bits as the
+    squares of the dense rows' values, empty rows included, and so the same steps."""
+    X, signs, order = binary_problem("a1a", n_rows=401)
+    D = X.toarray()
+    D[5] = 0.0                                        # an empty row
+    X = sp.csr_matrix(D)
+    rows, dense = LinearRows(X, bias), LinearRows(D, bias)
+    assert rows.unit_values
+    C = np.random.RandomState(1).uniform(0.01, 20.0, len(signs))
+    part = order[order % 3 != 0]
+    by_counts = dual_diagonal(rows, part, C, squared_hinge=squared)
+    by_squares = dual_diagonal(dense, part, C, squared_hinge=squared)
+    np.testing.assert_array_equal(by_counts.view(np.int64)[part],
+                                  by_squares.view(np.int64)[part])
+    a = svc_dual(rows, part, signs, C, squared_hinge=squared, tol=1e-3, seed=5)
+    b = svc_dual(dense, part, signs, C, squared_hinge=squared, tol=1e-3, seed=5)
+    np.testing.assert_array_equal(a.w, b.w)
+    np.testing.assert_array_equal(a.dual, b.dual)
+    assert a.n_iter == b.n_iter
+
+
 @pytest.mark.parametrize("squared", [False, True])
 def test_the_dual_stops_at_its_optimality_conditions(squared):
     """At the end every projected gradient of the dual lies within [-tol, tol]
