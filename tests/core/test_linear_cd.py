@@ -86,6 +86,65 @@ def test_unit_rows_take_the_same_steps_as_their_values():
     np.testing.assert_array_equal(a.w, b.w)
 
 
+def widened(X, n_features=70_000):
+    """X with empty columns up to n_features: past what uint16 column indices hold."""
+    return sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features))
+
+
+@pytest.mark.parametrize("unit", [True, False])
+def test_narrow_columns_take_the_same_steps_as_int32_ones(unit):
+    """CSR rows of at most 65536 features are read through a uint16 copy of their
+    column indices: the dual (both losses), the regression dual and the Newton method
+    take the same steps, bit for bit, as on the same rows read through int32 indices."""
+    X, signs, order = binary_problem("a1a", n_rows=500)
+    if not unit:
+        X = X.multiply(np.linspace(0.2, 1.9, X.shape[1])).tocsr()
+    narrow, wide = LinearRows(X, 1.0), LinearRows(widened(X), 1.0)
+    assert narrow.narrow_columns and not wide.narrow_columns
+    assert narrow.unit_values == wide.unit_values == unit
+    d = X.shape[1]
+    C = np.random.RandomState(2).uniform(0.1, 3.0, len(signs))
+
+    def same(a, b):
+        np.testing.assert_array_equal(a.w[:d], b.w[:d])
+        assert not np.any(b.w[d:-1]) and a.w[-1] == b.w[-1]
+        np.testing.assert_array_equal(a.dual, b.dual)
+        assert a.n_iter == b.n_iter
+
+    for squared in (False, True):
+        same(*(svc_dual(rows, order, signs, C, squared_hinge=squared, tol=1e-4, seed=7)
+               for rows in (narrow, wide)))
+    targets = signs * 2.0 + np.arange(len(signs)) % 3
+    same(*(svr_dual(rows, order, targets, C, epsilon=0.1, tol=1e-3, seed=7)
+           for rows in (narrow, wide)))
+    same(*(primal_newton(rows, order, signs, C, tol=1e-4) for rows in (narrow, wide)))
+
+
+@pytest.mark.parametrize("bias", [0.0, 1.5])
+@pytest.mark.parametrize("squared", [False, True])
+def test_unit_rows_diagonal_counts_their_values(squared, bias):
+    """The diagonal of unit rows comes from their counts of values (hinge: the count
+    itself; squared hinge: 1/(2 C_i) plus one 1 at a time): the same bits as the
+    squares of the dense rows' values, empty rows included, and so the same steps."""
+    X, signs, order = binary_problem("a1a", n_rows=401)
+    D = X.toarray()
+    D[5] = 0.0                                        # an empty row
+    X = sp.csr_matrix(D)
+    rows, dense = LinearRows(X, bias), LinearRows(D, bias)
+    assert rows.unit_values
+    C = np.random.RandomState(1).uniform(0.01, 20.0, len(signs))
+    part = order[order % 3 != 0]
+    by_counts = dual_diagonal(rows, part, C, squared_hinge=squared)
+    by_squares = dual_diagonal(dense, part, C, squared_hinge=squared)
+    np.testing.assert_array_equal(by_counts.view(np.int64)[part],
+                                  by_squares.view(np.int64)[part])
+    a = svc_dual(rows, part, signs, C, squared_hinge=squared, tol=1e-3, seed=5)
+    b = svc_dual(dense, part, signs, C, squared_hinge=squared, tol=1e-3, seed=5)
+    np.testing.assert_array_equal(a.w, b.w)
+    np.testing.assert_array_equal(a.dual, b.dual)
+    assert a.n_iter == b.n_iter
+
+
 @pytest.mark.parametrize("squared", [False, True])
 def test_the_dual_stops_at_its_optimality_conditions(squared):
     """At the end every projected gradient of the dual lies within [-tol, tol]

@@ -134,6 +134,9 @@ cdef void _diagonal_into(const RowData* r, const int* members, Py_ssize_t l,
     cdef long long k0, k1, k2, k3, e0, e1, e2, e3
     cdef double s0, s1, s2, s3, x
     cdef const double* v = r.values
+    if r.starts != NULL and r.unit:
+        _unit_diagonal_into(r, members, l, first, out)
+        return
     if r.starts != NULL and r.values32 == NULL and not r.unit:
         while t + 4 <= l:
             k0, e0 = r.starts[members[t]], r.starts[members[t] + 1]
@@ -172,6 +175,35 @@ cdef void _diagonal_into(const RowData* r, const int* members, Py_ssize_t l,
             t += 4
     for g in range(t, l):
         out[g] = squares_from(r, members[g], first[g])
+
+
+cdef inline double _ones_from(double s, long long count) noexcept nogil:
+    """s + 1 + 1 + ... (count ones) added one by one, as `squares_from` adds a unit
+    row's squares. From a zero start every partial sum is an exact integer (count is
+    far below 2**53), so the sum is count itself; from another start each addition
+    rounds, and they are made in turn."""
+    cdef long long k
+    if s == 0 and count > 0:
+        return <double>count
+    for k in range(count):
+        s += 1.0
+    return s
+
+
+cdef void _unit_diagonal_into(const RowData* r, const int* members, Py_ssize_t l,
+                              const double* first, double* out) noexcept nogil:
+    """`_diagonal_into` for CSR rows whose stored values are all 1 (binary features:
+    a9a, w8a): each square is 1, so a row's sum needs only its count of values, never
+    the values themselves (which are most of what the general loop reads from
+    memory); the bias's square added last as there."""
+    cdef Py_ssize_t t
+    cdef double s
+    cdef const long long* starts = r.starts
+    for t in range(l):
+        s = _ones_from(first[t], starts[members[t] + 1] - starts[members[t]])
+        if r.bias > 0:
+            s += r.bias * r.bias
+        out[t] = s
 
 
 def dual_diagonal(LinearRows rows not None, order, bounds, *, bint squared_hinge=False):

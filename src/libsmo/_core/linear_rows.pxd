@@ -20,6 +20,8 @@ cdef struct RowData:
     const float* values32     # the same where the caller's values are float32 (values
                               # is then NULL): read as is, each converted exactly
     const int* columns        # CSR: their columns
+    const unsigned short* columns16   # CSR of at most 65536 features: the same columns
+                              # as uint16 (half the bytes the row loops read); or NULL
     const long long* starts   # CSR: row i is [starts[i], starts[i + 1]); NULL: dense
     Py_ssize_t d              # features, the bias excluded (its weight is w[d])
     double bias               # the extra feature's value; 0: none
@@ -34,9 +36,11 @@ cdef class LinearRows:
     cdef readonly bint sparse
     cdef readonly bint unit_values
     cdef readonly bint single
+    cdef readonly bint narrow_columns
     cdef const double[::1] data
     cdef const float[::1] data32
     cdef const int[::1] indices
+    cdef const unsigned short[::1] indices16
     cdef const long long[::1] indptr
     cdef const double[:, ::1] dense
     cdef const float[:, ::1] dense32
@@ -63,8 +67,29 @@ cdef inline double dot_span(const RowData* r, long long k, long long end, const 
     cdef double s = start
     cdef long long f
     cdef const int* c = r.columns
+    cdef const unsigned short* c16 = r.columns16
     cdef const double* x = r.values
-    if r.starts != NULL:
+    if c16 != NULL and r.unit:
+        while k + 4 <= end:
+            s += w[c16[k]]
+            s += w[c16[k + 1]]
+            s += w[c16[k + 2]]
+            s += w[c16[k + 3]]
+            k += 4
+        while k < end:
+            s += w[c16[k]]
+            k += 1
+    elif c16 != NULL and x != NULL:
+        while k + 4 <= end:
+            s += w[c16[k]] * x[k]
+            s += w[c16[k + 1]] * x[k + 1]
+            s += w[c16[k + 2]] * x[k + 2]
+            s += w[c16[k + 3]] * x[k + 3]
+            k += 4
+        while k < end:
+            s += w[c16[k]] * x[k]
+            k += 1
+    elif r.starts != NULL:
         # four terms a pass, still added one by one in order: a quarter of the loop's
         # own counting and branching, the same sum
         if r.unit:
@@ -107,8 +132,29 @@ cdef inline void add_span(const RowData* r, long long k, long long end, double a
     """w += a x for the row stored in [k, end) (the bias feature's weight too)."""
     cdef long long f
     cdef const int* c = r.columns
+    cdef const unsigned short* c16 = r.columns16
     cdef const double* x = r.values
-    if r.starts != NULL:
+    if c16 != NULL and r.unit:
+        while k + 4 <= end:
+            w[c16[k]] += a
+            w[c16[k + 1]] += a
+            w[c16[k + 2]] += a
+            w[c16[k + 3]] += a
+            k += 4
+        while k < end:
+            w[c16[k]] += a
+            k += 1
+    elif c16 != NULL and x != NULL:
+        while k + 4 <= end:
+            w[c16[k]] += a * x[k]
+            w[c16[k + 1]] += a * x[k + 1]
+            w[c16[k + 2]] += a * x[k + 2]
+            w[c16[k + 3]] += a * x[k + 3]
+            k += 4
+        while k < end:
+            w[c16[k]] += a * x[k]
+            k += 1
+    elif r.starts != NULL:
         if r.unit:
             while k + 4 <= end:
                 w[c[k]] += a
@@ -148,7 +194,12 @@ cdef inline void prefetch_span(const RowData* r, long long k, long long end) noe
     line: a row of tf-idf values spans many lines, and the hardware prefetcher, which
     starts after the first miss, leaves the loop waiting on the rest."""
     cdef long long j
-    if r.starts != NULL:
+    if r.columns16 != NULL:
+        j = k
+        while j < end:
+            smo_prefetch_read(r.columns16 + j)
+            j += 32
+    elif r.starts != NULL:
         j = k
         while j < end:
             smo_prefetch_read(r.columns + j)
