@@ -59,6 +59,66 @@ cdef inline long long row_end(const RowData* r, Py_ssize_t i) noexcept nogil:
     return r.starts[i + 1] if r.starts != NULL else (i + 1) * r.d
 
 
+ctypedef fused column_index:
+    int
+    unsigned short
+
+
+cdef inline double dot_columns(const column_index* c, const double* x, long long k,
+                               long long end, const double* w, double s) noexcept nogil:
+    """s + the terms w[c_k] x_k for k in [k, end) (x NULL: unit values, the terms
+    w[c_k]), four a pass but still added one by one in order (a quarter of the loop's
+    own counting and branching, the same sum), whether the column indices are the
+    caller's int32 or their uint16 copy."""
+    if x == NULL:
+        while k + 4 <= end:
+            s += w[c[k]]
+            s += w[c[k + 1]]
+            s += w[c[k + 2]]
+            s += w[c[k + 3]]
+            k += 4
+        while k < end:
+            s += w[c[k]]
+            k += 1
+    else:
+        while k + 4 <= end:
+            s += w[c[k]] * x[k]
+            s += w[c[k + 1]] * x[k + 1]
+            s += w[c[k + 2]] * x[k + 2]
+            s += w[c[k + 3]] * x[k + 3]
+            k += 4
+        while k < end:
+            s += w[c[k]] * x[k]
+            k += 1
+    return s
+
+
+cdef inline void add_columns(const column_index* c, const double* x, long long k,
+                             long long end, double a, double* w) noexcept nogil:
+    """w[c_k] += a x_k for k in [k, end) (x NULL: unit values, w[c_k] += a), four a
+    pass, for int32 column indices and their uint16 copy alike."""
+    if x == NULL:
+        while k + 4 <= end:
+            w[c[k]] += a
+            w[c[k + 1]] += a
+            w[c[k + 2]] += a
+            w[c[k + 3]] += a
+            k += 4
+        while k < end:
+            w[c[k]] += a
+            k += 1
+    else:
+        while k + 4 <= end:
+            w[c[k]] += a * x[k]
+            w[c[k + 1]] += a * x[k + 1]
+            w[c[k + 2]] += a * x[k + 2]
+            w[c[k + 3]] += a * x[k + 3]
+            k += 4
+        while k < end:
+            w[c[k]] += a * x[k]
+            k += 1
+
+
 cdef inline double dot_span(const RowData* r, long long k, long long end, const double* w,
                             double start) noexcept nogil:
     """start + x'w for the row stored in [k, end), the terms added to start one by one
@@ -66,56 +126,17 @@ cdef inline double dot_span(const RowData* r, long long k, long long end, const 
     so); for unit rows the sum of w at the row's columns, the same value."""
     cdef double s = start
     cdef long long f
-    cdef const int* c = r.columns
-    cdef const unsigned short* c16 = r.columns16
-    cdef const double* x = r.values
-    if c16 != NULL and r.unit:
-        while k + 4 <= end:
-            s += w[c16[k]]
-            s += w[c16[k + 1]]
-            s += w[c16[k + 2]]
-            s += w[c16[k + 3]]
-            k += 4
-        while k < end:
-            s += w[c16[k]]
-            k += 1
-    elif c16 != NULL and x != NULL:
-        while k + 4 <= end:
-            s += w[c16[k]] * x[k]
-            s += w[c16[k + 1]] * x[k + 1]
-            s += w[c16[k + 2]] * x[k + 2]
-            s += w[c16[k + 3]] * x[k + 3]
-            k += 4
-        while k < end:
-            s += w[c16[k]] * x[k]
-            k += 1
-    elif r.starts != NULL:
-        # four terms a pass, still added one by one in order: a quarter of the loop's
-        # own counting and branching, the same sum
-        if r.unit:
-            while k + 4 <= end:
-                s += w[c[k]]
-                s += w[c[k + 1]]
-                s += w[c[k + 2]]
-                s += w[c[k + 3]]
-                k += 4
-            while k < end:
-                s += w[c[k]]
-                k += 1
-        elif r.values32 != NULL:
-            while k < end:
-                s += w[c[k]] * <double>r.values32[k]
-                k += 1
+    # CSR: float64 or unit values through either copy of the column indices
+    cdef const double* x = NULL if r.unit else r.values
+    if r.starts != NULL and (r.unit or r.values32 == NULL):
+        if r.columns16 != NULL:
+            s = dot_columns(r.columns16, x, k, end, w, s)
         else:
-            while k + 4 <= end:
-                s += w[c[k]] * x[k]
-                s += w[c[k + 1]] * x[k + 1]
-                s += w[c[k + 2]] * x[k + 2]
-                s += w[c[k + 3]] * x[k + 3]
-                k += 4
-            while k < end:
-                s += w[c[k]] * x[k]
-                k += 1
+            s = dot_columns(r.columns, x, k, end, w, s)
+    elif r.starts != NULL:
+        while k < end:
+            s += w[r.columns[k]] * <double>r.values32[k]
+            k += 1
     elif r.values32 != NULL:
         for f in range(end - k):
             s += w[f] * <double>r.values32[k + f]
@@ -131,54 +152,16 @@ cdef inline void add_span(const RowData* r, long long k, long long end, double a
                           double* w) noexcept nogil:
     """w += a x for the row stored in [k, end) (the bias feature's weight too)."""
     cdef long long f
-    cdef const int* c = r.columns
-    cdef const unsigned short* c16 = r.columns16
-    cdef const double* x = r.values
-    if c16 != NULL and r.unit:
-        while k + 4 <= end:
-            w[c16[k]] += a
-            w[c16[k + 1]] += a
-            w[c16[k + 2]] += a
-            w[c16[k + 3]] += a
-            k += 4
-        while k < end:
-            w[c16[k]] += a
-            k += 1
-    elif c16 != NULL and x != NULL:
-        while k + 4 <= end:
-            w[c16[k]] += a * x[k]
-            w[c16[k + 1]] += a * x[k + 1]
-            w[c16[k + 2]] += a * x[k + 2]
-            w[c16[k + 3]] += a * x[k + 3]
-            k += 4
-        while k < end:
-            w[c16[k]] += a * x[k]
-            k += 1
-    elif r.starts != NULL:
-        if r.unit:
-            while k + 4 <= end:
-                w[c[k]] += a
-                w[c[k + 1]] += a
-                w[c[k + 2]] += a
-                w[c[k + 3]] += a
-                k += 4
-            while k < end:
-                w[c[k]] += a
-                k += 1
-        elif r.values32 != NULL:
-            while k < end:
-                w[c[k]] += a * <double>r.values32[k]
-                k += 1
+    cdef const double* x = NULL if r.unit else r.values
+    if r.starts != NULL and (r.unit or r.values32 == NULL):
+        if r.columns16 != NULL:
+            add_columns(r.columns16, x, k, end, a, w)
         else:
-            while k + 4 <= end:
-                w[c[k]] += a * x[k]
-                w[c[k + 1]] += a * x[k + 1]
-                w[c[k + 2]] += a * x[k + 2]
-                w[c[k + 3]] += a * x[k + 3]
-                k += 4
-            while k < end:
-                w[c[k]] += a * x[k]
-                k += 1
+            add_columns(r.columns, x, k, end, a, w)
+    elif r.starts != NULL:
+        while k < end:
+            w[r.columns[k]] += a * <double>r.values32[k]
+            k += 1
     elif r.values32 != NULL:
         for f in range(end - k):
             w[f] += a * <double>r.values32[k + f]
