@@ -169,6 +169,18 @@ SMO_INT_DOTS_MANY(smo_byte_dots_many, uint8_t, smo_byte_int_dots4, smo_int_byte_
 SMO_INDEXED_INT_DOTS_MANY(smo_indexed_byte_dots_many, uint8_t, smo_byte_int_dots4,
                           smo_int_byte_dots4, smo_int_byte_dot)
 
+/* out_f <- q_f - 128 as int8 for f in [0, d) (the top bit flipped), zeros from d up to
+ * `padded`: a uint8 row as a shifted source of smo_vnni_byte_dots_many. */
+static inline void smo_shift_bytes(const uint8_t* SMO_RESTRICT q, long d, long padded,
+                                   int8_t* SMO_RESTRICT out)
+{
+    long f;
+    for (f = 0; f < d; f++)
+        out[f] = (int8_t)(q[f] ^ 0x80);
+    for (; f < padded; f++)
+        out[f] = 0;
+}
+
 /* out_f <- q_f for f in [0, d): a uint8 row as an int16 source. */
 static inline void smo_widen_bytes(const uint8_t* SMO_RESTRICT q, long d,
                                    int16_t* SMO_RESTRICT out)
@@ -212,12 +224,12 @@ static inline void smo_swap_bytes(void* SMO_RESTRICT a, void* SMO_RESTRICT b, si
  * doubles give. With AVX-512 VNNI one instruction (vpdpbusd) multiplies and adds four
  * features of sixteen rows: the data of a row of dot products is a quarter of the
  * floats' and fits the first-level cache (digits' pairs: about 4x smo_small_int_dots).
- * `Rows` takes this layout only where smo_has_quad_dots(); elsewhere the plain loop
+ * `Rows` takes this layout only where smo_has_avx512_vnni(); elsewhere the plain loop
  * below is what the function is. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 #include <immintrin.h>
 
-static int smo_has_quad_dots(void)
+static int smo_has_avx512_vnni(void)
 {
     static int known = 0, has = 0;
     if (!known) {
@@ -287,8 +299,174 @@ static void smo_quad_dots(int n, int groups, long ld, const uint8_t* SMO_RESTRIC
     }
     (void)t;
 }
+
+/* Rows of dot products over uint8 rows (`IntRows`' bytes, 8-bit pixels of many
+ * features) with AVX-512 VNNI. vpdpbusd multiplies unsigned bytes by signed ones, so a
+ * source x (integers in [0, 255]) is given shifted, s = x - 128 as int8 (the bits of x
+ * with the top one flipped, `smo_shift_bytes`), and x'r = s'r + 128 sum_f r_f, the row's
+ * sum taken by a second vpdpbusd against ones. Every sum wraps in int32 and the true
+ * total is below 2^31 (IntRows keeps rows only where d max|q|^2 is), so the integers
+ * are those smo_byte_dots_many sums and the doubles the same bits; but sixty-four
+ * features go in one instruction, against sixteen for vpmaddwd on widened bytes, and
+ * a row of dot products runs at the speed memory streams the rows: a miss of the
+ * kernel cache in a full cache computes its row alone, one pass over all rows. Rows
+ * are base + index[j] ld (index NULL: base + j ld); a source is padded with zeros to
+ * a multiple of 64 bytes, a row's last bytes are read under a mask. */
+#define SMO_VNNI __attribute__((target("avx512f,avx512bw,avx512vnni")))
+#define SMO_VNNI_ROW(j) (base + (index != NULL ? (long)index[j] : (long)(j)) * ld)
+
+/* x'r from the shifted sums acc (s'r, per lane) and the row's sums (r'1, per lane) */
+SMO_VNNI static inline int32_t smo_vnni_total(__m512i acc, __m512i row_sums)
+{
+    return _mm512_reduce_add_epi32(_mm512_add_epi32(acc, _mm512_slli_epi32(row_sums, 7)));
+}
+
+/* totals[k] = x_k'r for four sources' shifted sums a0..a3 and the row's sums s: the
+ * four horizontal sums folded together (each 128-bit lane gathers the four, then the
+ * lanes are added). */
+SMO_VNNI static inline void smo_vnni_totals4(__m512i a0, __m512i a1, __m512i a2, __m512i a3,
+                                             __m512i row_sums, int32_t* totals)
+{
+    const __m512i shift = _mm512_slli_epi32(row_sums, 7);
+    __m512i t01, t23, u;
+    a0 = _mm512_add_epi32(a0, shift);
+    a1 = _mm512_add_epi32(a1, shift);
+    a2 = _mm512_add_epi32(a2, shift);
+    a3 = _mm512_add_epi32(a3, shift);
+    t01 = _mm512_add_epi32(_mm512_unpacklo_epi32(a0, a1), _mm512_unpackhi_epi32(a0, a1));
+    t23 = _mm512_add_epi32(_mm512_unpacklo_epi32(a2, a3), _mm512_unpackhi_epi32(a2, a3));
+    u = _mm512_add_epi32(_mm512_unpacklo_epi64(t01, t23), _mm512_unpackhi_epi64(t01, t23));
+    u = _mm512_add_epi32(u, _mm512_shuffle_i32x4(u, u, 0x4E));
+    u = _mm512_add_epi32(u, _mm512_shuffle_i32x4(u, u, 0xB1));
+    _mm_storeu_si128((__m128i*)totals, _mm512_castsi512_si128(u));
+}
+
+/* One source against every row, a row at a time: two pairs of sums in flight. (Four
+ * rows at a time, four streams of rows, ran at half the speed.) */
+SMO_VNNI static void smo_vnni_source_row(int n, long d, const uint8_t* SMO_RESTRICT base,
+                                         long ld, const int* SMO_RESTRICT index,
+                                         const int8_t* SMO_RESTRICT x, double divisor2,
+                                         double* SMO_RESTRICT out)
+{
+    const __m512i ones = _mm512_set1_epi8(1);
+    const long full = d / 64, off = 64 * full;
+    const __mmask64 tail = d % 64 ? (((__mmask64)1 << (d % 64)) - 1) : 0;
+    long c;
+    int j;
+    for (j = 0; j < n; j++) {
+        const uint8_t* r = SMO_VNNI_ROW(j);
+        __m512i a0 = _mm512_setzero_si512(), a1 = a0, s0 = a0, s1 = a0, v, w;
+        for (c = 0; c + 128 <= off; c += 128) {
+            v = _mm512_loadu_si512(r + c);
+            w = _mm512_loadu_si512(r + c + 64);
+            a0 = _mm512_dpbusd_epi32(a0, v, _mm512_loadu_si512(x + c));
+            s0 = _mm512_dpbusd_epi32(s0, v, ones);
+            a1 = _mm512_dpbusd_epi32(a1, w, _mm512_loadu_si512(x + c + 64));
+            s1 = _mm512_dpbusd_epi32(s1, w, ones);
+        }
+        if (c < off) {
+            v = _mm512_loadu_si512(r + c);
+            a0 = _mm512_dpbusd_epi32(a0, v, _mm512_loadu_si512(x + c));
+            s0 = _mm512_dpbusd_epi32(s0, v, ones);
+        }
+        if (tail) {
+            v = _mm512_maskz_loadu_epi8(tail, r + off);
+            a1 = _mm512_dpbusd_epi32(a1, v, _mm512_loadu_si512(x + off));
+            s1 = _mm512_dpbusd_epi32(s1, v, ones);
+        }
+        out[j] = (double)smo_vnni_total(_mm512_add_epi32(a0, a1),
+                                        _mm512_add_epi32(s0, s1)) / divisor2;
+    }
+}
+
+/* Several sources (2 to 16) in one pass over the rows: each row is read once and
+ * summed against four sources at a time while it stays in the first-level cache (the
+ * last four repeat the last source where count is not a multiple of four). */
+SMO_VNNI static void smo_vnni_sources_rows(int n, long d, const uint8_t* SMO_RESTRICT base,
+                                           long ld, const int* SMO_RESTRICT index,
+                                           const int8_t* const* SMO_RESTRICT xs, int count,
+                                           double divisor2, double* SMO_RESTRICT out,
+                                           long ld_out)
+{
+    const __m512i ones = _mm512_set1_epi8(1);
+    const long full = d / 64, off = 64 * full;
+    const __mmask64 tail = d % 64 ? (((__mmask64)1 << (d % 64)) - 1) : 0;
+    long c;
+    int j, b, k;
+    int32_t totals[4];
+    for (j = 0; j < n; j++) {
+        const uint8_t* r = SMO_VNNI_ROW(j);
+        __m512i s = _mm512_setzero_si512(), v;
+        for (b = 0; b < count; b += 4) {
+            const int8_t* x0 = xs[b];
+            const int8_t* x1 = xs[b + 1 < count ? b + 1 : count - 1];
+            const int8_t* x2 = xs[b + 2 < count ? b + 2 : count - 1];
+            const int8_t* x3 = xs[b + 3 < count ? b + 3 : count - 1];
+            __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
+            for (c = 0; c < off; c += 64) {
+                v = _mm512_loadu_si512(r + c);
+                if (b == 0)
+                    s = _mm512_dpbusd_epi32(s, v, ones);
+                a0 = _mm512_dpbusd_epi32(a0, v, _mm512_loadu_si512(x0 + c));
+                a1 = _mm512_dpbusd_epi32(a1, v, _mm512_loadu_si512(x1 + c));
+                a2 = _mm512_dpbusd_epi32(a2, v, _mm512_loadu_si512(x2 + c));
+                a3 = _mm512_dpbusd_epi32(a3, v, _mm512_loadu_si512(x3 + c));
+            }
+            if (tail) {
+                v = _mm512_maskz_loadu_epi8(tail, r + off);
+                if (b == 0)
+                    s = _mm512_dpbusd_epi32(s, v, ones);
+                a0 = _mm512_dpbusd_epi32(a0, v, _mm512_loadu_si512(x0 + off));
+                a1 = _mm512_dpbusd_epi32(a1, v, _mm512_loadu_si512(x1 + off));
+                a2 = _mm512_dpbusd_epi32(a2, v, _mm512_loadu_si512(x2 + off));
+                a3 = _mm512_dpbusd_epi32(a3, v, _mm512_loadu_si512(x3 + off));
+            }
+            smo_vnni_totals4(a0, a1, a2, a3, s, totals);
+            for (k = 0; k < 4 && b + k < count; k++)
+                out[(long)(b + k) * ld_out + j] = (double)totals[k] / divisor2;
+        }
+    }
+}
+
+/* out[b ld_out + j] <- (x_b'row_j) / divisor2 for b in [0, count), j in [0, n): the
+ * shifted sources xs (smo_shift_bytes) against uint8 rows, the values
+ * smo_byte_dots_many and smo_indexed_byte_dots_many give. Only where
+ * smo_has_avx512_vnni(). */
+SMO_VNNI static void smo_vnni_byte_dots_many(int n, long d, const uint8_t* SMO_RESTRICT base,
+                                             long ld, const int* SMO_RESTRICT index,
+                                             const int8_t* const* SMO_RESTRICT xs,
+                                             int count, double divisor2,
+                                             double* SMO_RESTRICT out, long ld_out)
+{
+    if (n <= 0 || count <= 0)
+        return;
+    if (count == 1)
+        smo_vnni_source_row(n, d, base, ld, index, xs[0], divisor2, out);
+    else
+        smo_vnni_sources_rows(n, d, base, ld, index, xs, count, divisor2, out, ld_out);
+}
+#undef SMO_VNNI_ROW
 #else
-static int smo_has_quad_dots(void) { return 0; }
+static int smo_has_avx512_vnni(void) { return 0; }
+
+/* Without GCC's target attributes on x86-64 the shifted sums are taken one by one (never
+ * called: IntRows asks for these only where smo_has_avx512_vnni()). */
+static void smo_vnni_byte_dots_many(int n, long d, const uint8_t* SMO_RESTRICT base,
+                                    long ld, const int* SMO_RESTRICT index,
+                                    const int8_t* const* SMO_RESTRICT xs, int count,
+                                    double divisor2, double* SMO_RESTRICT out, long ld_out)
+{
+    int j, b;
+    long f;
+    for (b = 0; b < count; b++)
+        for (j = 0; j < n; j++) {
+            const uint8_t* r = base + (index != NULL ? (long)index[j] : (long)j) * ld;
+            int32_t s = 0;
+            for (f = 0; f < d; f++)
+                s += (int32_t)r[f] * ((int32_t)xs[b][f] + 128);
+            out[(long)b * ld_out + j] = (double)s / divisor2;
+        }
+}
 
 static void smo_quad_dots(int n, int groups, long ld, const uint8_t* SMO_RESTRICT cols,
                           const int8_t* SMO_RESTRICT x, double* SMO_RESTRICT out)

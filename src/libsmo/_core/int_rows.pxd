@@ -1,6 +1,6 @@
 # Training rows of small integers over one divisor (int16, or uint8 where every integer
 # is in [0, 255]) and their rows of dot products: `Rows` keeps one where it can.
-from libc.stdint cimport int16_t, uint8_t
+from libc.stdint cimport int8_t, int16_t, uint8_t
 
 
 cdef class IntRows:
@@ -9,6 +9,10 @@ cdef class IntRows:
     cdef uint8_t[:, ::1] narrow
     # uint8 sources widened to int16 for one call of dots_many (max_sources rows)
     cdef int16_t[:, ::1] sources
+    # with `vnni` (byte rows, AVX-512 VNNI): the sources of one call shifted to int8
+    # (q - 128), padded with zeros to whole 64-byte loads
+    cdef int8_t[:, ::1] shifted
+    cdef readonly bint vnni
     # a data set's uint8 rows read in place: row k is data[index[k]] (the caller's
     # index, which it permutes itself); not indexed: row k is narrow[k] or ints[k]
     cdef const uint8_t[:, ::1] data
@@ -20,6 +24,8 @@ cdef class IntRows:
 
     cdef void dots_many(self, const int* sources, int count, int start, int end,
                         int nthreads, double* out, long ld_out) noexcept nogil
+    cdef void _vnni_dots_many(self, const int* sources, int count, int start, int n,
+                              int nthreads, double* out, long ld_out) noexcept nogil
     cdef void _block(self, int start, int n, const int16_t** xs, int count,
                      double* out, long ld_out) noexcept nogil
     cdef void swap(self, int i, int j) noexcept nogil

@@ -84,7 +84,7 @@ cdef extern from "inner_loops.h" nogil:
                            const double** xs, int count, double* out, long ld_out)
 
 cdef extern from "int_dots.h" nogil:
-    int smo_has_quad_dots()
+    int smo_has_avx512_vnni()
     void smo_swap_bytes(void* a, void* b, size_t n)
     void smo_quad_dots(int n, int groups, long ld, const unsigned char* cols,
                        const signed char* x, double* out)
@@ -248,7 +248,7 @@ cdef class Rows:
         cdef const unsigned char[:, ::1] source_view = source
         cdef const int[::1] rows_view = source_rows
         cdef bint bytes_fit = False
-        if smo_has_quad_dots() if QUAD_DOTS is None else QUAD_DOTS:
+        if smo_has_avx512_vnni() if QUAD_DOTS is None else QUAD_DOTS:
             self.quads = np.zeros(((self.n_features + 3) // 4, 4 * self.n_rows),
                                   dtype=np.uint8)
             with nogil:
@@ -408,6 +408,11 @@ cdef class Rows:
     def has_int_rows(self):
         """Whether rows of dot products are summed on copies of small integers."""
         return self.int_divisor > 0
+
+    def int_store_uses_vnni(self):
+        """Whether the integer rows are bytes summed with AVX-512 VNNI
+        (`int_rows.VNNI_BYTE_DOTS`): for tests and reports."""
+        return self.int_store is not None and self.int_store.vnni
 
     @property
     def int_row_bytes(self):
@@ -763,6 +768,27 @@ cdef class Rows:
         if self.n_rows:
             with nogil:
                 self.dots(i, 0, <int>self.n_rows, nthreads, &o[0])
+        return out
+
+    def many_row_dots(self, sources, int nthreads=1):
+        """Python access for tests: `dots_many` of the rows `sources` (at most
+        MANY_ROWS) against every row, in current order, on nthreads threads.
+
+        Returns
+        -------
+        ndarray of shape (len(sources), n_rows)
+        """
+        source_rows = np.ascontiguousarray(sources, dtype=np.int32)
+        check_indices(source_rows, self.n_rows, "row")
+        cdef const int[::1] s = source_rows
+        if not 0 < s.shape[0] <= MANY_ROWS:
+            raise ValueError(f"between 1 and {MANY_ROWS} sources, got {s.shape[0]}")
+        out = np.empty((s.shape[0], self.n_rows))
+        cdef double[:, ::1] o = out
+        if self.n_rows:
+            with nogil:
+                self.dots_many(&s[0], <int>s.shape[0], 0, <int>self.n_rows, nthreads,
+                               &o[0, 0], self.n_rows)
         return out
 
     def swap_rows(self, int i, int j):
