@@ -403,23 +403,15 @@ SMO_VNNI static void smo_vnni_sources_rows(int n, long d, const uint8_t* SMO_RES
             const int8_t* x2 = xs[b + 2 < count ? b + 2 : count - 1];
             const int8_t* x3 = xs[b + 3 < count ? b + 3 : count - 1];
             __m512i a0 = _mm512_setzero_si512(), a1 = a0, a2 = a0, a3 = a0;
-            for (c = 0; c < off; c += 64) {
-                v = _mm512_loadu_si512(r + c);
+            for (c = 0; c < d; c += 64) {
+                /* the last bytes under the mask (whole loads run as fast masked) */
+                v = _mm512_maskz_loadu_epi8(c < off ? ~(__mmask64)0 : tail, r + c);
                 if (b == 0)
                     s = _mm512_dpbusd_epi32(s, v, ones);
                 a0 = _mm512_dpbusd_epi32(a0, v, _mm512_loadu_si512(x0 + c));
                 a1 = _mm512_dpbusd_epi32(a1, v, _mm512_loadu_si512(x1 + c));
                 a2 = _mm512_dpbusd_epi32(a2, v, _mm512_loadu_si512(x2 + c));
                 a3 = _mm512_dpbusd_epi32(a3, v, _mm512_loadu_si512(x3 + c));
-            }
-            if (tail) {
-                v = _mm512_maskz_loadu_epi8(tail, r + off);
-                if (b == 0)
-                    s = _mm512_dpbusd_epi32(s, v, ones);
-                a0 = _mm512_dpbusd_epi32(a0, v, _mm512_loadu_si512(x0 + off));
-                a1 = _mm512_dpbusd_epi32(a1, v, _mm512_loadu_si512(x1 + off));
-                a2 = _mm512_dpbusd_epi32(a2, v, _mm512_loadu_si512(x2 + off));
-                a3 = _mm512_dpbusd_epi32(a3, v, _mm512_loadu_si512(x3 + off));
             }
             smo_vnni_totals4(a0, a1, a2, a3, s, totals);
             for (k = 0; k < 4 && b + k < count; k++)
