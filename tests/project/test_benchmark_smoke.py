@@ -183,6 +183,20 @@ def test_rows_together_smoke(tmp_path):
     assert len(fits) == 3 and len(set(fits)) == 1, proc.stdout
 
 
+def test_byte_dots_smoke(tmp_path):
+    """benchmarks/byte_dots.py (the VNNI sums of 8-bit rows against the int16 loops)
+    runs: the passes give the same bits, the fits the same steps, nothing is flagged."""
+    load_fashion_mnist("train", n_rows=10)   # the repository's first images
+    proc = subprocess.run(
+        [sys.executable, str(RUN.parent / "byte_dots.py"), "--rows", "600", "--repeats",
+         "2", "--fit", "--cache-sizes", "1,auto"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, env=script_env())
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "FLAGGED" not in proc.stdout
+    if "no AVX-512 VNNI" not in proc.stdout:
+        assert proc.stdout.count("ratio") == 4, proc.stdout
+
+
 def test_contention_smoke(tmp_path):
     """benchmarks/contention.py (one training alone, then two at once) runs, prints its
     table, and every copy takes the same steps."""
