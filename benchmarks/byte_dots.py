@@ -1,12 +1,13 @@
-"""Rows of dot products over 8-bit rows: AVX-512 VNNI against the int16 loops.
+"""Rows of dot products over 8-bit rows: AVX-512 VNNI and AVX2 against the plain loops.
 
 Fashion-MNIST's first --rows training images (pixels / 255, kept as uint8 rows: the
 kernel's `Rows` with int_rows=True), one thread. Alternating in one process between
-`libsmo._core.int_rows.VNNI_BYTE_DOTS` True and False:
+the paths `libsmo._core.int_rows` can take (VNNI_BYTE_DOTS and AVX2_BYTE_DOTS; the
+processor's paths only), each against the plain loops (both False):
 
 1. passes over every row: one source (a full cache's miss) and --sources sources (a
    cache with free room), medians of --repeats passes; the values must be the same
-   bits both ways, else the ratios are FLAGGED and the script exits with status 1;
+   bits every way, else the ratios are FLAGGED and the script exits with status 1;
 2. with --fit: `libsmo.train` on tops (classes 0, 2, 4, 6) against the rest, RBF C=10,
    gamma = 1 / (784 var X), at each of --cache-sizes, each fit's CPU seconds, steps
    and objective (they must not move).
@@ -58,46 +59,53 @@ def main(argv=None):
     import libsmo._core.int_rows as int_rows
     from libsmo._core.rows import Rows
     X, y, _, _ = data.load_fashion(args.rows)
+    paths = {"vnni": (True, False), "avx2": (False, True), "plain": (False, False)}
     rows_of = {}
-    for vnni in (True, False):
-        int_rows.VNNI_BYTE_DOTS = vnni
-        rows_of[vnni] = Rows(X, int_rows=True)
-        if vnni and not rows_of[vnni].int_store_uses_vnni():
-            print("this processor has no AVX-512 VNNI (or the rows are not bytes)")
-            return 0
+    for name, (vnni, avx2) in paths.items():
+        int_rows.VNNI_BYTE_DOTS, int_rows.AVX2_BYTE_DOTS = vnni, avx2
+        rows = Rows(X, int_rows=True)
+        if rows.byte_path() == name:
+            rows_of[name] = rows
+    names = [name for name in rows_of if name != "plain"]
+    if not names:
+        print("this processor has neither AVX-512 VNNI nor AVX2 (or the rows are not "
+              "bytes)")
+        return 0
     status = 0
     print(f"{args.rows:,} rows of 784 bytes, one thread; ms a pass (median of "
-          f"{args.repeats}), VNNI / int16")
+          f"{args.repeats}), each path / the plain loops")
     for count in (1, args.sources):
         sources = np.arange(count) * 997 % args.rows
         medians, same = _passes(rows_of, sources, args.repeats)
         flag = "" if same else "  FLAGGED: the values differ"
         status |= not same
-        print(f"  {count:2d} source{'s' if count > 1 else ' '}: VNNI "
-              f"{1e3 * medians[True]:.2f} ms, int16 {1e3 * medians[False]:.2f} ms, "
-              f"ratio {medians[True] / medians[False]:.2f}{flag}")
+        print(f"  {count:2d} source{'s' if count > 1 else ' '}: " + ", ".join(
+            f"{name} {1e3 * medians[name]:.2f} ms" for name in rows_of) + "; " + ", ".join(
+            f"{name} ratio {medians[name] / medians['plain']:.2f}" for name in names)
+            + flag)
     if args.fit:
         labels = np.isin(y, (0, 2, 4, 6)).astype(int)
         gamma = 1.0 / (784 * X.var())
         for size in args.cache_sizes.split(","):
             cache = size if size == "auto" else float(size)
-            seconds = {True: [], False: []}
+            seconds = {name: [] for name in rows_of}
             outcome = set()
             for _ in range(args.fits):
-                for vnni in (True, False):
-                    int_rows.VNNI_BYTE_DOTS = vnni
+                for name in rows_of:
+                    int_rows.VNNI_BYTE_DOTS, int_rows.AVX2_BYTE_DOTS = paths[name]
                     start = time.process_time()
                     model = libsmo.train(X, labels, C=10.0, gamma=gamma,
                                          cache_size=cache, n_threads=1)
-                    seconds[vnni].append(time.process_time() - start)
+                    seconds[name].append(time.process_time() - start)
                     outcome.add((model.n_iter[0], model.objective[0]))
             flag = "" if len(outcome) == 1 else "  FLAGGED: the steps differ"
             status |= len(outcome) != 1
             steps, objective = sorted(outcome)[0]
-            print(f"  train, cache {size}: VNNI {statistics.median(seconds[True]):.2f} "
-                  f"CPU s, int16 {statistics.median(seconds[False]):.2f}, ratio "
-                  f"{statistics.median(seconds[True]) / statistics.median(seconds[False]):.2f}"
-                  f" ({steps} steps, objective {objective:.4f}){flag}")
+            medians = {name: statistics.median(t) for name, t in seconds.items()}
+            print(f"  train, cache {size}: " + ", ".join(
+                f"{name} {medians[name]:.2f} CPU s" for name in rows_of) + "; " + ", ".join(
+                f"{name} ratio {medians[name] / medians['plain']:.2f}" for name in names)
+                + f" ({steps} steps, objective {objective:.4f}){flag}")
     return status
 
 

@@ -121,81 +121,101 @@ def test_sparse_and_other_dtypes_are_unchanged():
     assert check_data(dense, keep_bytes=True).dtype == np.float64
 
 
-def _vnni_or_skip():
-    """Byte rows take AVX-512 VNNI's sums only on processors that have it."""
-    if not IntRows(_pixels(2, 8), 1.0, 1).vnni:
-        pytest.skip("this processor has no AVX-512 VNNI: byte rows take vpmaddwd only")
+PATHS = {"vnni": (True, False), "avx2": (False, True), "plain": (False, False)}
 
 
-def _rows_both_ways(monkeypatch, X, **options):
-    """Rows of X with the VNNI sums (where the processor has them) and without."""
+def _path_or_skip(path):
+    """Byte rows take VNNI's or AVX2's sums only on processors that have them."""
     import libsmo._core.int_rows as int_rows_module
-    made = {}
-    for vnni in (True, False):
+    vnni, avx2 = PATHS[path]
+    rows = IntRows(_pixels(2, 8), 1.0, 1)   # (the module's switches are True here)
+    if (vnni and not rows.vnni) or (avx2 and not (rows.vnni or rows.avx2)):
+        pytest.skip(f"this processor has no {path.upper()}: byte rows cannot take it")
+    assert int_rows_module.VNNI_BYTE_DOTS and int_rows_module.AVX2_BYTE_DOTS
+
+
+def _rows_both_ways(monkeypatch, X, path, **options):
+    """Rows of X summed by `path` and by the plain loops."""
+    import libsmo._core.int_rows as int_rows_module
+    made = []
+    for name in (path, "plain"):
+        vnni, avx2 = PATHS[name]
         monkeypatch.setattr(int_rows_module, "VNNI_BYTE_DOTS", vnni)
-        made[vnni] = Rows(X, **options)
-        assert made[vnni].int_store_uses_vnni() == (vnni and made[vnni].has_int_rows)
-    return made[True], made[False]
+        monkeypatch.setattr(int_rows_module, "AVX2_BYTE_DOTS", avx2)
+        made.append(Rows(X, **options))
+        assert made[-1].byte_path() == name
+    return made
 
 
-@pytest.mark.parametrize("d", [1, 63, 64, 65, 128, 200, 784, 785])
-@pytest.mark.parametrize("source", ["bytes in place", "bytes copied", "pixels / 255"])
-def test_vnni_sums_of_bytes_are_the_widened_sums(d, source, monkeypatch):
+# (pixels / 255 of at most 64 features take the feature-major floats, not byte rows)
+SOURCES_AND_FEATURES = [(source, d) for source in ("bytes in place", "bytes copied")
+                        for d in (1, 15, 31, 63, 64, 65, 128, 200, 784, 785)] + [
+                       ("pixels / 255", d) for d in (65, 79, 128, 200, 784, 785)]
+
+
+@pytest.mark.parametrize("path", ["vnni", "avx2"])
+@pytest.mark.parametrize("source, d", SOURCES_AND_FEATURES)
+def test_simd_sums_of_bytes_are_the_plain_sums(path, source, d, monkeypatch):
     """uint8 rows summed with vpdpbusd (each source shifted by -128, the row's sum added
-    back) give the integers the int16 loops give, for one source and for up to 16 in a
-    pass (groups of four, the last group short), on one and two threads, over part of
-    the rows (an active set), after swaps, in place through an index and copied."""
-    _vnni_or_skip()
+    back) or with AVX2's vpmaddwd on widened bytes give the integers the plain loops
+    give, for one source and for up to 16 in a pass (groups of four, the last group
+    short), on one and two threads, over part of the rows (an active set), after swaps,
+    in place through an index and copied."""
+    _path_or_skip(path)
     q = _pixels(n=2100, d=d, seed=d)
     rows = np.random.default_rng(2).permutation(2100)[:2050]
     if source == "pixels / 255":
         X, options = q / 255.0, dict(int_rows=True)
     else:
         X, options = q, dict(copy_dense=source == "bytes copied")
-    vnni, widened = _rows_both_ways(monkeypatch, X, rows=rows, **options)
+    fast, plain = _rows_both_ways(monkeypatch, X, path, rows=rows, **options)
     for swap in ((3, 2000), (0, 7)):
-        vnni.swap_rows(*swap)
-        widened.swap_rows(*swap)
+        fast.swap_rows(*swap)
+        plain.swap_rows(*swap)
     for count in (1, 2, 3, 4, 5, 8, 16):
         sources = np.arange(count) * 97 % 2050
         for threads in (1, 2):
-            a = vnni.many_row_dots(sources, threads)
-            np.testing.assert_array_equal(a, widened.many_row_dots(sources, threads))
-    np.testing.assert_array_equal(vnni.row_dots(11, 2), widened.row_dots(11, 2))
+            a = fast.many_row_dots(sources, threads)
+            np.testing.assert_array_equal(a, plain.many_row_dots(sources, threads))
+    np.testing.assert_array_equal(fast.row_dots(11, 2), plain.row_dots(11, 2))
     exact = X[rows].astype(np.float64)
     exact[[3, 2000]] = exact[[2000, 3]]
     exact[[0, 7]] = exact[[7, 0]]
-    np.testing.assert_allclose(vnni.row_dots(5), exact @ exact[5], rtol=1e-12)
+    np.testing.assert_allclose(fast.row_dots(5), exact @ exact[5], rtol=1e-12)
 
 
-def test_vnni_sums_at_the_int32_limit(monkeypatch):
-    """Rows of 255s at the most features bytes may have: the shifted sums and the
-    rows' sums wrap in int32 on the way, the totals (d 255^2 < 2^31) are exact."""
-    _vnni_or_skip()
+@pytest.mark.parametrize("path", ["vnni", "avx2"])
+def test_simd_sums_at_the_int32_limit(path, monkeypatch):
+    """Rows of 255s at the most features bytes may have: VNNI's shifted sums and the
+    rows' sums wrap in int32 on the way, AVX2's pairs of 255 x 255 do not; the totals
+    (d 255^2 < 2^31) are exact."""
+    _path_or_skip(path)
     q = np.full((6, MAX_BYTE_FEATURES), 255, dtype=np.uint8)
     q[1, ::3] = 0
     q[2] = 1
-    vnni, widened = _rows_both_ways(monkeypatch, q, copy_dense=False)
-    a = vnni.many_row_dots(np.arange(6))
-    np.testing.assert_array_equal(a, widened.many_row_dots(np.arange(6)))
+    fast, plain = _rows_both_ways(monkeypatch, q, path, copy_dense=False)
+    a = fast.many_row_dots(np.arange(6))
+    np.testing.assert_array_equal(a, plain.many_row_dots(np.arange(6)))
     assert a[0, 0] == MAX_BYTE_FEATURES * 255 * 255
     np.testing.assert_array_equal(a, q.astype(np.int64) @ q.T.astype(np.int64))
 
 
-def test_training_takes_the_same_steps_with_and_without_vnni(monkeypatch):
+@pytest.mark.parametrize("path", ["vnni", "avx2"])
+def test_training_takes_the_same_steps_on_every_byte_path(path, monkeypatch):
     """Fashion-MNIST's pixels / 255 in a cache of a few rows (the full cache's misses
     compute rows one at a time, free room several together): the steps, objective and
-    model with the VNNI sums are those of the int16 loops."""
-    _vnni_or_skip()
+    model with the SIMD sums are those of the plain loops."""
+    _path_or_skip(path)
     import libsmo._core.int_rows as int_rows_module
     X, y = load_fashion_mnist(n_rows=2000)
     labels = np.isin(y, (0, 2, 4, 6)).astype(int)
     models = {}
-    for vnni in (True, False):
-        monkeypatch.setattr(int_rows_module, "VNNI_BYTE_DOTS", vnni)
-        models[vnni] = [libsmo.train(X, labels, C=10.0, gamma=0.05, cache_size=size)
+    for name in (path, "plain"):
+        monkeypatch.setattr(int_rows_module, "VNNI_BYTE_DOTS", PATHS[name][0])
+        monkeypatch.setattr(int_rows_module, "AVX2_BYTE_DOTS", PATHS[name][1])
+        models[name] = [libsmo.train(X, labels, C=10.0, gamma=0.05, cache_size=size)
                         for size in (1, 100)]
-    for a, b in zip(models[True], models[False]):
+    for a, b in zip(models[path], models["plain"]):
         assert a.n_iter == b.n_iter
         assert a.objective == b.objective
         np.testing.assert_array_equal(a.support, b.support)

@@ -437,9 +437,130 @@ SMO_VNNI static void smo_vnni_byte_dots_many(int n, long d, const uint8_t* SMO_R
     else
         smo_vnni_sources_rows(n, d, base, ld, index, xs, count, divisor2, out, ld_out);
 }
+
+/* The same rows of dot products with AVX2 alone (processors without VNNI): each byte
+ * widened to int16 (vpmovzxbw) and multiplied by the int16 source sixteen at a time with
+ * vpmaddwd, whose pairs' sums (at most 2 x 255 x 255) are exact in int32. A row at a time
+ * for one source, the way the VNNI loop reads them; the compiler's own vectorization of
+ * smo_byte_dots_many (four rows at a time, widened to int32) took three times as long.
+ * Sources are smo_widen_bytes' int16 rows; features past the last multiple of 16 (of 32
+ * for one source) are summed one by one. Only where smo_has_avx2(). */
+#define SMO_AVX2 __attribute__((target("avx2")))
+
+static int smo_has_avx2(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2");
+}
+
+SMO_AVX2 static inline int32_t smo_avx2_total(__m256i acc)
+{
+    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
+    return _mm_cvtsi128_si32(s);
+}
+
+/* sixteen bytes of a row widened to int16, times sixteen int16 of a source, in pairs */
+#define SMO_AVX2_MADD(r, x) _mm256_madd_epi16(                                          \
+    _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i*)(r))),                         \
+    _mm256_loadu_si256((const __m256i*)(x)))
+
+SMO_AVX2 static void smo_avx2_source_row(int n, long d, const uint8_t* SMO_RESTRICT base,
+                                         long ld, const int* SMO_RESTRICT index,
+                                         const int16_t* SMO_RESTRICT x, double divisor2,
+                                         double* SMO_RESTRICT out)
+{
+    const long whole = d - d % 32;
+    long c;
+    int j;
+    for (j = 0; j < n; j++) {
+        const uint8_t* r = SMO_VNNI_ROW(j);
+        __m256i a0 = _mm256_setzero_si256(), a1 = a0;
+        int32_t s;
+        for (c = 0; c < whole; c += 32) {
+            a0 = _mm256_add_epi32(a0, SMO_AVX2_MADD(r + c, x + c));
+            a1 = _mm256_add_epi32(a1, SMO_AVX2_MADD(r + c + 16, x + c + 16));
+        }
+        s = smo_avx2_total(_mm256_add_epi32(a0, a1));
+        for (; c < d; c++)
+            s += (int32_t)r[c] * x[c];
+        out[j] = (double)s / divisor2;
+    }
+}
+
+SMO_AVX2 static void smo_avx2_sources_rows(int n, long d, const uint8_t* SMO_RESTRICT base,
+                                           long ld, const int* SMO_RESTRICT index,
+                                           const int16_t* const* SMO_RESTRICT xs,
+                                           int count, double divisor2,
+                                           double* SMO_RESTRICT out, long ld_out)
+{
+    const long whole = d - d % 16;
+    long c;
+    int j, b, k;
+    int32_t totals[4];
+    for (j = 0; j < n; j++) {
+        const uint8_t* r = SMO_VNNI_ROW(j);
+        for (b = 0; b < count; b += 4) {
+            const int16_t* x[4];
+            __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, v;
+            __m128i t;
+            for (k = 0; k < 4; k++)
+                x[k] = xs[b + k < count ? b + k : count - 1];
+            for (c = 0; c < whole; c += 16) {
+                v = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i*)(r + c)));
+                a0 = _mm256_add_epi32(a0, _mm256_madd_epi16(v, _mm256_loadu_si256((const __m256i*)(x[0] + c))));
+                a1 = _mm256_add_epi32(a1, _mm256_madd_epi16(v, _mm256_loadu_si256((const __m256i*)(x[1] + c))));
+                a2 = _mm256_add_epi32(a2, _mm256_madd_epi16(v, _mm256_loadu_si256((const __m256i*)(x[2] + c))));
+                a3 = _mm256_add_epi32(a3, _mm256_madd_epi16(v, _mm256_loadu_si256((const __m256i*)(x[3] + c))));
+            }
+            /* each 128-bit half of hadd(hadd(a0, a1), hadd(a2, a3)) holds four partial
+             * totals in source order */
+            v = _mm256_hadd_epi32(_mm256_hadd_epi32(a0, a1), _mm256_hadd_epi32(a2, a3));
+            t = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+            _mm_storeu_si128((__m128i*)totals, t);
+            for (k = 0; k < 4 && b + k < count; k++) {
+                int32_t s = totals[k];
+                for (c = whole; c < d; c++)
+                    s += (int32_t)r[c] * x[k][c];
+                out[(long)(b + k) * ld_out + j] = (double)s / divisor2;
+            }
+        }
+    }
+}
+
+/* out[b ld_out + j] <- (x_b'row_j) / divisor2 for int16 sources (smo_widen_bytes) and
+ * uint8 rows: the values of smo_byte_dots_many and smo_indexed_byte_dots_many. */
+SMO_AVX2 static void smo_avx2_byte_dots_many(int n, long d, const uint8_t* SMO_RESTRICT base,
+                                             long ld, const int* SMO_RESTRICT index,
+                                             const int16_t* const* SMO_RESTRICT xs,
+                                             int count, double divisor2,
+                                             double* SMO_RESTRICT out, long ld_out)
+{
+    if (n <= 0 || count <= 0)
+        return;
+    if (count == 1)
+        smo_avx2_source_row(n, d, base, ld, index, xs[0], divisor2, out);
+    else
+        smo_avx2_sources_rows(n, d, base, ld, index, xs, count, divisor2, out, ld_out);
+}
+#undef SMO_AVX2_MADD
 #undef SMO_VNNI_ROW
 #else
 static int smo_has_avx512_vnni(void) { return 0; }
+static int smo_has_avx2(void) { return 0; }
+
+/* the plain loops (never called either: IntRows asks only where smo_has_avx2()) */
+static void smo_avx2_byte_dots_many(int n, long d, const uint8_t* SMO_RESTRICT base,
+                                    long ld, const int* SMO_RESTRICT index,
+                                    const int16_t* const* SMO_RESTRICT xs, int count,
+                                    double divisor2, double* SMO_RESTRICT out, long ld_out)
+{
+    if (index != NULL)
+        smo_indexed_byte_dots_many(n, d, base, ld, index, xs, count, divisor2, out, ld_out);
+    else
+        smo_byte_dots_many(n, d, base, ld, xs, count, divisor2, out, ld_out);
+}
 
 /* Without GCC's target attributes on x86-64 the shifted sums are taken one by one (never
  * called: IntRows asks for these only where smo_has_avx512_vnni()). */

@@ -13,6 +13,8 @@ cdef class IntRows:
     # (q - 128), padded with zeros to whole 64-byte loads
     cdef int8_t[:, ::1] shifted
     cdef readonly bint vnni
+    # byte rows summed with AVX2 (no VNNI)
+    cdef readonly bint avx2
     # a data set's uint8 rows read in place: row k is data[index[k]] (the caller's
     # index, which it permutes itself); not indexed: row k is narrow[k] or ints[k]
     cdef const uint8_t[:, ::1] data

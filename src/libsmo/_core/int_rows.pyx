@@ -33,6 +33,10 @@ cdef extern from "int_dots.h" nogil:
     void smo_widen_bytes(const uint8_t* q, long d, int16_t* out)
     void smo_shift_bytes(const uint8_t* q, long d, long padded, int8_t* out)
     int smo_has_avx512_vnni()
+    int smo_has_avx2()
+    void smo_avx2_byte_dots_many(int n, long d, const uint8_t* base, long ld,
+                                 const int* index, const int16_t** xs, int count,
+                                 double divisor2, double* out, long ld_out)
     void smo_vnni_byte_dots_many(int n, long d, const uint8_t* base, long ld,
                                  const int* index, const int8_t** xs, int count,
                                  double divisor2, double* out, long ld_out)
@@ -49,6 +53,9 @@ INT32_LIMIT = 2**31
 # instruction, the same integers): True where the processor has it, False never (the
 # tests compare the two).
 VNNI_BYTE_DOTS = True
+# Elsewhere, uint8 rows' dot products with AVX2 (smo_avx2_byte_dots_many: vpmaddwd a row
+# at a time, the same integers): True where the processor has it, False never.
+AVX2_BYTE_DOTS = True
 
 
 def small_integer_rows(X, rows, double csr_bytes_per_value=12.0, bint as_bytes=False,
@@ -369,9 +376,12 @@ cdef class IntRows:
             self.ints = ints
 
     def _take_vnni(self, int max_sources):
-        """Byte rows on a processor with AVX-512 VNNI (unless VNNI_BYTE_DOTS is
-        False): their sources shifted to int8, padded to whole 64-byte loads."""
+        """Byte rows' loops: AVX-512 VNNI where the processor has it (unless
+        VNNI_BYTE_DOTS is False), their sources shifted to int8 and padded to whole
+        64-byte loads; else AVX2 where it has that (unless AVX2_BYTE_DOTS is False);
+        else the plain loops."""
         self.vnni = bool(VNNI_BYTE_DOTS) and smo_has_avx512_vnni() != 0
+        self.avx2 = not self.vnni and bool(AVX2_BYTE_DOTS) and smo_has_avx2() != 0
         if self.vnni:
             self.shifted = np.zeros((max_sources, 64 * ((self.d + 63) // 64)),
                                     dtype=np.int8)
@@ -442,7 +452,12 @@ cdef class IntRows:
     cdef void _block(self, int start, int n, const int16_t** xs, int count,
                      double* out, long ld_out) noexcept nogil:
         cdef double divisor2 = self.divisor * self.divisor
-        if self.indexed:
+        if self.avx2:
+            smo_avx2_byte_dots_many(
+                n, self.d, &self.data[0, 0] if self.indexed else &self.narrow[start, 0],
+                self.d, &self.index[start] if self.indexed else NULL, xs, count,
+                divisor2, out, ld_out)
+        elif self.indexed:
             smo_indexed_byte_dots_many(n, self.d, &self.data[0, 0], self.d,
                                        &self.index[start], xs, count, divisor2, out,
                                        ld_out)

@@ -409,10 +409,16 @@ cdef class Rows:
         """Whether rows of dot products are summed on copies of small integers."""
         return self.int_divisor > 0
 
-    def int_store_uses_vnni(self):
-        """Whether the integer rows are bytes summed with AVX-512 VNNI
-        (`int_rows.VNNI_BYTE_DOTS`): for tests and reports."""
-        return self.int_store is not None and self.int_store.vnni
+    def byte_path(self):
+        """The loops that sum the integer rows, for tests and reports: "vnni" or
+        "avx2" (bytes, `int_rows.VNNI_BYTE_DOTS` / `AVX2_BYTE_DOTS` where the processor
+        has them), "plain" (bytes otherwise), "int16", or None (no integer rows)."""
+        if self.int_store is None:
+            return None
+        if self.int_store.row_bytes == 2:
+            return "int16"
+        return ("vnni" if self.int_store.vnni else "avx2" if self.int_store.avx2
+                else "plain")
 
     @property
     def int_row_bytes(self):
