@@ -390,6 +390,33 @@ def test_class_labels_of_the_fast_check_are_scikit_learns():
         assert np.array_equal(encoded, expected_encoded.ravel())
 
 
+def test_two_class_labels_by_their_extremes_are_np_uniques():
+    """Two distinct labels are found from their minimum and maximum
+    (`_input._two_classes`): np.unique's classes (dtype, values, and which zero it
+    keeps of 0.0 and -0.0) and indices, for every kind of number."""
+    from libsmo.estimators._input import sorted_classes
+    rng = np.random.default_rng(8)
+    picks = rng.integers(0, 2, 50)
+    pairs = [(-1.0, 1.0), (0.0, 1.0), (-0.0, 1.0), (-1.0, 0.0), (-1.0, -0.0), (3, 7),
+             (0, 1), (False, True), (-2.0**40, 2.0**40), (0.5, 1.5)]
+    cases = [np.array(pair)[picks] for pair in pairs]
+    cases += [np.array(pair, dtype=dtype)[picks] for pair, dtype in
+              [((3, 7), np.int8), ((1, 2), np.uint16), ((-1, 1), np.float32)]]
+    cases += [np.array([0.0, -0.0, 1.0, 1.0]), np.array([-0.0, 0.0, 1.0]), np.ones(5)]
+    for y in cases:
+        expected, expected_encoded = np.unique(y, return_inverse=True)
+        if y.dtype.kind == "f" and np.any(y != np.round(y)):
+            with pytest.raises(ValueError, match="Unknown label type"):
+                sorted_classes(y)
+            continue
+        classes, encoded = sorted_classes(y)
+        assert classes.dtype == expected.dtype and np.array_equal(classes, expected)
+        assert np.array_equal(np.signbit(classes.astype(float)),
+                              np.signbit(expected.astype(float)))
+        assert encoded.dtype == expected_encoded.dtype
+        assert np.array_equal(encoded, expected_encoded.ravel())
+
+
 def test_plain_training_data_skip_scikit_learns_checks_with_its_outcome():
     """Plain arrays at fit (`_input._plain_fit_data`) are taken as validate_data
     would return them, with its attributes (n_features_in_, no feature_names_in_
@@ -440,4 +467,50 @@ def test_plain_training_data_skip_scikit_learns_checks_with_its_outcome():
             libsmo.SVC().fit(Xo, yo)
         with pytest.raises(ValueError) as expected:
             sk.SVC().fit(Xo, yo)
+        assert str(ours.value) == str(expected.value)
+
+
+def test_plain_csr_training_data_skip_scikit_learns_checks_with_its_outcome():
+    """CSR rows at a linear estimator's fit (`_input._plain_fit_csr`: values of a kept
+    dtype, int32 indices, finite) are X itself, as validate_data returns them, with
+    its attributes; any other sparse input, and data that are not finite, go through
+    it, with scikit-learn's refusals."""
+    import scipy.sparse as spm
+    from sklearn import config_context
+    from sklearn.utils.validation import validate_data
+
+    from libsmo.estimators._input import _plain_fit_csr, validate_features
+    kept = [np.float64, np.float32]
+    rng = np.random.default_rng(6)
+    X = spm.random(40, 7, density=0.3, format="csr", random_state=6)
+    X = spm.csr_matrix((X.data, X.indices.astype(np.int32), X.indptr.astype(np.int32)),
+                       shape=X.shape)
+    y = rng.integers(0, 2, 40)
+    for Xp, yp in [(X, y), (X, y.astype(float)), (spm.csr_array(X), y),
+                   (X.astype(np.float32), y), (X, np.array(list("ab"))[y])]:
+        assert _plain_fit_csr(Xp, yp, kept) is Xp
+        est = libsmo.LinearSVC()
+        Xv, yv = validate_features(est, Xp, yp, dtype=kept)
+        theirs = sk.LinearSVC()
+        Xs, ys = validate_data(theirs, Xp, yp, accept_sparse="csr", order="C",
+                               accept_large_sparse=False, dtype=kept)
+        assert Xv is Xs is Xp and np.array_equal(yv, ys)
+        assert est.n_features_in_ == theirs.n_features_in_ == 7
+    nan_X, inf_y = X.copy(), y.astype(float)
+    nan_X.data[3], inf_y[2] = np.nan, np.inf
+    wide = X.copy()     # 64-bit index arrays (scipy's constructor would narrow them)
+    wide.indices, wide.indptr = X.indices.astype(np.int64), X.indptr.astype(np.int64)
+    others = [(X.tocsc(), y), (X.astype(np.int64), y), (wide, y), (X, y[:-1]),
+              (X, y[:, None]), (X, y.astype(object)), (X[:0], y[:0]), (nan_X, y),
+              (X, inf_y), (X, y + 0j), (X.toarray(), y)]
+    for Xo, yo in others:
+        assert _plain_fit_csr(Xo, yo, kept) is None
+    assert _plain_fit_csr(X, y, None) is None
+    with config_context(assume_finite=True):
+        assert _plain_fit_csr(nan_X, y, kept) is nan_X
+    for Xo, yo in [(nan_X, y), (X, inf_y), (X[:0], y[:0]), (X, y[:-1])]:
+        with pytest.raises(ValueError) as ours:
+            libsmo.LinearSVC().fit(Xo, yo)
+        with pytest.raises(ValueError) as expected:
+            sk.LinearSVC().fit(Xo, yo)
         assert str(ours.value) == str(expected.value)

@@ -34,7 +34,7 @@ import numpy as np
 cimport numpy as cnp
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.stdlib cimport free
-from libc.math cimport fabs, INFINITY
+from libc.math cimport fabs, INFINITY, isfinite
 from libc.stdint cimport uint32_t
 from libsmo._core.checks import check_indices
 from libsmo._core.linear_epochs cimport (INTERRUPTED, MAX_ITER, OPTIMAL, RUNNING, STOPPED,
@@ -74,29 +74,48 @@ cdef struct Example:
     double unused       # to 64 bytes: with the array aligned, one record one line
 
 
-cdef tuple _inputs(LinearRows rows, order, targets, bounds, start):
-    """The problem's rows (int32, each inside X) and, per problem row, its target, its
-    bound (finite and > 0) and its start (NaN and infinities as 0). A row listed twice
-    is two examples of the problem."""
+cdef tuple _inputs(LinearRows rows, order, targets, bounds, start, bint signs=False):
+    """The problem's rows (int32, each inside X) and, per problem row, its target (with
+    `signs`: +1 where targets > 0, else -1), its bound (finite and > 0) and its start
+    (NaN and infinities as 0), gathered in one typed pass. A row listed twice is two
+    examples of the problem."""
     cdef Py_ssize_t n = rows.n_rows
     order = np.ascontiguousarray(order, dtype=np.int32)
     check_indices(order, n, "row", error=ValueError)
-    targets = np.asarray(targets, dtype=np.float64)
-    bounds = np.asarray(bounds, dtype=np.float64)
+    targets = np.ascontiguousarray(targets, dtype=np.float64)
+    bounds = np.ascontiguousarray(bounds, dtype=np.float64)
     if targets.shape != (n,) or bounds.shape != (n,):
         raise ValueError(f"targets (signs) and bounds must have shape ({n},), got "
                          f"{targets.shape} and {bounds.shape}")
-    C = np.ascontiguousarray(bounds[order])
-    if not (np.all(C > 0) and np.all(np.isfinite(C))):
-        raise ValueError("bounds of the rows in the problem must be finite and > 0")
-    if start is None:
-        first = np.zeros(len(order))
-    else:
-        start = np.asarray(start, dtype=np.float64)
+    cdef bint started = start is not None
+    if started:
+        start = np.ascontiguousarray(start, dtype=np.float64)
         if start.shape != (n,):
             raise ValueError(f"start must have shape ({n},), got {start.shape}")
-        first = np.nan_to_num(start[order], nan=0.0, posinf=0.0, neginf=0.0)
-    return order, C, np.ascontiguousarray(targets[order]), first
+    cdef const int[::1] m = order
+    cdef Py_ssize_t t, i, l = m.shape[0]
+    C, y = np.empty(l), np.empty(l)
+    first = np.empty(l) if started else np.zeros(l)
+    cdef const double[::1] tg = targets, b = bounds
+    cdef const double[::1] a = start if started else bounds
+    cdef double[::1] C_out = C, y_out = y, first_out = first
+    cdef double c, x
+    cdef bint valid = True
+    with nogil:
+        for t in range(l):
+            i = m[t]
+            c = b[i]
+            # (c > 0 is false for NaN; a positive bound is finite when below inf)
+            valid = valid & (c > 0) & (c < INFINITY)
+            C_out[t] = c
+            x = tg[i]
+            y_out[t] = (1.0 if x > 0 else -1.0) if signs else x
+            if started:
+                x = a[i]
+                first_out[t] = x if isfinite(x) else 0.0
+    if not valid:
+        raise ValueError("bounds of the rows in the problem must be finite and > 0")
+    return order, C, y, first
 
 
 cdef class _Examples:
@@ -316,6 +335,92 @@ cdef inline Example* _visit(Example* ex, const int* index, Py_ssize_t s,
     return &ex[index[s]]
 
 
+cdef struct SvcRun:
+    # how `_svc_epochs` ended: its status, epochs and the last epoch's extreme
+    # projected gradients
+    int status
+    long epochs
+    double pg_max
+    double pg_min
+
+
+cdef void _svc_epochs(Example* ex, int* index, const RowData* r, double* w,
+                      Py_ssize_t l, double tol, long max_iter, uint32_t seed,
+                      const signed char* flag, SvcRun* run) noexcept nogil:
+    """`svc_dual`'s epochs over its examples' records, in a function of their own: in
+    the Python function's body the compiler left the row loops uninlined calls."""
+    cdef Py_ssize_t active = l, s
+    cdef long it = 0
+    cdef int status = RUNNING
+    cdef smo_mt19937 gen
+    cdef Example* e
+    cdef double G, PG, Ci, d, a_old
+    cdef double PGmax_old = INFINITY, PGmin_old = -INFINITY
+    cdef double PGmax_new = 0.0, PGmin_new = 0.0
+    smo_mt_seed(&gen, seed)
+    while it < max_iter:
+        PGmax_new = -INFINITY
+        PGmin_new = INFINITY
+        shuffle_active(index, active, &gen)
+        s = 0
+        while s < active:
+            e = _visit(ex, index, s, active, r)
+            G = dot_span(r, e.start, e.end, w, 0.0)
+            G = G * e.target - 1
+            Ci = e.upper
+            G += e.dual * e.diag
+            PG = 0
+            if e.dual == 0:
+                if G > PGmax_old:
+                    active -= 1
+                    index[s], index[active] = index[active], index[s]
+                    continue
+                elif G < 0:
+                    PG = G
+            elif e.dual == Ci:
+                if G < PGmin_old:
+                    active -= 1
+                    index[s], index[active] = index[active], index[s]
+                    continue
+                elif G > 0:
+                    PG = G
+            else:
+                PG = G
+            PGmax_new = at_least(PGmax_new, PG)
+            PGmin_new = at_most(PGmin_new, PG)
+            if fabs(PG) > MOVE_MIN:
+                a_old = e.dual
+                e.dual = at_most(at_least(e.dual - G / e.qd, 0.0), Ci)
+                d = (e.dual - a_old) * e.target
+                add_span(r, e.start, e.end, d, w)
+            s += 1
+        it += 1
+        status = poll_stop(flag)
+        if status != RUNNING:
+            break
+        if (PGmax_new - PGmin_new <= tol and fabs(PGmax_new) <= tol
+                and fabs(PGmin_new) <= tol):
+            if active == l:
+                status = OPTIMAL
+                break
+            active = l
+            PGmax_old = INFINITY
+            PGmin_old = -INFINITY
+            continue
+        PGmax_old = PGmax_new
+        PGmin_old = PGmin_new
+        if PGmax_old <= 0:
+            PGmax_old = INFINITY
+        if PGmin_old >= 0:
+            PGmin_old = -INFINITY
+    if status == RUNNING:
+        status = MAX_ITER
+    run.status = status
+    run.epochs = it
+    run.pg_max = PGmax_new
+    run.pg_min = PGmin_new
+
+
 def svc_dual(LinearRows rows not None, order, signs, bounds, *, bint squared_hinge=False,
              double tol=0.1, long max_iter=1000, unsigned long seed=0, start=None,
              signed char[::1] stop_flag=None, diagonal=None):
@@ -362,95 +467,134 @@ def svc_dual(LinearRows rows not None, order, signs, bounds, *, bint squared_hin
     if not tol > 0 or max_iter < 0 or seed > 0xFFFFFFFF:
         raise ValueError(f"tol must be > 0, max_iter >= 0 and seed a 32-bit int; got "
                          f"{tol!r}, {max_iter!r}, {seed!r}")
-    signs = np.where(np.asarray(signs) > 0, 1.0, -1.0)
-    members, C, y, first = _inputs(rows, order, signs, bounds, start)
+    members, C, y, first = _inputs(rows, order, signs, bounds, start, signs=True)
     if diagonal is not None:
         diagonal = np.ascontiguousarray(diagonal, dtype=np.float64)
         if diagonal.shape != (n,):
             raise ValueError(f"diagonal must have shape ({n},), got {diagonal.shape}")
     cdef _Examples examples = _examples(rows, members, y, C, first, squared_hinge, False,
                                         diagonal)
-    cdef Example* ex = examples.ex
-    cdef Example* e
-    cdef int* index = examples.index
-    cdef const RowData* r = &examples.r
-    cdef double* w = &examples.w[0]
     cdef signed char* flag = stop_flag_pointer(stop_flag)
-    cdef Py_ssize_t l = examples.l, active = examples.l, s, t
-    cdef long it = 0
-    cdef int status = RUNNING
-    cdef smo_mt19937 gen
-    cdef double G, PG, Ci, d, a_old, v = 0.0
-    cdef double PGmax_old = INFINITY, PGmin_old = -INFINITY
-    cdef double PGmax_new = 0.0, PGmin_new = 0.0
+    cdef SvcRun run
+    cdef Py_ssize_t t
+    cdef double v = 0.0
+    cdef double* w = &examples.w[0]
     with nogil:
-        smo_mt_seed(&gen, <uint32_t>seed)
-        while it < max_iter:
-            PGmax_new = -INFINITY
-            PGmin_new = INFINITY
-            shuffle_active(index, active, &gen)
-            s = 0
-            while s < active:
-                e = _visit(ex, index, s, active, r)
-                G = dot_span(r, e.start, e.end, w, 0.0)
-                G = G * e.target - 1
-                Ci = e.upper
-                G += e.dual * e.diag
-                PG = 0
-                if e.dual == 0:
-                    if G > PGmax_old:
-                        active -= 1
-                        index[s], index[active] = index[active], index[s]
-                        continue
-                    elif G < 0:
-                        PG = G
-                elif e.dual == Ci:
-                    if G < PGmin_old:
-                        active -= 1
-                        index[s], index[active] = index[active], index[s]
-                        continue
-                    elif G > 0:
-                        PG = G
-                else:
-                    PG = G
-                PGmax_new = at_least(PGmax_new, PG)
-                PGmin_new = at_most(PGmin_new, PG)
-                if fabs(PG) > MOVE_MIN:
-                    a_old = e.dual
-                    e.dual = at_most(at_least(e.dual - G / e.qd, 0.0), Ci)
-                    d = (e.dual - a_old) * e.target
-                    add_span(r, e.start, e.end, d, w)
-                s += 1
-            it += 1
-            status = poll_stop(flag)
-            if status != RUNNING:
-                break
-            if (PGmax_new - PGmin_new <= tol and fabs(PGmax_new) <= tol
-                    and fabs(PGmin_new) <= tol):
-                if active == l:
-                    status = OPTIMAL
-                    break
-                active = l
-                PGmax_old = INFINITY
-                PGmin_old = -INFINITY
-                continue
-            PGmax_old = PGmax_new
-            PGmin_old = PGmin_new
-            if PGmax_old <= 0:
-                PGmax_old = INFINITY
-            if PGmin_old >= 0:
-                PGmin_old = -INFINITY
-        if status == RUNNING:
-            status = MAX_ITER
+        _svc_epochs(examples.ex, examples.index, &examples.r, w, examples.l, tol,
+                    max_iter, <uint32_t>seed, flag, &run)
         for t in range(nw):
             v += w[t] * w[t]
-        for t in range(l):
-            v += ex[t].dual * (ex[t].dual * ex[t].diag - 2)
+        for t in range(examples.l):
+            v += examples.ex[t].dual * (examples.ex[t].dual * examples.ex[t].diag - 2)
+    status = run.status
+    it = run.epochs
+    PGmax_new, PGmin_new = run.pg_max, run.pg_min
     dual = examples.duals(n)
     if status == INTERRUPTED:
         raise KeyboardInterrupt
     return LinearSolution(np.asarray(examples.w)[:nw], dual, it, v / 2, STATUS_NAMES[status],
                           PGmax_new - PGmin_new)
+
+
+cdef struct SvrRun:
+    # how `_svr_epochs` ended: its status, epochs, and the first and last epochs'
+    # summed violations
+    int status
+    long epochs
+    double gnorm1_init
+    double gnorm1_new
+
+
+cdef void _svr_epochs(Example* ex, int* index, const RowData* r, double* w,
+                      Py_ssize_t l, double p, double tol, long max_iter, uint32_t seed,
+                      const signed char* flag, SvrRun* run) noexcept nogil:
+    """`svr_dual`'s epochs over its examples' records, in a function of their own (as
+    `_svc_epochs`: the row loops inlined)."""
+    cdef Py_ssize_t active = l, s
+    cdef long it = 0
+    cdef int status = RUNNING
+    cdef smo_mt19937 gen
+    cdef Example* e
+    cdef double G, H, Gp, Gn, d, b_old, violation, Ui
+    cdef double Gmax_old = INFINITY, Gmax_new = 0.0, Gnorm1_new = 0.0, Gnorm1_init = -1.0
+    smo_mt_seed(&gen, seed)
+    while it < max_iter:
+        Gmax_new = 0
+        Gnorm1_new = 0
+        shuffle_active(index, active, &gen)
+        s = 0
+        while s < active:
+            e = _visit(ex, index, s, active, r)
+            G = dot_span(r, e.start, e.end, w, -e.target + e.diag * e.dual)
+            H = e.qd + e.diag
+            Gp = G + p
+            Gn = G - p
+            violation = 0
+            Ui = e.upper
+            if e.dual == 0:
+                if Gp < 0:
+                    violation = -Gp
+                elif Gn > 0:
+                    violation = Gn
+                elif Gp > Gmax_old and Gn < -Gmax_old:
+                    active -= 1
+                    index[s], index[active] = index[active], index[s]
+                    continue
+            elif e.dual >= Ui:
+                if Gp > 0:
+                    violation = Gp
+                elif Gp < -Gmax_old:
+                    active -= 1
+                    index[s], index[active] = index[active], index[s]
+                    continue
+            elif e.dual <= -Ui:
+                if Gn < 0:
+                    violation = -Gn
+                elif Gn > Gmax_old:
+                    active -= 1
+                    index[s], index[active] = index[active], index[s]
+                    continue
+            elif e.dual > 0:
+                violation = fabs(Gp)
+            else:
+                violation = fabs(Gn)
+            Gmax_new = at_least(Gmax_new, violation)
+            Gnorm1_new += violation
+            # the Newton direction of the one-variable problem
+            if Gp < H * e.dual:
+                d = -Gp / H
+            elif Gn > H * e.dual:
+                d = -Gn / H
+            else:
+                d = -e.dual
+            s += 1
+            if fabs(d) < MOVE_MIN:
+                continue
+            b_old = e.dual
+            e.dual = at_most(at_least(e.dual + d, -Ui), Ui)
+            d = e.dual - b_old
+            if d != 0:
+                add_span(r, e.start, e.end, d, w)
+        if it == 0:
+            Gnorm1_init = Gnorm1_new
+        it += 1
+        status = poll_stop(flag)
+        if status != RUNNING:
+            break
+        if Gnorm1_new <= tol * Gnorm1_init:
+            if active == l:
+                status = OPTIMAL
+                break
+            active = l
+            Gmax_old = INFINITY
+            continue
+        Gmax_old = Gmax_new
+    if status == RUNNING:
+        status = MAX_ITER
+    run.status = status
+    run.epochs = it
+    run.gnorm1_init = Gnorm1_init
+    run.gnorm1_new = Gnorm1_new
 
 
 def svr_dual(LinearRows rows not None, order, targets, bounds, *, double epsilon=0.0,
@@ -494,98 +638,24 @@ def svr_dual(LinearRows rows not None, order, targets, bounds, *, double epsilon
     cdef _Examples examples = _examples(rows, members, y, C, first, squared_loss, True)
     cdef Example* ex = examples.ex
     cdef Example* e
-    cdef int* index = examples.index
-    cdef const RowData* r = &examples.r
-    cdef double* w = &examples.w[0]
     cdef signed char* flag = stop_flag_pointer(stop_flag)
-    cdef Py_ssize_t l = examples.l, active = examples.l, s, t
-    cdef long it = 0
-    cdef int status = RUNNING
-    cdef smo_mt19937 gen
-    cdef double G, H, Gp, Gn, d, b_old, violation, Ui, p = epsilon, v = 0.0
-    cdef double Gmax_old = INFINITY, Gmax_new = 0.0, Gnorm1_new = 0.0, Gnorm1_init = -1.0
+    cdef SvrRun run
+    cdef Py_ssize_t t
+    cdef double p = epsilon, v = 0.0
+    cdef double* w = &examples.w[0]
     with nogil:
-        smo_mt_seed(&gen, <uint32_t>seed)
-        while it < max_iter:
-            Gmax_new = 0
-            Gnorm1_new = 0
-            shuffle_active(index, active, &gen)
-            s = 0
-            while s < active:
-                e = _visit(ex, index, s, active, r)
-                G = dot_span(r, e.start, e.end, w, -e.target + e.diag * e.dual)
-                H = e.qd + e.diag
-                Gp = G + p
-                Gn = G - p
-                violation = 0
-                Ui = e.upper
-                if e.dual == 0:
-                    if Gp < 0:
-                        violation = -Gp
-                    elif Gn > 0:
-                        violation = Gn
-                    elif Gp > Gmax_old and Gn < -Gmax_old:
-                        active -= 1
-                        index[s], index[active] = index[active], index[s]
-                        continue
-                elif e.dual >= Ui:
-                    if Gp > 0:
-                        violation = Gp
-                    elif Gp < -Gmax_old:
-                        active -= 1
-                        index[s], index[active] = index[active], index[s]
-                        continue
-                elif e.dual <= -Ui:
-                    if Gn < 0:
-                        violation = -Gn
-                    elif Gn > Gmax_old:
-                        active -= 1
-                        index[s], index[active] = index[active], index[s]
-                        continue
-                elif e.dual > 0:
-                    violation = fabs(Gp)
-                else:
-                    violation = fabs(Gn)
-                Gmax_new = at_least(Gmax_new, violation)
-                Gnorm1_new += violation
-                # the Newton direction of the one-variable problem
-                if Gp < H * e.dual:
-                    d = -Gp / H
-                elif Gn > H * e.dual:
-                    d = -Gn / H
-                else:
-                    d = -e.dual
-                s += 1
-                if fabs(d) < MOVE_MIN:
-                    continue
-                b_old = e.dual
-                e.dual = at_most(at_least(e.dual + d, -Ui), Ui)
-                d = e.dual - b_old
-                if d != 0:
-                    add_span(r, e.start, e.end, d, w)
-            if it == 0:
-                Gnorm1_init = Gnorm1_new
-            it += 1
-            status = poll_stop(flag)
-            if status != RUNNING:
-                break
-            if Gnorm1_new <= tol * Gnorm1_init:
-                if active == l:
-                    status = OPTIMAL
-                    break
-                active = l
-                Gmax_old = INFINITY
-                continue
-            Gmax_old = Gmax_new
-        if status == RUNNING:
-            status = MAX_ITER
+        _svr_epochs(ex, examples.index, &examples.r, w, examples.l, p, tol, max_iter,
+                    <uint32_t>seed, flag, &run)
         for t in range(nw):
             v += w[t] * w[t]
         v = 0.5 * v
-        for t in range(l):
+        for t in range(examples.l):
             e = &ex[t]
             v += (p * fabs(e.dual) - e.target * e.dual
                   + 0.5 * e.diag * e.dual * e.dual)
+    status = run.status
+    it = run.epochs
+    Gnorm1_init, Gnorm1_new = run.gnorm1_init, run.gnorm1_new
     dual = examples.duals(n)
     if status == INTERRUPTED:
         raise KeyboardInterrupt

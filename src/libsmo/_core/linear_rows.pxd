@@ -26,6 +26,10 @@ cdef struct RowData:
     Py_ssize_t d              # features, the bias excluded (its weight is w[d])
     double bias               # the extra feature's value; 0: none
     bint unit                 # CSR whose every stored value is 1
+    int csr_kind              # CSR of float64 or unit values: 16 or 32, the width of
+                              # the column indices its loops read (`dot_span`'s first
+                              # path); 0 for the other rows
+    const double* csr_values  # with csr_kind: the values, NULL for unit values
 
 
 @cython.final
@@ -123,17 +127,27 @@ cdef inline double dot_span(const RowData* r, long long k, long long end, const 
                             double start) noexcept nogil:
     """start + x'w for the row stored in [k, end), the terms added to start one by one
     in the row's order and the bias feature's last (scikit-learn's LIBLINEAR adds them
-    so); for unit rows the sum of w at the row's columns, the same value."""
+    so); for unit rows the sum of w at the row's columns, the same value. CSR rows of
+    float64 or unit values take the short first path, which the compiler inlines into
+    the solvers' loops (the whole function, with every kind of row, it calls)."""
+    cdef double s
+    if r.csr_kind == 16:
+        s = dot_columns(r.columns16, r.csr_values, k, end, w, start)
+    elif r.csr_kind == 32:
+        s = dot_columns(r.columns, r.csr_values, k, end, w, start)
+    else:
+        return dot_other(r, k, end, w, start)
+    if r.bias > 0:
+        s += w[r.d] * r.bias
+    return s
+
+
+cdef inline double dot_other(const RowData* r, long long k, long long end, const double* w,
+                             double start) noexcept nogil:
+    """`dot_span` of the other rows: CSR of float32 values, dense rows."""
     cdef double s = start
     cdef long long f
-    # CSR: float64 or unit values through either copy of the column indices
-    cdef const double* x = NULL if r.unit else r.values
-    if r.starts != NULL and (r.unit or r.values32 == NULL):
-        if r.columns16 != NULL:
-            s = dot_columns(r.columns16, x, k, end, w, s)
-        else:
-            s = dot_columns(r.columns, x, k, end, w, s)
-    elif r.starts != NULL:
+    if r.starts != NULL:
         while k < end:
             s += w[r.columns[k]] * <double>r.values32[k]
             k += 1
@@ -150,15 +164,24 @@ cdef inline double dot_span(const RowData* r, long long k, long long end, const 
 
 cdef inline void add_span(const RowData* r, long long k, long long end, double a,
                           double* w) noexcept nogil:
-    """w += a x for the row stored in [k, end) (the bias feature's weight too)."""
+    """w += a x for the row stored in [k, end) (the bias feature's weight too); CSR rows
+    of float64 or unit values by the short first path, as in `dot_span`."""
+    if r.csr_kind == 16:
+        add_columns(r.columns16, r.csr_values, k, end, a, w)
+    elif r.csr_kind == 32:
+        add_columns(r.columns, r.csr_values, k, end, a, w)
+    else:
+        add_other(r, k, end, a, w)
+        return
+    if r.bias > 0:
+        w[r.d] += a * r.bias
+
+
+cdef inline void add_other(const RowData* r, long long k, long long end, double a,
+                           double* w) noexcept nogil:
+    """`add_span` of the other rows: CSR of float32 values, dense rows."""
     cdef long long f
-    cdef const double* x = NULL if r.unit else r.values
-    if r.starts != NULL and (r.unit or r.values32 == NULL):
-        if r.columns16 != NULL:
-            add_columns(r.columns16, x, k, end, a, w)
-        else:
-            add_columns(r.columns, x, k, end, a, w)
-    elif r.starts != NULL:
+    if r.starts != NULL:
         while k < end:
             w[r.columns[k]] += a * <double>r.values32[k]
             k += 1

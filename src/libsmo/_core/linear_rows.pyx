@@ -18,6 +18,29 @@ from libsmo._core.checks import checked_indptr, matrix_shape
 
 # the most features whose column indices a uint16 holds
 NARROW_COLUMNS = 1 << 16
+cdef long long INT32_LIMIT = 2147483647
+
+
+cdef bint _columns_within(const int* columns, long long k, long long end,
+                          Py_ssize_t stored, long long n_columns,
+                          unsigned short* narrow) noexcept nogil:
+    """Whether every column index in [k, end) lies in [0, n_columns): the tests of a
+    pass OR-ed together as signed 32-bit compares, no branch, which the compiler
+    vectorises. With `narrow`, all `stored` indices are also copied there as uint16
+    (those outside [k, end) are never read). False for more than 2**31 - 1 columns
+    (every int32 index is below them; the caller's general check decides)."""
+    cdef int outside = 0
+    cdef int limit
+    cdef long long j
+    if n_columns > INT32_LIMIT:
+        return False
+    limit = <int>n_columns
+    if narrow != NULL:
+        for j in range(stored):
+            narrow[j] = <unsigned short>columns[j]
+    for j in range(k, end):
+        outside |= (columns[j] < 0) | (columns[j] >= limit)
+    return outside == 0
 
 
 cdef class LinearRows:
@@ -75,12 +98,9 @@ cdef class LinearRows:
         if values.dtype not in (np.float64, np.float32):
             raise TypeError(f"the rows' values must be float64 or float32, got {values.dtype}")
         if self.sparse:
-            indptr = checked_indptr(X.indptr, self.n_rows, len(values), X.indices,
-                                    self.n_features)
-            self.indices, self.indptr = X.indices, indptr
+            indptr = self._checked_rows(X, len(values))
             if 0 < self.n_features <= NARROW_COLUMNS and len(X.indices) > 0:
                 # every column read is checked to be < n_features: uint16 holds it
-                self.indices16 = np.asarray(X.indices).astype(np.uint16)
                 self.narrow_columns = True
             if self.single:
                 self.data32 = values
@@ -99,6 +119,41 @@ cdef class LinearRows:
             else:
                 self.dense = values
             self.unit_values = False
+
+    def _checked_rows(self, X, Py_ssize_t n_values):
+        """X's index pointers as int64, once they and the column indices of its rows
+        are known to be within bounds (`checked_indptr`'s checks), and for narrow
+        columns their uint16 copy. The pointers rise, so the rows' values are the one
+        span [indptr[0], indptr[n_rows]): its column indices are checked in one pass
+        (copied in the same pass where they are narrow); anything else, or a failure,
+        goes through `checked_indptr` with the indices, which raises its message."""
+        cdef Py_ssize_t stored = len(X.indices)
+        indptr = checked_indptr(X.indptr, self.n_rows, min(n_values, stored))
+        cdef const long long[::1] ptr = indptr
+        cdef const int[::1] columns
+        cdef unsigned short[::1] narrow
+        cdef bint within = False
+        indices = X.indices
+        if (type(indices) is np.ndarray and indices.dtype == np.int32
+                and indices.flags.c_contiguous):
+            columns = indices
+            if 0 < self.n_features <= NARROW_COLUMNS and stored > 0:
+                copy16 = np.empty(stored, dtype=np.uint16)
+                narrow = copy16
+                with nogil:
+                    within = _columns_within(&columns[0], ptr[0], ptr[self.n_rows],
+                                             stored, self.n_features, &narrow[0])
+                self.indices16 = copy16
+            else:
+                with nogil:
+                    within = stored == 0 or _columns_within(
+                        &columns[0], ptr[0], ptr[self.n_rows], stored, self.n_features,
+                        NULL)
+        if not within:
+            indptr = checked_indptr(X.indptr, self.n_rows, n_values, indices,
+                                    self.n_features)
+        self.indices, self.indptr = indices, indptr
+        return indptr
 
     @property
     def n_weights(self):
@@ -119,6 +174,8 @@ cdef class LinearRows:
         r.columns = NULL
         r.columns16 = NULL
         r.starts = NULL
+        r.csr_kind = 0
+        r.csr_values = NULL
         # (without stored values every row is empty and the pointers are never read)
         if self.sparse:
             r.starts = &self.indptr[0]
@@ -130,6 +187,10 @@ cdef class LinearRows:
                     r.values32 = &self.data32[0]
                 else:
                     r.values = &self.data[0]
+            if self.unit_values or not self.single:
+                # the loops' first path: unit values (never read) or float64 ones
+                r.csr_kind = 16 if self.narrow_columns else 32
+                r.csr_values = NULL if self.unit_values else r.values
         elif self.n_rows > 0 and self.n_features > 0:
             if self.single:
                 r.values32 = &self.dense32[0, 0]

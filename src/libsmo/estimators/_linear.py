@@ -20,6 +20,7 @@ Newton method from its weights (LIBLINEAR's switch for -s 1 and -s 12; scikit-le
 copy warns instead), ``warm_start=True`` starts each fit from the previous solution (a
 path of C values), ``n_jobs`` trains the one-vs-rest classes as joblib tasks.
 """
+import functools
 import warnings
 
 import numpy as np
@@ -92,6 +93,16 @@ def fit_seed(random_state):
     if hasattr(random_state, "seed") and not isinstance(random_state,
                                                         np.random.RandomState):
         return int(random_state.seed) & 0xFFFFFFFF    # SklearnRandom, LibsvmRandom
+    if type(random_state) is int:
+        return _int_seed_draw(random_state)
+    return SklearnRandom.from_random_state(random_state).seed
+
+
+@functools.lru_cache(maxsize=64)
+def _int_seed_draw(random_state):
+    """The seed an int random_state gives (a fresh RandomState of it, one draw): the
+    same every fit, and seeding a RandomState takes longer than a small problem's
+    epochs."""
     return SklearnRandom.from_random_state(random_state).seed
 
 
@@ -449,16 +460,19 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         previous_classes = getattr(self, "classes_", None)
         self.classes_ = classes
         n = len(encoded)
-        weight = effective_sample_weight(sample_weight, n)
-        weight = np.ones(n) if weight is None else weight
+        given = effective_sample_weight(sample_weight, n)
+        weight = np.ones(n) if given is None else given
         class_C = self.C * self._class_weights(encoded, weight)
-        taking_part = np.flatnonzero(weight > 0)
         # scikit-learn's LIBLINEAR groups the rows by class, in sorted order
-        # (as int16 where the classes allow: numpy sorts those stably by radix)
-        codes = encoded[taking_part]
+        # (as int16 where the classes allow: numpy sorts those stably by radix);
+        # without sample weights every row takes part (no gathers by the rows)
+        taking_part = None if given is None else np.flatnonzero(weight > 0)
+        codes = encoded if taking_part is None else encoded[taking_part]
         if len(classes) <= np.iinfo(np.int16).max:
             codes = codes.astype(np.int16)
-        order = taking_part[np.argsort(codes, kind="stable")]
+        order = np.argsort(codes, kind="stable")
+        if taking_part is not None:
+            order = taking_part[order]
         rows = self._linear_rows(X)
         seed = fit_seed(self.random_state)
         if crammer_singer:
@@ -466,7 +480,8 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
                                             class_C[encoded] * weight, seed)
         if len(classes) == 2:
             positives = [encoded == 1]
-            bounds = [np.where(encoded == 1, class_C[1], class_C[0]) * weight]
+            # each row's class's C (times its weight: 1 without weights, so left out)
+            bounds = [class_C[encoded] if given is None else class_C[encoded] * weight]
         else:
             positives = [encoded == k for k in range(len(classes))]
             bounds = [np.where(p, class_C[k], self.C) * weight
