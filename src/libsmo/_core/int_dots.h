@@ -442,7 +442,7 @@ SMO_VNNI static void smo_vnni_byte_dots_many(int n, long d, const uint8_t* SMO_R
  * widened to int16 (vpmovzxbw) and multiplied by the int16 source sixteen at a time with
  * vpmaddwd, whose pairs' sums (at most 2 x 255 x 255) are exact in int32. A row at a time
  * for one source, the way the VNNI loop reads them; the compiler's own vectorization of
- * smo_byte_dots_many (four rows at a time, widened to int32) took three times as long.
+ * smo_byte_dots_many (four rows at a time) took three times as long.
  * Sources are smo_widen_bytes' int16 rows; features past the last multiple of 16 (of 32
  * for one source) are summed one by one. Only where smo_has_avx2(). */
 #define SMO_AVX2 __attribute__((target("avx2")))
