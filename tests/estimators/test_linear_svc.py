@@ -18,6 +18,7 @@ import scipy.sparse as sp
 import libsmo
 from helpers.data import load_dataset
 from helpers.layouts import in_layout
+from helpers.peers import liblinear_train
 
 sklearn = pytest.importorskip("sklearn")
 from sklearn import svm as sk  # noqa: E402
@@ -160,8 +161,7 @@ def test_the_primal_reaches_scikit_learns_optimum(C, layout):
 def liblinear_weights(X, y, options):
     """w, b of LIBLINEAR's binary model, signed so that b + w'x > 0 means y's larger
     label (LIBLINEAR's first label is the one it met first)."""
-    ll = pytest.importorskip("liblinear.liblinearutil")
-    model = ll.train(y, X, options + " -B 1 -q")
+    model = liblinear_train(y, X, options + " -B 1 -q")
     w, b = model.get_decfun()
     w = np.asarray(w)
     if model.get_labels()[0] != np.unique(y)[1]:
@@ -202,10 +202,9 @@ def test_same_model_as_liblinear(name, C, solver, params):
                                          (12, "squared_epsilon_insensitive"),
                                          (11, "squared_epsilon_insensitive")])
 def test_same_regression_as_liblinear(solver, loss):
-    ll = pytest.importorskip("liblinear.liblinearutil")
     X, y = load_dataset("housing_scale")
     C, p, eps = 1.0, 0.5, 1e-4
-    model = ll.train(y, X, f"-s {solver} -c {C} -p {p} -e {eps} -B 1 -q")
+    model = liblinear_train(y, X, f"-s {solver} -c {C} -p {p} -e {eps} -B 1 -q")
     w, b = model.get_decfun()
     ours = quiet_fit(libsmo.LinearSVR(C=C, epsilon=p, tol=eps, loss=loss,
                                       dual=solver != 11, max_iter=300, random_state=0),
