@@ -317,7 +317,8 @@ cdef class IntRows:
     (8-bit pixels) are kept as uint8, else as int16: half the memory, so that a
     Fashion-MNIST pair of 12,000 images (9.4 MB) stays in this machine's last-level
     cache where its int16 rows (19 MB) streamed from memory. The sums are the same
-    integers either way.
+    integers either way, and whichever loops sum bytes (`_choose_byte_loops`: AVX-512
+    VNNI, AVX2 or the plain ones).
 
     With `index`, the rows are a data set's own uint8 rows, read where it keeps them
     (a data set given as bytes, `Rows` over it): row k is ints[index[k]], and the
@@ -360,7 +361,7 @@ cdef class IntRows:
             self.indexed = True
             self.row_bytes = 1
             self.sources = np.empty((max_sources, self.d), dtype=np.int16)
-            self._take_vnni(max_sources)
+            self._choose_byte_loops(max_sources)
             return
         narrow = np.asarray(ints).dtype == np.uint8
         ints = np.ascontiguousarray(ints, dtype=np.uint8 if narrow else np.int16)
@@ -371,11 +372,11 @@ cdef class IntRows:
             self.narrow = ints if narrow else ints.astype(np.uint8)
             self.sources = np.empty((max_sources, self.d), dtype=np.int16)
             self.row_bytes = 1
-            self._take_vnni(max_sources)
+            self._choose_byte_loops(max_sources)
         else:
             self.ints = ints
 
-    def _take_vnni(self, int max_sources):
+    def _choose_byte_loops(self, int max_sources):
         """Byte rows' loops: AVX-512 VNNI where the processor has it (unless
         VNNI_BYTE_DOTS is False), their sources shifted to int8 and padded to whole
         64-byte loads; else AVX2 where it has that (unless AVX2_BYTE_DOTS is False);
