@@ -251,6 +251,8 @@ def linear_memory_table():
               "libsmo / LIBLINEAR", "scikit-learn MB", "scikit-learn / LIBLINEAR",
               "liblinear-train 2.3.0 whole process MB",
               "objective rel. diff libsmo / scikit-learn"]
+    def mb(value):
+        return "-" if value is None else f"{value:.1f}"
     rows = []
     for r in data["rows"]:
         runs = r["runs"]
@@ -258,11 +260,11 @@ def linear_memory_table():
         capped = " (capped)" if ours["capped"] or ref["capped"] else ""
         rows.append([
             f"{r['data']} ({r['classes']} classes), {r['loss']}, C={r['C']:g}",
-            number(r["data_mb"]), number(ref["extra_peak_mb"]),
-            number(ours["extra_peak_mb"]), ratio(ours["memory_ratio"]),
-            number(sk["extra_peak_mb"]) if sk else "-",
+            mb(r["data_mb"]), mb(ref["extra_peak_mb"]),
+            mb(ours["extra_peak_mb"]), ratio(ours["memory_ratio"]),
+            mb(sk["extra_peak_mb"]) if sk else "-",
             ratio(sk["memory_ratio"]) if sk else "-",
-            number(r.get("liblinear_train_process_peak_mb")),
+            mb(r.get("liblinear_train_process_peak_mb")),
             f"{ours['objective_rel_diff']:.1e} / "
             + (f"{sk['objective_rel_diff']:.1e}" if sk else "-") + capped])
     return header, rows
