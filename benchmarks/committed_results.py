@@ -243,9 +243,9 @@ def linear_svr_table():
 
 
 def linear_memory_table():
-    """bench_linear_memory.py's rows: the extra peak memory of LinearSVC's, LIBLINEAR's
-    and scikit-learn's fits (each in its own process), ratios over LIBLINEAR's, the
-    objectives' relative differences from LIBLINEAR's."""
+    """bench_linear_memory.py's rows: the extra peak memory of LinearSVC's (LinearSVR's),
+    LIBLINEAR's and scikit-learn's fits (each in its own process), ratios over
+    LIBLINEAR's, the objectives' relative differences from LIBLINEAR's."""
     data = load("linear_memory")
     header = ["case", "CSR MB", "LIBLINEAR extra peak MB", "libsmo MB",
               "libsmo / LIBLINEAR", "scikit-learn MB", "scikit-learn / LIBLINEAR",
@@ -258,9 +258,12 @@ def linear_memory_table():
         runs = r["runs"]
         ours, ref, sk = runs["libsmo"], runs["LIBLINEAR"], runs.get("scikit-learn")
         capped = " (capped)" if ours["capped"] or ref["capped"] else ""
+        case = (f"{r['data']} ({r['classes']} classes), {r['loss']}, C={r['C']:g}"
+                if r.get("classes") else
+                f"{r['data']}, {r['loss']} (-s {r['solver']}, "
+                f"{'dual' if r['dual'] else 'primal'}), C={r['C']:g}, eps={r['eps']:g}")
         rows.append([
-            f"{r['data']} ({r['classes']} classes), {r['loss']}, C={r['C']:g}",
-            mb(r["data_mb"]), mb(ref["extra_peak_mb"]),
+            case, mb(r["data_mb"]), mb(ref["extra_peak_mb"]),
             mb(ours["extra_peak_mb"]), ratio(ours["memory_ratio"]),
             mb(sk["extra_peak_mb"]) if sk else "-",
             ratio(sk["memory_ratio"]) if sk else "-",
