@@ -242,6 +242,37 @@ def linear_svr_table():
     return header, rows
 
 
+def linear_memory_table():
+    """bench_linear_memory.py's rows: the extra peak memory of LinearSVC's (LinearSVR's),
+    LIBLINEAR's and scikit-learn's fits (each in its own process), ratios over
+    LIBLINEAR's, the objectives' relative differences from LIBLINEAR's."""
+    data = load("linear_memory")
+    header = ["case", "CSR MB", "LIBLINEAR extra peak MB", "libsmo MB",
+              "libsmo / LIBLINEAR", "scikit-learn MB", "scikit-learn / LIBLINEAR",
+              "liblinear-train 2.3.0 whole process MB",
+              "objective rel. diff libsmo / scikit-learn"]
+    def mb(value):
+        return "-" if value is None else f"{value:.1f}"
+    rows = []
+    for r in data["rows"]:
+        runs = r["runs"]
+        ours, ref, sk = runs["libsmo"], runs["LIBLINEAR"], runs.get("scikit-learn")
+        capped = " (capped)" if ours["capped"] or ref["capped"] else ""
+        case = (f"{r['data']} ({r['classes']} classes), {r['loss']}, C={r['C']:g}"
+                if r.get("classes") else
+                f"{r['data']}, {r['loss']} (-s {r['solver']}, "
+                f"{'dual' if r['dual'] else 'primal'}), C={r['C']:g}, eps={r['eps']:g}")
+        rows.append([
+            case, mb(r["data_mb"]), mb(ref["extra_peak_mb"]),
+            mb(ours["extra_peak_mb"]), ratio(ours["memory_ratio"]),
+            mb(sk["extra_peak_mb"]) if sk else "-",
+            ratio(sk["memory_ratio"]) if sk else "-",
+            mb(r.get("liblinear_train_process_peak_mb")),
+            f"{ours['objective_rel_diff']:.1e} / "
+            + (f"{sk['objective_rel_diff']:.1e}" if sk else "-") + capped])
+    return header, rows
+
+
 def cache_table():
     data = load("cache")
     header = ["rows", "library", "cache", "fits", "wall s", "CPU s", "objective", "nSV",
@@ -277,7 +308,8 @@ TABLES = {"fastest_peer": fastest_peer_table, "objectives": objectives_table,
           "all_peers": all_peers_table, "scaling_a9a": scaling_table, "grid": grid_table,
           "startup": startup_table, "distributed": distributed_table,
           "cache": cache_table, "partitioned": partitioned_table,
-          "linear_svm": linear_svm_table, "linear_svr": linear_svr_table}
+          "linear_svm": linear_svm_table, "linear_svr": linear_svr_table,
+          "linear_memory": linear_memory_table}
 
 
 def markdown(header, rows):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.data import data_file, load_fashion_mnist, script_env
+from helpers.data import REPO_DATA_DIR, data_file, load_fashion_mnist, script_env
 
 REPO = Path(__file__).resolve().parents[2]
 RUN = REPO / "benchmarks" / "run.py"
@@ -392,3 +392,93 @@ def test_linear_svr_benchmark_flags_a_worse_objective(benchmarks_package, monkey
     assert bench.summarise("toy", X, y, None, 12, 1.0, worse, args)["disagree"] == ["libsmo"]
     capped = {"LIBLINEAR": run(best, capped=True), "libsmo": run([2.0, 3.0])}
     assert bench.summarise("toy", X, y, None, 13, 1.0, capped, args)["disagree"] == []
+
+
+def test_linear_memory_benchmark_smoke(tmp_path, benchmarks_package, monkeypatch):
+    """bench_linear_memory.py on the repository's first rows of w8a (the hinge and the
+    squared hinge) and of the reviews' ratings (LinearSVR against -s 13, 12, 11) at
+    C=1, each fit in its own process: it exits 0 and every row of its JSON holds
+    LIBLINEAR's, libsmo's and scikit-learn's extra peak memory, ratios over LIBLINEAR's
+    and libsmo's objective at LIBLINEAR's. LIBLINEAR's extra peak holds at least its
+    problem's feature_nodes (16 bytes a stored value, two more a row), which the
+    measurement must see. At eps 1e-4, as test_linear_svr_benchmark_smoke: at 1e-3 the
+    -s 13 dual's objective moves with the epochs' random order, and liblinear-multicore
+    (where it is the importable LIBLINEAR) has another one."""
+    pytest.importorskip("liblinear.liblinearutil")
+    for name in ("w8a", "w8a.t", "Womens Clothing E-Commerce Reviews.csv"):
+        data_file(name)
+    out = tmp_path / "memory.json"
+    proc = subprocess.run(
+        [sys.executable, str(RUN.parent / "bench_linear_memory.py"), "--data", "w8a",
+         "reviews-rating", "--C", "1", "--eps", "1e-4", "--json", str(out)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        env=dict(script_env(), LIBSMO_DATA_CACHE=str(tmp_path / "cache")))
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    rows = json.loads(out.read_text())["rows"]
+    assert [(r["data"], r["solver"], r["C"]) for r in rows] == [
+        ("w8a", 3, 1.0), ("w8a", 1, 1.0), ("reviews-rating", 13, 1.0),
+        ("reviews-rating", 12, 1.0), ("reviews-rating", 11, 1.0)]
+    import os
+
+    import numpy as np
+
+    # the script sets the thread counts in os.environ as it is imported: in a copy here
+    monkeypatch.setattr(os, "environ", dict(os.environ))
+    from benchmarks.bench_linear_memory import cache_folder
+    folder = cache_folder("w8a", REPO_DATA_DIR)
+    folder = tmp_path / "cache" / folder.relative_to(folder.parents[2])
+    stored = len(np.load(folder / "X_data.npy"))
+    feature_nodes_mb = 16 * (stored + 2 * rows[0]["rows"]) / 2**20
+    for row in rows:
+        runs = row["runs"]
+        assert set(runs) == {"LIBLINEAR", "libsmo", "scikit-learn"}, row
+        assert runs["LIBLINEAR"]["extra_peak_mb"] >= 0.9 * feature_nodes_mb, row
+        for run in runs.values():
+            assert run["extra_peak_mb"] >= run["retained_mb"] >= 0, row
+            # the MB rounded to 0.1 in the file, the ratio from the unrounded figures
+            reference = runs["LIBLINEAR"]["extra_peak_mb"]
+            assert math.isclose(run["memory_ratio"], run["extra_peak_mb"] / reference,
+                                rel_tol=0.01, abs_tol=0.1 / reference), row
+        if not (runs["libsmo"]["capped"] or runs["LIBLINEAR"]["capped"]):
+            assert runs["libsmo"]["objective_rel_diff"] <= 1e-4, row
+        if row["data"] == "reviews-rating":
+            # the ratings 1 to 5: better than their mean's MSE of about 1.3
+            assert row["dual"] == (row["solver"] != 11), row
+            assert all(0 < run["test_mse"] < 1.0 for run in runs.values()), row
+        else:
+            assert all(run["accuracy_percent"] > 80 for run in runs.values()), row
+    assert "| w8a | 1 | 1 |" in proc.stdout
+
+
+def test_linear_memory_benchmark_flags_other_work(benchmarks_package, monkeypatch):
+    """bench_linear_memory.check flags libsmo's fit when its objective exceeds
+    LIBLINEAR's beyond --objective-tol or its accuracy differs beyond --accuracy-tol,
+    not a capped one, and a failed fit; scikit-learn's other answer is marked, not
+    flagged; the memory ratio is over LIBLINEAR's extra peak."""
+    import argparse
+    import os
+
+    monkeypatch.setattr(os, "environ", dict(os.environ))
+    from benchmarks.bench_linear_memory import check
+    args = argparse.Namespace(objective_tol=1e-4, accuracy_tol=0.5)
+
+    def fit(mb, objective, accuracy=0.85, capped=False, status="ok"):
+        return {"status": status, "extra_peak_mb": mb, "retained_mb": mb / 2,
+                "cpu_s": 1.0, "objective": objective, "score": accuracy,
+                "regression": False, "capped": capped, "data_mb": 5.0,
+                "peak_reset": True, "peak_hidden": False}
+    same = {"LIBLINEAR": [fit(10.0, 100.0)], "libsmo": [fit(6.0, 100.0)]}
+    summaries, flags = check(same, args)
+    assert flags == [] and summaries["libsmo"]["memory_ratio"] == pytest.approx(0.6)
+    worse = {"LIBLINEAR": [fit(10.0, 100.0)], "libsmo": [fit(6.0, 100.1)]}
+    assert check(worse, args)[1] == ["libsmo"]
+    other = {"LIBLINEAR": [fit(10.0, 100.0)], "libsmo": [fit(6.0, 100.0, 0.80)]}
+    assert check(other, args)[1] == ["libsmo"]
+    capped = {"LIBLINEAR": [fit(10.0, 100.0, capped=True)], "libsmo": [fit(6.0, 100.1)]}
+    assert check(capped, args)[1] == []
+    failed = {"LIBLINEAR": [fit(10.0, 100.0)], "libsmo": [{"status": "failed"}]}
+    assert check(failed, args)[1] == ["libsmo"]
+    # a peer's other answer is shown, not flagged (bench_linear_svm.py checks libsmo's)
+    peer = {"LIBLINEAR": [fit(10.0, 100.0)], "scikit-learn": [fit(12.0, 100.2)]}
+    summaries, flags = check(peer, args)
+    assert flags == [] and summaries["scikit-learn"]["differs"]

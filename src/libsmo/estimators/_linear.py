@@ -20,6 +20,7 @@ Newton method from its weights (LIBLINEAR's switch for -s 1 and -s 12; scikit-le
 copy warns instead), ``warm_start=True`` starts each fit from the previous solution (a
 path of C values), ``n_jobs`` trains the one-vs-rest classes as joblib tasks.
 """
+import dataclasses
 import functools
 import warnings
 
@@ -28,7 +29,7 @@ import scipy.sparse as sp
 
 from libsmo._core.linear_rows import LinearRows
 from libsmo._utils import constraints as pv
-from libsmo._utils.parallel import map_tasks
+from libsmo._utils.parallel import imap_tasks
 from libsmo._utils.random_sources import SklearnRandom
 from libsmo.estimators._classifier import _BaseClassifier
 from libsmo.estimators._input import (
@@ -144,9 +145,17 @@ class _BaseLinear(BaseEstimator):
 
     def _solve(self, tasks, n_jobs):
         """Solve the tasks (as joblib tasks with n_jobs), warn once if any stopped at
-        max_iter, and keep what a warm start needs."""
+        max_iter, and keep what a warm start needs; (fits, weights): task k's weights
+        are row k of `weights` (its fit's w a view of that row). Each fit's weights move
+        into that array as it finishes, and the solver's own are freed then: collecting
+        the fits first and stacking their weights after held every class's weights
+        twice at once (the fit's peak memory with many classes and features)."""
+        weights = np.empty((len(tasks), tasks[0].rows.n_weights))
+        fits = []
         try:
-            fits = map_tasks(solve_guarded, tasks, n_jobs)
+            for k, fit in enumerate(imap_tasks(solve_guarded, tasks, n_jobs)):
+                weights[k] = fit.w
+                fits.append(dataclasses.replace(fit, w=weights[k]))
         except BaseException:
             tasks[0].stop_flag[0] = 1     # Ctrl-C here: the other classes stop too
             raise
@@ -158,10 +167,11 @@ class _BaseLinear(BaseEstimator):
                       f"iterations, objective {f.objective:.6f}, "
                       f"{'optimal' if f.converged else 'stopped at max_iter'}")
         if self.warm_start:
-            self._warm = {"dual": [f.dual for f in fits], "w": [f.w for f in fits],
+            # copies: coef_ is a view of `weights`, which a caller may change
+            self._warm = {"dual": [f.dual for f in fits], "w": [f.w.copy() for f in fits],
                           "n_rows": tasks[0].rows.n_rows}
         self.n_iter_ = int(max(f.n_iter for f in fits))
-        return fits
+        return fits, weights
 
     def _stall_message(self, fits):
         if any(f.method == "l1" for f in fits):
@@ -175,10 +185,9 @@ class _BaseLinear(BaseEstimator):
                    "goes on by the Newton method.")
         return NOT_CONVERGED + why
 
-    def _coef_and_intercept(self, fits):
-        """coef_ and intercept_ from the problems' weights (a joint problem's are one
-        row per class)."""
-        W = np.vstack([np.atleast_2d(f.w) for f in fits])
+    def _coef_and_intercept(self, W):
+        """coef_ (a view of W) and intercept_ from the weights W, one row per problem or
+        class, the bias's weight last."""
         if self.fit_intercept:
             return W[:, :-1], self.intercept_scaling * W[:, -1]
         return W, 0.0
@@ -503,8 +512,8 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
                             (seed + k) & 0xFFFFFFFF, stop_flag, start, columns, diagonal)
                  for k, (p, b, start, diagonal)
                  in enumerate(zip(positives, bounds, starts, diagonals))]
-        fits = self._solve(tasks, self.n_jobs)
-        self.coef_, self.intercept_ = self._coef_and_intercept(fits)
+        _, weights = self._solve(tasks, self.n_jobs)
+        self.coef_, self.intercept_ = self._coef_and_intercept(weights)
         return self
 
     def _fit_crammer_singer(self, rows, order, encoded, bounds, seed):
@@ -516,7 +525,7 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
             warnings.warn(NOT_CONVERGED + " The Crammer-Singer dual coordinate descent "
                           "took max_iter epochs.", ConvergenceWarning, stacklevel=3)
         self.n_iter_ = int(fit.n_iter)
-        coef, intercept = self._coef_and_intercept([fit])
+        coef, intercept = self._coef_and_intercept(np.atleast_2d(fit.w))
         if len(self.classes_) == 2:
             coef = (coef[1] - coef[0]).reshape(1, -1)
             intercept = intercept[1:] - intercept[:1] if self.fit_intercept else 0.0
@@ -875,8 +884,8 @@ default='epsilon_insensitive'
                           float(self.epsilon), float(self.tol), int(self.max_iter),
                           fit_seed(self.random_state), np.zeros(1, dtype=np.int8),
                           start)
-        fits = self._solve([task], None)
-        coef, intercept = self._coef_and_intercept(fits)
+        _, weights = self._solve([task], None)
+        coef, intercept = self._coef_and_intercept(weights)
         self.coef_ = coef.ravel()
         self.intercept_ = intercept
         return self
