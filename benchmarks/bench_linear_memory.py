@@ -215,17 +215,7 @@ def make_fit(library, solver, C, eps, util, epsilon=0.1):
 
         def weights(fitted, classes):
             model, _, printed = fitted
-            labels = list(model.get_labels())
-            if classes is None:
-                w, b = model.get_decfun()
-                W, B = np.array([w]), np.array([b])
-            elif len(classes) == 2:
-                w, b = model.get_decfun()
-                sign = 1.0 if labels[0] == classes[1] else -1.0
-                W, B = sign * np.array([w]), sign * np.array([b])
-            else:
-                pairs = [model.get_decfun(labels.index(c)) for c in classes]
-                W, B = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+            W, B = linear.liblinear_weights(model, classes)
             capped = ("reaching max number of iterations" in "".join(printed)
                       and solver in linear.CAPPED_BY_EPOCHS)
             return W, B, capped

@@ -260,6 +260,20 @@ def timed(fn, cpu=None):
     return out, time.perf_counter() - start
 
 
+def liblinear_weights(model, classes):
+    """(W, B) of a LIBLINEAR model, one row per class in `classes`' order (the
+    estimators' classes_): a regression's or a binary problem's one row, signed so
+    that W x + B > 0 means classes[1] (LIBLINEAR's first label is the one it met
+    first)."""
+    labels = list(model.get_labels())
+    if classes is None or len(classes) == 2:
+        w, b = model.get_decfun()
+        sign = 1.0 if classes is None or labels[0] == classes[1] else -1.0
+        return sign * np.array([w]), sign * np.array([b])
+    pairs = [model.get_decfun(labels.index(c)) for c in classes]
+    return np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+
+
 def liblinear_runner(util, prob, Xt, yt, classes, solver, C, eps, threads, epsilon=None):
     """A run of LIBLINEAR `solver`; `classes` None for a regression (its -p `epsilon`)."""
     # -B 1 in the parameters: train() sets the problem's bias to the parameters' own
@@ -278,18 +292,7 @@ def liblinear_runner(util, prob, Xt, yt, classes, solver, C, eps, threads, epsil
         param.print_func = callback_type(lambda text: printed.append(text.decode()))
         cpu = {}
         model, seconds = timed(lambda: util.train(prob, param), cpu)
-        labels = list(model.get_labels())
-        if classes is None:
-            w, b = model.get_decfun()
-            W, B = np.array([w]), np.array([b])
-        elif len(classes) == 2:
-            w, b = model.get_decfun()
-            sign = 1.0 if labels[0] == classes[1] else -1.0
-            W, B = sign * np.array([w]), sign * np.array([b])
-        else:
-            pairs = [model.get_decfun(labels.index(c)) for c in classes]
-            W = np.array([p[0] for p in pairs])
-            B = np.array([p[1] for p in pairs])
+        W, B = liblinear_weights(model, classes)
         (pred, _, _), predict_seconds = timed(lambda: util.predict(yt, Xt, model, "-q"))
         capped = ("reaching max number of iterations" in "".join(printed)
                   and solver in CAPPED_BY_EPOCHS)
