@@ -124,14 +124,16 @@ def test_sparse_and_other_dtypes_are_unchanged():
 PATHS = {"vnni": (True, False), "avx2": (False, True), "plain": (False, False)}
 
 
-def _path_or_skip(path):
-    """Byte rows take VNNI's or AVX2's sums only on processors that have them."""
+def _path_or_skip(path, monkeypatch):
+    """Byte rows take VNNI's or AVX2's sums only on processors that have them (asked
+    with only that path's switch on, whatever the module's switches were)."""
     import libsmo._core.int_rows as int_rows_module
     vnni, avx2 = PATHS[path]
-    rows = IntRows(_pixels(2, 8), 1.0, 1)   # (the module's switches are True here)
-    if (vnni and not rows.vnni) or (avx2 and not (rows.vnni or rows.avx2)):
+    monkeypatch.setattr(int_rows_module, "VNNI_BYTE_DOTS", vnni)
+    monkeypatch.setattr(int_rows_module, "AVX2_BYTE_DOTS", avx2)
+    rows = IntRows(_pixels(2, 8), 1.0, 1)
+    if not (rows.vnni if vnni else rows.avx2):
         pytest.skip(f"this processor has no {path.upper()}: byte rows cannot take it")
-    assert int_rows_module.VNNI_BYTE_DOTS and int_rows_module.AVX2_BYTE_DOTS
 
 
 def _rows_both_ways(monkeypatch, X, path, **options):
@@ -161,7 +163,7 @@ def test_simd_sums_of_bytes_are_the_plain_sums(path, source, d, monkeypatch):
     give, for one source and for up to 16 in a pass (groups of four, the last group
     short), on one and two threads, over part of the rows (an active set), after swaps,
     in place through an index and copied."""
-    _path_or_skip(path)
+    _path_or_skip(path, monkeypatch)
     q = _pixels(n=2100, d=d, seed=d)
     rows = np.random.default_rng(2).permutation(2100)[:2050]
     if source == "pixels / 255":
@@ -189,7 +191,7 @@ def test_simd_sums_at_the_int32_limit(path, monkeypatch):
     """Rows of 255s at the most features bytes may have: VNNI's shifted sums and the
     rows' sums wrap in int32 on the way, AVX2's pairs of 255 x 255 do not; the totals
     (d 255^2 < 2^31) are exact."""
-    _path_or_skip(path)
+    _path_or_skip(path, monkeypatch)
     q = np.full((6, MAX_BYTE_FEATURES), 255, dtype=np.uint8)
     q[1, ::3] = 0
     q[2] = 1
@@ -205,7 +207,7 @@ def test_training_takes_the_same_steps_on_every_byte_path(path, monkeypatch):
     """Fashion-MNIST's pixels / 255 in a cache of a few rows (the full cache's misses
     compute rows one at a time, free room several together): the steps, objective and
     model with the SIMD sums are those of the plain loops."""
-    _path_or_skip(path)
+    _path_or_skip(path, monkeypatch)
     import libsmo._core.int_rows as int_rows_module
     X, y = load_fashion_mnist(n_rows=2000)
     labels = np.isin(y, (0, 2, 4, 6)).astype(int)

@@ -313,7 +313,7 @@ static void smo_quad_dots(int n, int groups, long ld, const uint8_t* SMO_RESTRIC
  * are base + index[j] ld (index NULL: base + j ld); a source is padded with zeros to
  * a multiple of 64 bytes, a row's last bytes are read under a mask. */
 #define SMO_VNNI __attribute__((target("avx512f,avx512bw,avx512vnni")))
-#define SMO_VNNI_ROW(j) (base + (index != NULL ? (long)index[j] : (long)(j)) * ld)
+#define SMO_BYTE_ROW(j) (base + (index != NULL ? (long)index[j] : (long)(j)) * ld)
 
 /* x'r from the shifted sums acc (s'r, per lane) and the row's sums (r'1, per lane) */
 SMO_VNNI static inline int32_t smo_vnni_total(__m512i acc, __m512i row_sums)
@@ -354,7 +354,7 @@ SMO_VNNI static void smo_vnni_source_row(int n, long d, const uint8_t* SMO_RESTR
     long c;
     int j;
     for (j = 0; j < n; j++) {
-        const uint8_t* r = SMO_VNNI_ROW(j);
+        const uint8_t* r = SMO_BYTE_ROW(j);
         __m512i a0 = _mm512_setzero_si512(), a1 = a0, s0 = a0, s1 = a0, v, w;
         for (c = 0; c + 128 <= off; c += 128) {
             v = _mm512_loadu_si512(r + c);
@@ -395,7 +395,7 @@ SMO_VNNI static void smo_vnni_sources_rows(int n, long d, const uint8_t* SMO_RES
     int j, b, k;
     int32_t totals[4];
     for (j = 0; j < n; j++) {
-        const uint8_t* r = SMO_VNNI_ROW(j);
+        const uint8_t* r = SMO_BYTE_ROW(j);
         __m512i s = _mm512_setzero_si512(), v;
         for (b = 0; b < count; b += 4) {
             const int8_t* x0 = xs[b];
@@ -475,7 +475,7 @@ SMO_AVX2 static void smo_avx2_source_row(int n, long d, const uint8_t* SMO_RESTR
     long c;
     int j;
     for (j = 0; j < n; j++) {
-        const uint8_t* r = SMO_VNNI_ROW(j);
+        const uint8_t* r = SMO_BYTE_ROW(j);
         __m256i a0 = _mm256_setzero_si256(), a1 = a0;
         int32_t s;
         for (c = 0; c < whole; c += 32) {
@@ -500,7 +500,7 @@ SMO_AVX2 static void smo_avx2_sources_rows(int n, long d, const uint8_t* SMO_RES
     int j, b, k;
     int32_t totals[4];
     for (j = 0; j < n; j++) {
-        const uint8_t* r = SMO_VNNI_ROW(j);
+        const uint8_t* r = SMO_BYTE_ROW(j);
         for (b = 0; b < count; b += 4) {
             const int16_t* x[4];
             __m256i a0 = _mm256_setzero_si256(), a1 = a0, a2 = a0, a3 = a0, v;
@@ -545,7 +545,7 @@ SMO_AVX2 static void smo_avx2_byte_dots_many(int n, long d, const uint8_t* SMO_R
         smo_avx2_sources_rows(n, d, base, ld, index, xs, count, divisor2, out, ld_out);
 }
 #undef SMO_AVX2_MADD
-#undef SMO_VNNI_ROW
+#undef SMO_BYTE_ROW
 #else
 static int smo_has_avx512_vnni(void) { return 0; }
 static int smo_has_avx2(void) { return 0; }
