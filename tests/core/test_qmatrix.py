@@ -345,6 +345,31 @@ def test_svr_the_two_most_recent_rows_are_the_buffers_rows():
         assert_float32_of(Q.row(i), expected[i])
 
 
+def test_svr_a_variable_finds_its_examples_kernel_row_cached():
+    """The solver asks whether its variables' rows are cached (`is_cached`, before every
+    row it needs): the cache holds the l examples' kernel rows, and variables k and
+    l + k, wherever the swaps put them, have example k's. The question was once asked
+    of the cache's row k + l itself, past its l rows: a read out of bounds on every
+    step, which crashed the interpreter now and then (an epsilon-SVR fit on a9a)."""
+    D = data(n=7)
+    l = 7
+    Q = SVRQMatrix(Kernel(D, "rbf", 0.5, 3, 0.0), 100.0)
+    Q.row(l)   # alpha*_0: example 0's kernel row
+    # (asked first: the cache's row l is the slot past its rows, always empty)
+    assert Q.row_is_cached(l) and Q.row_is_cached(0)
+    assert [t for t in range(2 * l) if Q.row_is_cached(t)] == [0, l]
+    example = np.r_[np.arange(l), np.arange(l)]
+    for i, j in [(1, l), (0, 2 * l - 1), (l + 3, 5)]:
+        Q.swap(i, j)
+        example[[i, j]] = example[[j, i]]
+    Q.row(2)   # the row of example[2]
+    held = {0, example[2]}
+    assert ([t for t in range(2 * l) if Q.row_is_cached(t)]
+            == [t for t in range(2 * l) if example[t] in held])
+    with pytest.raises(IndexError):
+        Q.row_is_cached(2 * l)
+
+
 @pytest.mark.parametrize("name", ["rbf", "linear"])
 def test_svr_rows_while_a_prefix_of_variables_is_in_its_starting_place(layout, name):
     """Variables not yet swapped are copied from the kernel row in two signed runs

@@ -480,6 +480,14 @@ cdef class QMatrix:
             raise IndexError(f"row {i} is outside {self.cache.n_rows} rows")
         return self.cache.length[i]
 
+    def row_is_cached(self, int i):
+        """Python access for tests: whether the solver finds variable i's row cached
+        (`is_cached`, which it asks of every variable it needs a row of)."""
+        cdef int n = self.diag.shape[0]
+        if not 0 <= i < n:
+            raise IndexError(f"variable {i} is outside {n} variables")
+        return self.is_cached(i)
+
     def swap(self, int i, int j):
         """Python access for tests: exchange variables i and j, as the solver does."""
         cdef int n = self.diag.shape[0]
@@ -555,6 +563,12 @@ cdef class SVRQMatrix(QMatrix):
         self.buffer_row[b] = i
         self.buffer_length[b] = length
         return out
+
+    cdef bint is_cached(self, int i) noexcept nogil:
+        # the cache holds the l examples' kernel rows and the solver asks about its
+        # 2l variables: variable i's row is cached when its example's is (the base's
+        # length[i] would read past the cache's l + 1 entries for i > l)
+        return self.cache.length[self.index[i]] > 0
 
     cdef bint _add_rows_together(self, const int* rows, const double* coefs, int count,
                                  int start, int end, double* out) noexcept nogil:
