@@ -216,6 +216,34 @@ def test_same_regression_as_liblinear(solver, loss):
                                atol=1e-2 * np.abs(y).max())
 
 
+@pytest.mark.parametrize("n_jobs", [2, 3])
+def test_newton_on_threads_reaches_liblinears_optimum(n_jobs):
+    """n_jobs threads share the Newton method's passes over the rows of one problem
+    (LIBLINEAR -s 2 on a1a, -s 11 on housing): LIBLINEAR's objective within 1e-4
+    relative, and the same model from every fit with those n_jobs."""
+    X, y = load_dataset("a1a")
+    C, eps = 1.0, 0.01
+    w, b = liblinear_weights(X, y, f"-s 2 -c {C} -e {eps}")
+    fits = [libsmo.LinearSVC(C=C, tol=eps, dual=False, n_jobs=n_jobs).fit(X, y)
+            for _ in range(2)]
+    np.testing.assert_array_equal(fits[0].coef_, fits[1].coef_)
+    s = signs(y)
+    f = [primal_objective(X, s, fits[0].coef_[0], fits[0].intercept_[0], C,
+                          "squared_hinge"),
+         primal_objective(X, s, w, b, C, "squared_hinge")]
+    assert f[0] == pytest.approx(f[1], rel=1e-4)
+    X, y = load_dataset("housing_scale")
+    C, p, eps = 1.0, 0.5, 1e-4
+    model = liblinear_train(y, X, f"-s 11 -c {C} -p {p} -e {eps} -B 1 -q")
+    w, b = model.get_decfun()
+    ours = libsmo.LinearSVR(C=C, epsilon=p, tol=eps, loss="squared_epsilon_insensitive",
+                            dual=False, n_jobs=n_jobs).fit(X, y)
+    f = [primal_objective(X, y, np.asarray(ww), bb, C, "squared_epsilon_insensitive",
+                          epsilon=p)
+         for ww, bb in ((ours.coef_, ours.intercept_[0]), (w, b))]
+    assert f[0] == pytest.approx(f[1], rel=1e-4)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("solver,loss", [(3, "hinge"), (1, "squared_hinge")])
 def test_same_model_as_liblinear_on_a9a(solver, loss):

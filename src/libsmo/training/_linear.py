@@ -86,6 +86,7 @@ class LinearTask:
     start: object = None      # a dual start (n_rows,) or a primal w (n_weights,)
     columns: object = None    # penalty="l1": `FeatureColumns` of the problem's rows
     diagonal: object = None   # the classification dual's Q_ii + D_ii (`shared_diagonals`)
+    threads: int = 1          # the Newton method's threads over the rows
 
 
 @dataclass(frozen=True)
@@ -191,7 +192,8 @@ def solve_task(task):
             task.rows.n_weights else None
         sol = primal_newton(task.rows, task.order, task.targets, task.bounds,
                             regression=task.regression, epsilon=task.epsilon,
-                            start=start, **dict(common, tol=primal_tolerance(task)))
+                            start=start, n_threads=task.threads,
+                            **dict(common, tol=primal_tolerance(task)))
         return LinearFit(sol.w, sol.dual, sol.n_iter, sol.status in REACHED, "primal",
                          sol.objective)
     start = task.start if task.start is not None and len(task.start) == \
@@ -210,7 +212,8 @@ def solve_task(task):
     tol = primal_tolerance(task) * SWITCH_TOL[task.regression]
     newton = primal_newton(task.rows, task.order, task.targets, task.bounds,
                            regression=task.regression, epsilon=task.epsilon,
-                           start=sol.w, **dict(common, tol=tol, max_iter=SWITCH_MAX_ITER))
+                           start=sol.w, n_threads=task.threads,
+                           **dict(common, tol=tol, max_iter=SWITCH_MAX_ITER))
     return LinearFit(newton.w, newton.dual, sol.n_iter + newton.n_iter,
                      newton.status in REACHED, "dual+primal", newton.objective, sol)
 
