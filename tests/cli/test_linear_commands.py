@@ -78,7 +78,7 @@ CASES = [
     ("housing_scale", ["-s", "13", "-B", "1", "-c", "0.1", "-e", "1e-6"]),
     # liblinear-multicore's -m (Debian's program, without it, trains on one thread):
     # the Newton method's row passes on threads, one-vs-rest problems at once
-    ("a1a", ["-s", "2", "-B", "1", "-c", "0.1", "-e", "1e-6", "-m", "2"]),
+    ("a9a", ["-s", "2", "-B", "1", "-c", "0.1", "-e", "1e-6", "-m", "2"]),
     ("letter", ["-s", "1", "-e", "1e-5", "-m", "2"]),
     ("housing_scale", ["-s", "11", "-B", "1", "-e", "1e-6", "-m", "3"]),
 ]

@@ -8,6 +8,7 @@ n_jobs over one-vs-rest classes, warm starts, dual="auto"'s switch to Newton.
 The primal objective is computed here, the same way, from every library's w and b:
 1/2 (|w|^2 + (b / intercept_scaling)^2) + sum_i C_i loss_i.
 """
+import functools
 import pickle
 import warnings
 
@@ -19,6 +20,8 @@ import libsmo
 from helpers.data import load_dataset
 from helpers.layouts import in_layout
 from helpers.peers import liblinear_train
+from libsmo._core.linear_rows import LinearRows
+from libsmo.training._linear import newton_threads
 
 sklearn = pytest.importorskip("sklearn")
 from sklearn import svm as sk  # noqa: E402
@@ -216,32 +219,40 @@ def test_same_regression_as_liblinear(solver, loss):
                                atol=1e-2 * np.abs(y).max())
 
 
-@pytest.mark.parametrize("n_jobs", [2, 3])
-def test_newton_on_threads_reaches_liblinears_optimum(n_jobs):
-    """n_jobs threads share the Newton method's passes over the rows of one problem
-    (LIBLINEAR -s 2 on a1a, -s 11 on housing): LIBLINEAR's objective within 1e-4
-    relative, and the same model from every fit with those n_jobs."""
-    X, y = load_dataset("a1a")
-    C, eps = 1.0, 0.01
-    w, b = liblinear_weights(X, y, f"-s 2 -c {C} -e {eps}")
-    fits = [libsmo.LinearSVC(C=C, tol=eps, dual=False, n_jobs=n_jobs).fit(X, y)
-            for _ in range(2)]
+@pytest.mark.parametrize("regression", [False, True])
+def test_newton_on_threads_reaches_liblinears_optimum(regression):
+    """n_jobs=2 threads share the Newton method's passes over the rows of one problem
+    (a9a's 451,592 values: LIBLINEAR -s 2, and -s 11 on its labels as targets):
+    LIBLINEAR's objective within 1e-4 relative, and the same model from every fit."""
+    X, y = load_dataset("a9a")
+    assert newton_threads(LinearRows(X), 2) == 2
+    C, p = 1.0, 0.5
+    if regression:
+        model = liblinear_train(y, X, f"-s 11 -c {C} -p {p} -e 1e-4 -B 1 -q")
+        w, b = model.get_decfun()
+        make = functools.partial(libsmo.LinearSVR, C=C, epsilon=p, tol=1e-4, dual=False,
+                                 loss="squared_epsilon_insensitive", n_jobs=2)
+    else:
+        w, b = liblinear_weights(X, y, f"-s 2 -c {C} -e 0.01")
+        make = functools.partial(libsmo.LinearSVC, C=C, tol=0.01, dual=False, n_jobs=2)
+    fits = [make().fit(X, y) for _ in range(2)]
     np.testing.assert_array_equal(fits[0].coef_, fits[1].coef_)
-    s = signs(y)
-    f = [primal_objective(X, s, fits[0].coef_[0], fits[0].intercept_[0], C,
-                          "squared_hinge"),
-         primal_objective(X, s, w, b, C, "squared_hinge")]
+    coef, intercept = np.ravel(fits[0].coef_), np.ravel(fits[0].intercept_)[0]
+    loss = "squared_epsilon_insensitive" if regression else "squared_hinge"
+    targets = y if regression else signs(y)
+    f = [primal_objective(X, targets, ww, bb, C, loss, epsilon=p if regression else 0.0)
+         for ww, bb in ((coef, intercept), (np.asarray(w), b))]
     assert f[0] == pytest.approx(f[1], rel=1e-4)
+
+
+def test_small_problems_keep_one_thread():
+    """Below VALUES_A_THREAD values a thread, n_jobs does not wake threads that would
+    cost more than they share: housing's fit with n_jobs=2 is its one-thread fit."""
     X, y = load_dataset("housing_scale")
-    C, p, eps = 1.0, 0.5, 1e-4
-    model = liblinear_train(y, X, f"-s 11 -c {C} -p {p} -e {eps} -B 1 -q")
-    w, b = model.get_decfun()
-    ours = libsmo.LinearSVR(C=C, epsilon=p, tol=eps, loss="squared_epsilon_insensitive",
-                            dual=False, n_jobs=n_jobs).fit(X, y)
-    f = [primal_objective(X, y, np.asarray(ww), bb, C, "squared_epsilon_insensitive",
-                          epsilon=p)
-         for ww, bb in ((ours.coef_, ours.intercept_[0]), (w, b))]
-    assert f[0] == pytest.approx(f[1], rel=1e-4)
+    assert newton_threads(LinearRows(X), 2) == 1
+    one, two = (libsmo.LinearSVR(dual=False, loss="squared_epsilon_insensitive",
+                                 n_jobs=n).fit(X, y) for n in (None, 2))
+    np.testing.assert_array_equal(one.coef_, two.coef_)
 
 
 @pytest.mark.slow

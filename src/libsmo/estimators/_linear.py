@@ -58,6 +58,7 @@ from libsmo.training._linear import (
     FeatureColumns,
     LinearTask,
     choose_dual,
+    newton_threads,
     shared_diagonals,
     solve_crammer_singer,
     solve_guarded,
@@ -152,9 +153,11 @@ class _BaseLinear(BaseEstimator):
         the fits first and stacking their weights after held every class's weights
         twice at once (the fit's peak memory with many classes and features). One task
         (two classes, a regression) takes the n_jobs as the Newton method's threads over
-        its rows instead (liblinear-multicore's -m), in this process."""
+        its rows instead (liblinear-multicore's -m; `newton_threads`: fewer on small
+        data), in this process."""
         if len(tasks) == 1:
-            threads = min(effective_n_jobs(n_jobs), usable_cores())
+            threads = newton_threads(tasks[0].rows,
+                                     min(effective_n_jobs(n_jobs), usable_cores()))
             tasks, n_jobs = [dataclasses.replace(tasks[0], threads=threads)], 1
         weights = np.empty((len(tasks), tasks[0].rows.n_weights))
         fits = []

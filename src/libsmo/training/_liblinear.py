@@ -41,6 +41,7 @@ from libsmo.io.liblinear_model import REGRESSION, SVM_SOLVERS, LiblinearModel
 from libsmo.training._linear import (
     FeatureColumns,
     LinearTask,
+    newton_threads,
     solve_crammer_singer,
     solve_guarded,
 )
@@ -211,7 +212,8 @@ def _solve(params, tasks, n_weights):
     method's), several as that many tasks at once; each problem's lines in order."""
     jobs = params.threads if len(tasks) > 1 else 1
     if len(tasks) == 1:
-        tasks = [dataclasses.replace(tasks[0], threads=params.threads)]
+        tasks = [dataclasses.replace(tasks[0],
+                                     threads=newton_threads(tasks[0].rows, params.threads))]
     columns = []
     for fit in imap_tasks(solve_guarded, tasks, jobs):
         _report(params.solver, fit, n_weights)
