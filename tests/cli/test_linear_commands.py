@@ -76,7 +76,20 @@ CASES = [
     ("housing_scale", ["-s", "11", "-B", "1", "-e", "1e-6"]),
     ("housing_scale", ["-s", "12", "-B", "1", "-p", "0.5", "-e", "1e-6"]),
     ("housing_scale", ["-s", "13", "-B", "1", "-c", "0.1", "-e", "1e-6"]),
+    # liblinear-multicore's -m (Debian's program, without it, trains on one thread):
+    # the Newton method's row passes on threads, one-vs-rest problems at once
+    ("a9a", ["-s", "2", "-B", "1", "-c", "0.1", "-e", "1e-6", "-m", "2"]),
+    ("letter", ["-s", "1", "-e", "1e-5", "-m", "2"]),
+    ("housing_scale", ["-s", "11", "-B", "1", "-e", "1e-6", "-m", "3"]),
 ]
+
+
+def single_core(options):
+    """The options without -m, which Debian's liblinear-train does not have."""
+    if "-m" not in options:
+        return options
+    at = options.index("-m")
+    return options[:at] + options[at + 2:]
 
 
 @pytest.mark.parametrize("name,options", CASES,
@@ -84,7 +97,8 @@ CASES = [
 def test_model_and_predictions_are_liblinears(tmp_path, letter_files, name, options):
     need_liblinear_tools()
     train, test = files_of(name, letter_files)
-    theirs = run(["liblinear-train", *options, train, "theirs.model"], tmp_path)
+    theirs = run(["liblinear-train", *single_core(options), train, "theirs.model"],
+                 tmp_path)
     ours = run(["libsmo-linear-train", *options, train, "ours.model"], tmp_path)
     assert "WARNING" not in theirs.stdout + ours.stdout   # both reached their tolerance
     a = load_liblinear_model(tmp_path / "theirs.model")
@@ -106,6 +120,24 @@ def test_model_and_predictions_are_liblinears(tmp_path, letter_files, name, opti
     mine = run(["libsmo-linear-predict", test, "theirs.model", "mine.out"], tmp_path)
     assert mine.stdout == theirs.stdout
     assert (tmp_path / "mine.out").read_bytes() == (tmp_path / "theirs.out").read_bytes()
+
+
+def test_threads_option_is_liblinear_multicores(tmp_path):
+    """-m without -s trains -s 2 and says so, as liblinear-multicore's train; with a
+    solver type that has no threaded training it says so and trains on one thread; a
+    count below 1 is refused."""
+    data = data_file("heart_scale")
+    ours = run(["libsmo-linear-train", "-q", "-m", "2", data, "m"], tmp_path)
+    assert ours.stdout == "Solver not specified. Using -s 2\n"
+    assert load_liblinear_model(tmp_path / "m").solver_type == "L2R_L2LOSS_SVC"
+    ours = run(["libsmo-linear-train", "-q", "-s", "4", "-m", "2", data, "m4"], tmp_path)
+    assert ours.stdout.startswith("WARNING: parallel solvers are only available for -s ")
+    assert load_liblinear_model(tmp_path / "m4").solver_type == "MCSVM_CS"
+    refused = run(["libsmo-linear-train", "-s", "2", "-m", "0", data, "m0"], tmp_path,
+                  ok=False)
+    assert refused.returncode == 1
+    assert refused.stderr == "ERROR: nr_thread < 1 (-m 0)\n"
+    assert not (tmp_path / "m0").exists()
 
 
 @pytest.mark.parametrize("name,options", [

@@ -192,6 +192,35 @@ def test_dual_and_newton_reach_one_optimum(name):
     np.testing.assert_allclose(Xb.T @ (newton.dual * signs), newton.w, atol=1e-4)
 
 
+@pytest.mark.parametrize("regression", [False, True])
+def test_newton_on_threads_reaches_one_threads_optimum(regression, layout):
+    """The Newton method's row passes shared by 2 and 3 threads (liblinear-multicore's
+    -m): one thread's optimum, the same bits at every run with the same threads, and
+    one thread still the default's steps (LIBLINEAR's order)."""
+    if regression:
+        X, y = load_dataset("housing_scale")
+        order = np.arange(len(y))
+        kw = dict(regression=True, epsilon=0.5)
+    else:
+        X, y, order = binary_problem("a1a")
+        kw = {}
+    rows = LinearRows(in_layout(X.toarray(), layout), 1.0)
+    C = np.random.RandomState(0).uniform(0.5, 2.0, len(y))
+    one = primal_newton(rows, order, y, C, tol=1e-8, **kw)
+    default = primal_newton(rows, order, y, C, tol=1e-8, n_threads=1, **kw)
+    np.testing.assert_array_equal(one.w, default.w)
+    for threads in (2, 3):
+        runs = [primal_newton(rows, order, y, C, tol=1e-8, n_threads=threads, **kw)
+                for _ in range(2)]
+        np.testing.assert_array_equal(runs[0].w, runs[1].w)
+        assert runs[0].status in ("optimal", "stalled")
+        assert runs[0].objective == pytest.approx(one.objective, rel=1e-9)
+        # (the weights as far as the gradient's tolerance fixes them)
+        assert np.abs(runs[0].w - one.w).max() <= 1e-4 * np.abs(one.w).max()
+    with pytest.raises(ValueError, match="n_threads"):
+        primal_newton(rows, order, y, C, n_threads=0, **kw)
+
+
 @pytest.mark.parametrize("squared", [False, True])
 def test_regression_dual_and_newton(squared):
     X, y = load_dataset("housing_scale")

@@ -8,6 +8,7 @@ n_jobs over one-vs-rest classes, warm starts, dual="auto"'s switch to Newton.
 The primal objective is computed here, the same way, from every library's w and b:
 1/2 (|w|^2 + (b / intercept_scaling)^2) + sum_i C_i loss_i.
 """
+import functools
 import pickle
 import warnings
 
@@ -19,6 +20,8 @@ import libsmo
 from helpers.data import load_dataset
 from helpers.layouts import in_layout
 from helpers.peers import liblinear_train
+from libsmo._core.linear_rows import LinearRows
+from libsmo.training._linear import newton_threads
 
 sklearn = pytest.importorskip("sklearn")
 from sklearn import svm as sk  # noqa: E402
@@ -214,6 +217,42 @@ def test_same_regression_as_liblinear(solver, loss):
     assert f[0] == pytest.approx(f[1], rel=1e-4)
     np.testing.assert_allclose(ours.predict(X), X @ np.asarray(w) + b,
                                atol=1e-2 * np.abs(y).max())
+
+
+@pytest.mark.parametrize("regression", [False, True])
+def test_newton_on_threads_reaches_liblinears_optimum(regression):
+    """n_jobs=2 threads share the Newton method's passes over the rows of one problem
+    (a9a's 451,592 values: LIBLINEAR -s 2, and -s 11 on its labels as targets):
+    LIBLINEAR's objective within 1e-4 relative, and the same model from every fit."""
+    X, y = load_dataset("a9a")
+    assert newton_threads(LinearRows(X), 2) == 2
+    C, p = 1.0, 0.5
+    if regression:
+        model = liblinear_train(y, X, f"-s 11 -c {C} -p {p} -e 1e-4 -B 1 -q")
+        w, b = model.get_decfun()
+        make = functools.partial(libsmo.LinearSVR, C=C, epsilon=p, tol=1e-4, dual=False,
+                                 loss="squared_epsilon_insensitive", n_jobs=2)
+    else:
+        w, b = liblinear_weights(X, y, f"-s 2 -c {C} -e 0.01")
+        make = functools.partial(libsmo.LinearSVC, C=C, tol=0.01, dual=False, n_jobs=2)
+    fits = [make().fit(X, y) for _ in range(2)]
+    np.testing.assert_array_equal(fits[0].coef_, fits[1].coef_)
+    coef, intercept = np.ravel(fits[0].coef_), np.ravel(fits[0].intercept_)[0]
+    loss = "squared_epsilon_insensitive" if regression else "squared_hinge"
+    targets = y if regression else signs(y)
+    f = [primal_objective(X, targets, ww, bb, C, loss, epsilon=p if regression else 0.0)
+         for ww, bb in ((coef, intercept), (np.asarray(w), b))]
+    assert f[0] == pytest.approx(f[1], rel=1e-4)
+
+
+def test_small_problems_keep_one_thread():
+    """Below VALUES_A_THREAD values a thread, n_jobs does not wake threads that would
+    cost more than they share: housing's fit with n_jobs=2 is its one-thread fit."""
+    X, y = load_dataset("housing_scale")
+    assert newton_threads(LinearRows(X), 2) == 1
+    one, two = (libsmo.LinearSVR(dual=False, loss="squared_epsilon_insensitive",
+                                 n_jobs=n).fit(X, y) for n in (None, 2))
+    np.testing.assert_array_equal(one.coef_, two.coef_)
 
 
 @pytest.mark.slow

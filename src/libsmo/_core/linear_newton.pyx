@@ -31,6 +31,7 @@ from cpython.exc cimport PyErr_CheckSignals
 from libc.math cimport fabs, sqrt
 from libsmo._core.checks import check_indices
 from libsmo._core.linear_solution import LinearSolution
+from cython.parallel cimport prange
 from libsmo._core.linear_rows cimport LinearRows, RowData, add_row, add_squares, dot_w
 
 cnp.import_array()
@@ -56,6 +57,66 @@ cdef class _Primal:
     cdef int[::1] violators   # the rows with a loss (LIBLINEAR's I)
     cdef Py_ssize_t size_I
     cdef double wTw
+    cdef int threads          # the row passes' threads (1: LIBLINEAR's order throughout)
+    cdef double[:, ::1] parts # threads > 1: each thread's share of X_I' v
+
+    cdef void rows_times(self, const double* v, double* out) noexcept nogil:
+        """out[k] = x_k'v for every row of the problem: each row's own sum, so the same
+        bits on any number of threads."""
+        cdef const RowData* r = &self.r
+        cdef const int* rows = &self.rows[0]
+        cdef Py_ssize_t k, l = self.l
+        if self.threads == 1 or l < 2:
+            for k in range(l):
+                out[k] = dot_w(r, rows[k], v)
+            return
+        for k in prange(l, num_threads=self.threads, schedule="static"):
+            out[k] = dot_w(r, rows[k], v)
+
+    cdef void violators_times(self, const double* a, const double* v, double* out,
+                              bint squares=False) noexcept nogil:
+        """out = sum over the violators j (rows I_j) of c_j x_{I_j}, with c_j = a[j]
+        (v NULL: the gradient's terms) or C_{I_j} x_{I_j}'v (the Hessian's), added in
+        LIBLINEAR's order on one thread; with `squares`, out = 1 + the sum of 2 C_{I_j}
+        times x_{I_j}'s squared entries (the preconditioner's, from 1 as LIBLINEAR's). On several, each thread sums a contiguous share
+        of the violators in that order into its own vector and the shares are added in
+        thread order: the same bits for the same number of threads, not one thread's
+        (liblinear-multicore's -m splits these sums too)."""
+        cdef const RowData* r = &self.r
+        cdef const int* rows = &self.rows[0]
+        cdef const int* I = &self.violators[0]
+        cdef const double* C = &self.C[0]
+        cdef Py_ssize_t j, f, t, first, last, nw = self.nw, size = self.size_I
+        cdef int threads = self.threads
+        cdef double c
+        cdef double* part
+        if threads == 1 or size < 2 * threads:
+            for f in range(nw):
+                out[f] = 1 if squares else 0
+            for j in range(size):
+                if squares:
+                    add_squares(r, rows[I[j]], C[I[j]] * 2, out)
+                    continue
+                c = a[j] if v == NULL else C[I[j]] * dot_w(r, rows[I[j]], v)
+                add_row(r, rows[I[j]], c, out)
+            return
+        for t in prange(threads, num_threads=threads, schedule="static"):
+            part = &self.parts[t, 0]
+            for f in range(nw):
+                part[f] = 1 if squares and t == 0 else 0
+            first = size * t // threads
+            last = size * (t + 1) // threads
+            for j in range(first, last):
+                if squares:
+                    add_squares(r, rows[I[j]], C[I[j]] * 2, part)
+                else:
+                    c = a[j] if v == NULL else C[I[j]] * dot_w(r, rows[I[j]], v)
+                    add_row(r, rows[I[j]], c, part)
+        for f in prange(nw, num_threads=threads, schedule="static"):
+            c = self.parts[0, f]
+            for t in range(1, threads):
+                c = c + self.parts[t, f]
+            out[f] = c
 
     cdef double loss(self, Py_ssize_t k, double wx_k) noexcept nogil:
         cdef double d
@@ -73,8 +134,7 @@ cdef class _Primal:
         cdef Py_ssize_t k
         cdef double f = 0
         self.wTw = 0
-        for k in range(self.l):
-            self.wx[k] = dot_w(&self.r, self.rows[k], w)
+        self.rows_times(w, &self.wx[0])
         for k in range(self.nw):
             self.wTw += w[k] * w[k]
         for k in range(self.l):
@@ -104,32 +164,19 @@ cdef class _Primal:
             self.tmp[self.size_I] = t
             self.violators[self.size_I] = <int>k
             self.size_I += 1
-        for j in range(self.nw):
-            g[j] = 0
-        for j in range(self.size_I):
-            add_row(&self.r, self.rows[self.violators[j]], self.tmp[j], g)
+        self.violators_times(&self.tmp[0], NULL, g)
         for j in range(self.nw):
             g[j] = w[j] + 2 * g[j]
 
     cdef void hessian_times(self, const double* s, double* Hs) noexcept nogil:
-        cdef Py_ssize_t j, k
-        cdef double xTs
-        for j in range(self.nw):
-            Hs[j] = 0
-        for j in range(self.size_I):
-            k = self.violators[j]
-            xTs = self.C[k] * dot_w(&self.r, self.rows[k], s)
-            add_row(&self.r, self.rows[k], xTs, Hs)
+        cdef Py_ssize_t j
+        self.violators_times(NULL, s, Hs)
         for j in range(self.nw):
             Hs[j] = s[j] + 2 * Hs[j]
 
     cdef void preconditioner(self, double* M) noexcept nogil:
-        cdef Py_ssize_t j, k
-        for j in range(self.nw):
-            M[j] = 1
-        for j in range(self.size_I):
-            k = self.violators[j]
-            add_squares(&self.r, self.rows[k], self.C[k] * 2, M)
+        cdef Py_ssize_t j
+        self.violators_times(NULL, NULL, M, True)
         for j in range(self.nw):
             M[j] = (1 - ALPHA_PCG) + ALPHA_PCG * M[j]
 
@@ -140,8 +187,7 @@ cdef class _Primal:
         cdef Py_ssize_t k, j
         cdef double sTs = 0, wTs = 0, gTs = 0, fold = f[0], loss
         cdef int halvings
-        for k in range(self.l):
-            self.tmp[k] = dot_w(&self.r, self.rows[k], s)
+        self.rows_times(s, &self.tmp[0])
         for j in range(self.nw):
             sTs += s[j] * s[j]
             wTs += s[j] * w[j]
@@ -242,7 +288,7 @@ cdef double _gradient_step(_Primal fun, double[::1] w, const double[::1] s, doub
 
 def primal_newton(LinearRows rows not None, order, targets, bounds, *,
                   bint regression=False, double epsilon=0.0, double tol=0.01,
-                  long max_iter=1000, start=None, double eps_cg=0.5,
+                  long max_iter=1000, start=None, double eps_cg=0.5, int n_threads=1,
                   signed char[::1] stop_flag=None):
     """Minimise the L2-loss SVM's primal (squared hinge, or squared epsilon-insensitive
     with `regression`) by LIBLINEAR 2.50's Newton method.
@@ -270,6 +316,11 @@ def primal_newton(LinearRows rows not None, order, targets, bounds, *,
         The conjugate gradient's relative tolerance (LIBLINEAR's 0.5).
     stop_flag : int8 array of shape (1,), optional
         Another thread sets it to 1 to stop this run.
+    n_threads : int
+        Threads of the passes over the rows (liblinear-multicore's -m): the products
+        X v row by row, and the sums X_I' v in one share of the rows a thread. One
+        thread takes LIBLINEAR's steps; more reach the same optimum by sums added in
+        another order (the same bits for the same n_threads).
 
     Returns
     -------
@@ -288,9 +339,10 @@ def primal_newton(LinearRows rows not None, order, targets, bounds, *,
         Ctrl-C.
     """
     cdef Py_ssize_t n = rows.n_rows, nw = rows.n_weights, k
-    if not (tol > 0 and eps_cg > 0 and epsilon >= 0) or max_iter < 0:
-        raise ValueError(f"tol and eps_cg must be > 0, epsilon >= 0 and max_iter >= 0; "
-                         f"got {tol!r}, {eps_cg!r}, {epsilon!r}, {max_iter!r}")
+    if not (tol > 0 and eps_cg > 0 and epsilon >= 0) or max_iter < 0 or n_threads < 1:
+        raise ValueError(f"tol and eps_cg must be > 0, epsilon >= 0, max_iter >= 0 and "
+                         f"n_threads >= 1; got {tol!r}, {eps_cg!r}, {epsilon!r}, "
+                         f"{max_iter!r}, {n_threads!r}")
     order = np.ascontiguousarray(order, dtype=np.int32)
     check_indices(order, n, "row", error=ValueError)
     C_all = np.ascontiguousarray(bounds, dtype=np.float64)
@@ -311,6 +363,8 @@ def primal_newton(LinearRows rows not None, order, targets, bounds, *,
     fun.violators = np.zeros(fun.l, dtype=np.int32)
     if nw == 0:
         raise ValueError("the rows have no features and no bias: nothing to fit")
+    fun.threads = n_threads
+    fun.parts = np.zeros((n_threads if n_threads > 1 else 0, nw))
     cdef double[::1] w = np.zeros(nw)
     if start is not None:
         start = np.asarray(start, dtype=np.float64)

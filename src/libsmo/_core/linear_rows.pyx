@@ -160,6 +160,11 @@ cdef class LinearRows:
         """Entries of w: the features, and one more for the bias."""
         return self.n_features + (self.bias > 0)
 
+    @property
+    def n_values(self):
+        """The values the row loops read: the stored ones (CSR), or every entry."""
+        return int(self.indptr[self.n_rows]) if self.sparse else self.n_rows * self.n_features
+
     def __reduce__(self):
         # another process reads its own copy of the rows (threads share them)
         return (LinearRows, (self.source, self.bias))

@@ -60,12 +60,18 @@ options:
 -B bias : if bias >= 0, instance x becomes [x; bias]; if < 0, no bias term added (default -1)
 -wi weight: weights adjust the parameter C of different classes (see README for details)
 -v n: n-fold cross validation mode
+-m nr_thread : parallel version with [nr_thread] threads (default 1; only for -s 1, 2, 3,
+  5, 11: one-vs-rest problems at once, and the Newton method's passes of -s 2, 11)
 -q : quiet mode (no outputs)
 """
 
 # option letter -> (LiblinearParams' field, type)
 OPTIONS = {"s": ("solver", int), "c": ("C", float), "p": ("p", float),
-           "e": ("eps", float), "B": ("bias", float), "n": ("nu", float)}
+           "e": ("eps", float), "B": ("bias", float), "n": ("nu", float),
+           "m": ("threads", int)}
+# the solver types whose training -m spreads over threads (liblinear-multicore's list,
+# less the solvers libsmo does not have)
+THREADED_SOLVERS = (1, 2, 3, 5, 11)
 # LIBLINEAR 2.50's options without a value that libsmo has no solver for
 NOT_AVAILABLE = {
     "-R": "-R (a bias left out of the regularisation) is not available: libsmo's "
@@ -83,7 +89,8 @@ def parse_linear_train_args(argv):
     options : dict
         LiblinearParams' fields as given (checked later, in LIBLINEAR's order).
     settings : dict
-        input, model, folds (or None), quiet.
+        input, model, folds (or None), quiet, and notices: liblinear-multicore's
+        lines about -m (its solver when -s is not given, or -m ignored).
 
     Raises
     ------
@@ -92,7 +99,7 @@ def parse_linear_train_args(argv):
         -R or -C, which libsmo does not have.
     """
     options = {"solver": 1, "C": 1.0, "p": 0.1, "eps": None, "bias": -1.0, "weights": []}
-    settings = {"folds": None, "quiet": False}
+    settings = {"folds": None, "quiet": False, "notices": []}
     pairs, files = scan_options(argv, flags=("-q", *NOT_AVAILABLE))
     for arg, value in pairs:
         if arg == "-q":
@@ -114,6 +121,17 @@ def parse_linear_train_args(argv):
         else:
             raise UsageError(f"unknown option: {arg}")
     settings["input"], settings["model"] = training_files(files)
+    given = {arg for arg, _ in pairs}
+    if "-m" in given:
+        if "-s" not in given:
+            settings["notices"].append("Solver not specified. Using -s 2\n")
+            options["solver"] = 2
+        elif options["solver"] not in THREADED_SOLVERS:
+            settings["notices"].append(
+                "WARNING: parallel solvers are only available for -s "
+                f"{', '.join(str(s) for s in THREADED_SOLVERS)} now; use single-core "
+                "solvers instead.\n\n")
+            options["threads"] = 1
     options.pop("nu", None)   # -n: the one-class SVM's (-s 21), refused by the check
     options["weights"] = tuple(options["weights"])
     return options, settings
@@ -128,6 +146,8 @@ def linear_train_main(argv):
     except UsageError as exc:
         return usage(LINEAR_TRAIN_USAGE, str(exc))
     lines_to_stdout(settings["quiet"])
+    for notice in settings["notices"]:
+        write_stdout(notice)
     from libsmo.cli._data import read_problem
     from libsmo.training._liblinear import LiblinearParams, check_parameter
     problem = read_problem(settings["input"], "linear", dense_copy_bytes=0)

@@ -29,7 +29,8 @@ import scipy.sparse as sp
 
 from libsmo._core.linear_rows import LinearRows
 from libsmo._utils import constraints as pv
-from libsmo._utils.parallel import imap_tasks
+from libsmo._utils.constraints import usable_cores
+from libsmo._utils.parallel import effective_n_jobs, imap_tasks
 from libsmo._utils.random_sources import SklearnRandom
 from libsmo.estimators._classifier import _BaseClassifier
 from libsmo.estimators._input import (
@@ -57,6 +58,7 @@ from libsmo.training._linear import (
     FeatureColumns,
     LinearTask,
     choose_dual,
+    newton_threads,
     shared_diagonals,
     solve_crammer_singer,
     solve_guarded,
@@ -149,7 +151,14 @@ class _BaseLinear(BaseEstimator):
         are row k of `weights` (its fit's w a view of that row). Each fit's weights move
         into that array as it finishes, and the solver's own are freed then: collecting
         the fits first and stacking their weights after held every class's weights
-        twice at once (the fit's peak memory with many classes and features)."""
+        twice at once (the fit's peak memory with many classes and features). One task
+        (two classes, a regression) takes the n_jobs as the Newton method's threads over
+        its rows instead (liblinear-multicore's -m; `newton_threads`: fewer on small
+        data), in this process."""
+        if len(tasks) == 1:
+            threads = newton_threads(tasks[0].rows,
+                                     min(effective_n_jobs(n_jobs), usable_cores()))
+            tasks, n_jobs = [dataclasses.replace(tasks[0], threads=threads)], 1
         weights = np.empty((len(tasks), tasks[0].rows.n_weights))
         fits = []
         try:
@@ -344,7 +353,11 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         are the same (a path of C values).
     n_jobs : int, default=None
         The number of one-vs-rest problems trained at once (joblib tasks on
-        threads); None means 1. The model is the same for every n_jobs.
+        threads); None means 1. The model is the same for every n_jobs, but for
+        one problem (two classes) solved by the primal Newton method (dual=False,
+        or a squared-hinge dual that reached max_iter): there n_jobs threads share
+        its passes over the rows (liblinear-multicore's ``-m``), and its sums,
+        added in shares, give the same optimum in bits that depend on n_jobs.
 
     Attributes
     ----------
@@ -774,6 +787,12 @@ default='epsilon_insensitive'
         The most epochs of the dual, or Newton steps of the primal.
     warm_start : bool, default=False
         Start each fit from the previous fit's solution when the rows are the same.
+    n_jobs : int, default=None
+        Threads of the primal Newton method's passes over the rows (dual=False, or
+        a squared-loss dual that reached max_iter; liblinear-multicore's ``-m``);
+        None means 1. Its sums, added in one share a thread, reach the same optimum
+        in bits that depend on n_jobs. The dual coordinate descent runs on one
+        thread.
 
     Attributes
     ----------
@@ -818,6 +837,7 @@ default='epsilon_insensitive'
     _parameter_constraints = {
         "epsilon": pv.Positive(allow_zero=True),
         "loss": pv.OneOf(("epsilon_insensitive", "squared_epsilon_insensitive")),
+        "n_jobs": SOLVER["n_jobs"],
         **COMMON,
     }
     _squared_losses = ("squared_epsilon_insensitive",)
@@ -829,7 +849,7 @@ default='epsilon_insensitive'
 
     def __init__(self, *, epsilon=0.0, tol=1e-4, C=1.0, loss="epsilon_insensitive",
                  fit_intercept=True, intercept_scaling=1.0, dual="auto", verbose=0,
-                 random_state=None, max_iter=1000, warm_start=False):
+                 random_state=None, max_iter=1000, warm_start=False, n_jobs=None):
         self.epsilon = epsilon
         self.tol = tol
         self.C = C
@@ -841,6 +861,7 @@ default='epsilon_insensitive'
         self.random_state = random_state
         self.max_iter = max_iter
         self.warm_start = warm_start
+        self.n_jobs = n_jobs
 
     def fit(self, X, y, sample_weight=None):
         """Fit the regression on samples X and targets y.
@@ -884,7 +905,7 @@ default='epsilon_insensitive'
                           float(self.epsilon), float(self.tol), int(self.max_iter),
                           fit_seed(self.random_state), np.zeros(1, dtype=np.int8),
                           start)
-        _, weights = self._solve([task], None)
+        _, weights = self._solve([task], self.n_jobs)
         coef, intercept = self._coef_and_intercept(weights)
         self.coef_ = coef.ravel()
         self.intercept_ = intercept

@@ -28,6 +28,7 @@ libsmo-linear-train routes to stdout: "optimization finished, #iter = N", "Objec
 value = ...", "nSV = N" (or "#nonzeros/#features"), and the warnings at the iteration
 limits. The progress dots and the Newton method's per-step lines are not printed.
 """
+import dataclasses
 import logging
 import warnings
 from dataclasses import dataclass
@@ -35,12 +36,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from libsmo._core.linear_rows import LinearRows
+from libsmo._utils.parallel import imap_tasks
 from libsmo.io.liblinear_model import REGRESSION, SVM_SOLVERS, LiblinearModel
 from libsmo.training._linear import (
     FeatureColumns,
     LinearTask,
+    newton_threads,
     solve_crammer_singer,
-    solve_task,
+    solve_guarded,
 )
 
 __all__ = ["LiblinearParams", "check_parameter", "cross_validation", "predict", "train"]
@@ -87,6 +90,10 @@ class LiblinearParams:
         The bias feature's value (``-B``); negative for none.
     weights : tuple of (int, float)
         The ``-wi`` weights, in the command line's order.
+    threads : int
+        liblinear-multicore's ``-m``: the one-vs-rest problems trained at once, and
+        one problem's Newton method (-s 2, 11, and -s 1's continuation) on that many
+        threads over its rows.
     """
     solver: int = 1
     C: float = 1.0
@@ -94,6 +101,7 @@ class LiblinearParams:
     eps: object = None
     bias: float = -1.0
     weights: tuple = ()
+    threads: int = 1
 
     @property
     def tol(self):
@@ -115,6 +123,8 @@ def check_parameter(params):
         return f"C <= 0 (-c {params.C:g})"
     if params.regression and not params.p >= 0:
         return f"p < 0 (-p {params.p:g})"
+    if params.threads < 1:
+        return f"nr_thread < 1 (-m {params.threads})"
     if params.solver in UNTRAINED:
         return (f"solver type {params.solver} ({UNTRAINED[params.solver]}) is not "
                 "available: libsmo trains LIBLINEAR's support vector machines only "
@@ -153,14 +163,15 @@ def _weighted_C(params, labels):
     return weighted
 
 
-def _task(params, rows, order, targets, bounds, k, stop_flag, columns=None):
+def _task(params, rows, order, targets, bounds, k, stop_flag, columns=None, threads=1):
     solver = params.solver
     dual = solver in DUAL_TYPES
     max_iter = (DUAL_MAX_ITER if dual else L1_MAX_ITER if solver == 5
                 else NEWTON_MAX_ITER)
     return LinearTask(rows, order, targets, bounds, dual, solver in (1, 2, 5, 11, 12),
                       params.regression, float(params.p) if params.regression else 0.0,
-                      float(params.tol), max_iter, SEED + k, stop_flag, None, columns)
+                      float(params.tol), max_iter, SEED + k, stop_flag, None, columns,
+                      threads=threads)
 
 
 def _report(solver, fit, n_weights):
@@ -196,10 +207,18 @@ def _report(solver, fit, n_weights):
         logger.info(line)
 
 
-def _solve(params, task, n_weights):
-    fit = solve_task(task)
-    _report(params.solver, fit, n_weights)
-    return np.asarray(fit.w, dtype=np.float64)
+def _solve(params, tasks, n_weights):
+    """The tasks' weights, one column each: one task on the -m threads (its Newton
+    method's), several as that many tasks at once; each problem's lines in order."""
+    jobs = params.threads if len(tasks) > 1 else 1
+    if len(tasks) == 1:
+        tasks = [dataclasses.replace(tasks[0],
+                                     threads=newton_threads(tasks[0].rows, params.threads))]
+    columns = []
+    for fit in imap_tasks(solve_guarded, tasks, jobs):
+        _report(params.solver, fit, n_weights)
+        columns.append(np.asarray(fit.w, dtype=np.float64))
+    return np.column_stack(columns)
 
 
 def train(X, y, params):
@@ -238,7 +257,7 @@ def train(X, y, params):
     if params.regression:
         task = _task(params, rows, np.arange(n_rows), y, np.full(n_rows, float(params.C)),
                      0, stop_flag)
-        W = _solve(params, task, n_weights)[:, None]
+        W = _solve(params, [task], n_weights)
     else:
         labels, encoded = group_classes(y)
         if len(labels) < 2:
@@ -258,11 +277,11 @@ def train(X, y, params):
             # two classes: one problem, label[0] positive; more: one against the rest
             problems = ([(0, weighted[0], weighted[1])] if len(labels) == 2 else
                         [(i, weighted[i], float(params.C)) for i in range(len(labels))])
-            W = np.column_stack([
-                _solve(params, _task(params, rows, order, np.where(encoded == i, 1.0, -1.0),
-                                     np.where(encoded == i, positive_C, negative_C), k,
-                                     stop_flag, columns), n_weights)
-                for k, (i, positive_C, negative_C) in enumerate(problems)])
+            W = _solve(params, [_task(params, rows, order, np.where(encoded == i, 1.0, -1.0),
+                                      np.where(encoded == i, positive_C, negative_C), k,
+                                      stop_flag, columns)
+                                for k, (i, positive_C, negative_C) in enumerate(problems)],
+                       n_weights)
     if params.bias == 0:   # a bias feature of value 0: its weight stays 0
         W = np.vstack([W, np.zeros((1, W.shape[1]))])
     return LiblinearModel(SOLVER_NAMES[params.solver],

@@ -86,6 +86,7 @@ class LinearTask:
     start: object = None      # a dual start (n_rows,) or a primal w (n_weights,)
     columns: object = None    # penalty="l1": `FeatureColumns` of the problem's rows
     diagonal: object = None   # the classification dual's Q_ii + D_ii (`shared_diagonals`)
+    threads: int = 1          # the Newton method's threads over the rows
 
 
 @dataclass(frozen=True)
@@ -158,6 +159,18 @@ def shared_diagonals(rows, order, bounds, squared_hinge):
     return diagonals
 
 
+# the stored values a thread of the Newton method's row passes at least: on fewer,
+# waking the threads for every pass costs more than sharing the pass saves (housing's
+# 5,000 values took 15 times LIBLINEAR's time on two threads, as liblinear-multicore's -m 2)
+VALUES_A_THREAD = 1 << 16
+
+
+def newton_threads(rows, threads):
+    """The threads for the Newton method's passes over `rows` (`LinearRows`): at most
+    `threads`, one for each VALUES_A_THREAD stored values, and one at least."""
+    return max(1, min(int(threads), rows.n_values // VALUES_A_THREAD))
+
+
 def primal_tolerance(task):
     """LIBLINEAR's primal tolerance: tol, for classification scaled by
     max(min(#positive, #negative), 1) / l over the problem's rows."""
@@ -191,7 +204,8 @@ def solve_task(task):
             task.rows.n_weights else None
         sol = primal_newton(task.rows, task.order, task.targets, task.bounds,
                             regression=task.regression, epsilon=task.epsilon,
-                            start=start, **dict(common, tol=primal_tolerance(task)))
+                            start=start, n_threads=task.threads,
+                            **dict(common, tol=primal_tolerance(task)))
         return LinearFit(sol.w, sol.dual, sol.n_iter, sol.status in REACHED, "primal",
                          sol.objective)
     start = task.start if task.start is not None and len(task.start) == \
@@ -210,7 +224,8 @@ def solve_task(task):
     tol = primal_tolerance(task) * SWITCH_TOL[task.regression]
     newton = primal_newton(task.rows, task.order, task.targets, task.bounds,
                            regression=task.regression, epsilon=task.epsilon,
-                           start=sol.w, **dict(common, tol=tol, max_iter=SWITCH_MAX_ITER))
+                           start=sol.w, n_threads=task.threads,
+                           **dict(common, tol=tol, max_iter=SWITCH_MAX_ITER))
     return LinearFit(newton.w, newton.dual, sol.n_iter + newton.n_iter,
                      newton.status in REACHED, "dual+primal", newton.objective, sol)
 
