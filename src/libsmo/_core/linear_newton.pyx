@@ -24,6 +24,10 @@ the actual decrease alone, a few digits short of a tolerance such as 1e-12).
 Where the dual coordinate descent stalls (its epochs reach max_iter, typically at
 large C on unscaled data), this converges in a few dozen steps; LIBLINEAR switches to
 it then for -s 1 and -s 12, and so does libsmo's LinearSVC.
+
+With n_threads > 1 (liblinear-multicore's -m) the passes over the rows run on OpenMP
+threads: X v row by row (each row's own sum), and the sums over the rows one share a
+thread, the shares added in order.
 """
 import numpy as np
 cimport numpy as cnp
@@ -78,10 +82,11 @@ cdef class _Primal:
         """out = sum over the violators j (rows I_j) of c_j x_{I_j}, with c_j = a[j]
         (v NULL: the gradient's terms) or C_{I_j} x_{I_j}'v (the Hessian's), added in
         LIBLINEAR's order on one thread; with `squares`, out = 1 + the sum of 2 C_{I_j}
-        times x_{I_j}'s squared entries (the preconditioner's, from 1 as LIBLINEAR's). On several, each thread sums a contiguous share
-        of the violators in that order into its own vector and the shares are added in
-        thread order: the same bits for the same number of threads, not one thread's
-        (liblinear-multicore's -m splits these sums too)."""
+        times x_{I_j}'s squared entries (the preconditioner's, from 1 as LIBLINEAR's).
+        On several threads, each sums a contiguous share of the violators in that order
+        into its own vector and the shares are added in thread order: the same bits for
+        the same number of threads, not one thread's (liblinear-multicore's -m splits
+        these sums too)."""
         cdef const RowData* r = &self.r
         cdef const int* rows = &self.rows[0]
         cdef const int* I = &self.violators[0]
