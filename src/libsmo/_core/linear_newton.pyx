@@ -386,13 +386,18 @@ def primal_newton(LinearRows rows not None, order, targets, bounds, *,
     cdef long steps = 0
     cdef str status = "max_iter"
     cdef bint interrupted = False
+    cdef bint started = start is not None
     with nogil:
-        fun.value(&w0[0])
+        f = fun.value(&w0[0])
         fun.gradient(&w0[0], &g[0])
         gnorm0 = sqrt(_dot(g, g))
-        f = fun.value(&w[0])
-        fun.gradient(&w[0], &g[0])
-        gnorm = sqrt(_dot(g, g))
+        gnorm = gnorm0
+        if started:
+            # (without a start w is w0, whose value and gradient are at hand: LIBLINEAR
+            # computes them twice, two passes over the rows each)
+            f = fun.value(&w[0])
+            fun.gradient(&w[0], &g[0])
+            gnorm = sqrt(_dot(g, g))
     if gnorm <= tol * gnorm0:
         status = "optimal"
     while status == "max_iter" and steps < max_iter:
