@@ -32,10 +32,10 @@ thread, the shares added in order.
 import numpy as np
 cimport numpy as cnp
 from cpython.exc cimport PyErr_CheckSignals
+from cython.parallel cimport prange
 from libc.math cimport fabs, sqrt
 from libsmo._core.checks import check_indices
 from libsmo._core.linear_solution import LinearSolution
-from cython.parallel cimport prange
 from libsmo._core.linear_rows cimport LinearRows, RowData, add_row, add_squares, dot_w
 
 cnp.import_array()
