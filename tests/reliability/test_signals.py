@@ -130,6 +130,38 @@ def test_ctrl_c_during_the_primal_linear_solver(keyboard_interrupt):
     assert delay < 1.0
 
 
+class Terminated(Exception):
+    """What a handler of the test's raises."""
+
+
+@pytest.mark.parametrize("handler_raises", [KeyboardInterrupt, Terminated])
+def test_coordinate_descent_in_the_main_thread_raises_the_handlers_exception(
+        handler_raises):
+    """The coordinate descents called from the main thread (the linear C-SVC's start
+    calls them there) stop on a signal and raise what its handler raised: Ctrl-C's
+    KeyboardInterrupt, or the commands' own exception for SIGTERM."""
+    from libsmo._core.linear_cd import svc_dual
+    from libsmo._core.linear_rows import LinearRows
+    X, y = load_dataset("a9a")
+    n = X.shape[0]
+    rows = LinearRows(X, bias=1.0)
+
+    def handler(signum, frame):
+        raise handler_raises()
+
+    previous = signal.signal(signal.SIGINT, handler)
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(handler_raises):
+            # (5,000 epochs: seconds, so that without the signal it ends, and fails)
+            svc_dual(rows, np.arange(n), y, np.full(n, 100.0), tol=1e-12, max_iter=5000)
+    finally:
+        timer.cancel()
+        timer.join()
+        signal.signal(signal.SIGINT, previous)
+
+
 def test_ctrl_c_during_a_regression_fit(keyboard_interrupt):
     X, y = blobs(12_000, 200, seed=3)
     delay = interrupt_after(0.3, lambda: libsmo.train(

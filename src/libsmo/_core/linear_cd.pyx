@@ -38,9 +38,9 @@ from libc.math cimport fabs, INFINITY, isfinite
 from libc.stdint cimport uint32_t
 from libsmo._core.checks import check_indices
 from libsmo._core.linear_epochs cimport (INTERRUPTED, MAX_ITER, OPTIMAL, RUNNING, STOPPED,
-                                         poll_stop, shuffle_active, smo_mt19937,
-                                         smo_mt_bounded, smo_mt_seed,
-                                         stop_flag_pointer)
+                                         poll_stop, raise_pending_signal,
+                                         shuffle_active, smo_mt19937, smo_mt_bounded,
+                                         smo_mt_seed, stop_flag_pointer)
 from libsmo._core.linear_solution import LinearSolution
 from libsmo._core.linear_rows cimport (LinearRows, RowData, add_span, at_least, at_most,
                                        dot_span, prefetch_span, row_end, row_start,
@@ -491,7 +491,7 @@ def svc_dual(LinearRows rows not None, order, signs, bounds, *, bint squared_hin
     PGmax_new, PGmin_new = run.pg_max, run.pg_min
     dual = examples.duals(n)
     if status == INTERRUPTED:
-        raise KeyboardInterrupt
+        raise_pending_signal()
     return LinearSolution(np.asarray(examples.w)[:nw], dual, it, v / 2, STATUS_NAMES[status],
                           PGmax_new - PGmin_new)
 
@@ -658,7 +658,7 @@ def svr_dual(LinearRows rows not None, order, targets, bounds, *, double epsilon
     Gnorm1_init, Gnorm1_new = run.gnorm1_init, run.gnorm1_new
     dual = examples.duals(n)
     if status == INTERRUPTED:
-        raise KeyboardInterrupt
+        raise_pending_signal()
     return LinearSolution(np.asarray(examples.w)[:nw], dual, it, v, STATUS_NAMES[status],
                           Gnorm1_new / Gnorm1_init if Gnorm1_init > 0 else 0.0)
 

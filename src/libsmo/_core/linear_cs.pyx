@@ -27,8 +27,9 @@ from libc.math cimport INFINITY, fabs
 from libc.stdint cimport uint32_t
 from libc.stdlib cimport qsort
 from libsmo._core.checks import check_indices
-from libsmo._core.linear_epochs cimport (poll_stop, shuffle_active, smo_mt19937,
-                                         smo_mt_seed, stop_flag_pointer)
+from libsmo._core.linear_epochs cimport (poll_stop, raise_pending_signal,
+                                         shuffle_active, smo_mt19937, smo_mt_seed,
+                                         stop_flag_pointer)
 from libsmo._core.linear_solution import LinearSolution
 from libsmo._core.linear_rows cimport (LinearRows, RowData, at_most, row_end, row_start,
                                        value_at)
@@ -280,7 +281,7 @@ def crammer_singer(LinearRows rows not None, order, labels, bounds, int n_classe
         for t in range(l):
             v -= alpha[t, y_true[t]]
     if status == 4:
-        raise KeyboardInterrupt
+        raise_pending_signal()
     dual = np.zeros((n, k))
     dual[order] = np.asarray(alpha)[:l]
     names = {0: "max_iter", 1: "optimal", 3: "stopped"}

@@ -3,8 +3,32 @@
 # scikit-learn's Mersenne Twister (mt19937.h) as scikit-learn's LIBLINEAR draws it; the
 # solvers' statuses; and the poll for Ctrl-C and for another thread's stop flag after
 # each epoch. Inline functions only: nothing of this module exists at run time.
-from cpython.exc cimport PyErr_CheckSignals
 from libc.stdint cimport uint32_t
+
+# Python's signal handlers run with the GIL held; the exception one raises (Ctrl-C's
+# KeyboardInterrupt, the commands' SIGTERM exception) is kept aside until the solver is
+# back in Python and raises it there (`raise_pending_signal`). (Cython's own
+# PyErr_CheckSignals is declared `except -1`: in a noexcept function the exception would
+# be printed as ignored and the solver would go on.) Only the main thread runs the
+# handlers, so one place a module is enough.
+cdef extern from *:
+    """
+    static PyObject *smo_signal_type = NULL, *smo_signal_value = NULL,
+                    *smo_signal_traceback = NULL;
+    static int smo_check_signals(void) {
+        if (PyErr_CheckSignals() == 0) return 0;
+        PyErr_Fetch(&smo_signal_type, &smo_signal_value, &smo_signal_traceback);
+        return 1;
+    }
+    static int smo_raise_pending_signal(void) {
+        if (smo_signal_type == NULL) PyErr_SetNone(PyExc_KeyboardInterrupt);
+        else PyErr_Restore(smo_signal_type, smo_signal_value, smo_signal_traceback);
+        smo_signal_type = smo_signal_value = smo_signal_traceback = NULL;
+        return -1;
+    }
+    """
+    int smo_check_signals()
+    int raise_pending_signal "smo_raise_pending_signal" () except -1
 
 cdef extern from "mt19937.h" nogil:
     ctypedef struct smo_mt19937:
@@ -32,10 +56,11 @@ cdef inline void shuffle_active(int* index, Py_ssize_t active,
 
 
 cdef inline int poll_stop(const signed char* stop_flag) noexcept nogil:
-    """INTERRUPTED on Ctrl-C (in the main thread), STOPPED when another thread set the
-    stop flag (NULL: none), else RUNNING."""
+    """INTERRUPTED when a signal handler raised (Ctrl-C, in the main thread: the caller
+    then calls `raise_pending_signal` once back in Python), STOPPED when another thread
+    set the stop flag (NULL: none), else RUNNING."""
     with gil:
-        if PyErr_CheckSignals() != 0:
+        if smo_check_signals() != 0:
             return INTERRUPTED
     if stop_flag != NULL and stop_flag[0] != 0:
         return STOPPED

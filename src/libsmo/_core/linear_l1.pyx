@@ -27,8 +27,9 @@ cimport numpy as cnp
 from libc.math cimport fabs
 from libc.stdint cimport uint32_t
 from libsmo._core.checks import checked_indptr
-from libsmo._core.linear_epochs cimport (poll_stop, shuffle_active, smo_mt19937,
-                                         smo_mt_seed, stop_flag_pointer)
+from libsmo._core.linear_epochs cimport (poll_stop, raise_pending_signal,
+                                         shuffle_active, smo_mt19937, smo_mt_seed,
+                                         stop_flag_pointer)
 from libsmo._core.linear_solution import LinearSolution
 
 cnp.import_array()
@@ -217,7 +218,7 @@ def l1_svc(values, row_index, col_ptr, signs, bounds, *, double tol=0.01,
             if b[t] > 0:
                 v += C[t] * b[t] * b[t]
     if status == 4:
-        raise KeyboardInterrupt
+        raise_pending_signal()
     names = {0: "max_iter", 1: "optimal", 3: "stopped"}
     return LinearSolution(np.array(w[:w_size]), np.zeros(0), it, v, names[status],
                           Gnorm1_new / Gnorm1_init if Gnorm1_init > 0 else 0.0)
