@@ -368,3 +368,35 @@ def test_bad_input_is_refused():
     broken.indices[3] = 10**6
     with pytest.raises(ValueError, match="column index"):
         LinearRows(broken)
+
+
+def test_shift_at_libsvms_intercept_solves_libsvms_dual():
+    """With the intercept held at LIBSVM's (-rho), the coordinate descent's problem is
+    LIBSVM's C-SVC dual without its equality constraint, whose Lagrangian term that
+    shift is: its optimum meets y'a = 0 and has LIBSVM's objective and weights."""
+    from helpers.peers import libsvm_summary, libsvm_train
+    X, y = load_dataset("heart_scale")
+    X = sp.csr_matrix(X)
+    signs = np.where(y > 0, 1.0, -1.0)
+    peer = libsvm_train(X, signs, kernel="linear", C=1.0, tol=1e-8)
+    theirs = libsvm_summary(peer)
+    n = X.shape[0]
+    sol = svc_dual(LinearRows(X), np.arange(n), signs, np.ones(n), tol=1e-8,
+                   max_iter=100_000, shift=-theirs["rho"] * theirs["labels"][0])
+    assert sol.status == "optimal"
+    assert abs(signs @ sol.dual) < 1e-5
+    assert sol.objective == pytest.approx(peer.objectives[0], rel=1e-6)
+    w_theirs = np.asarray(theirs["sv_coef"] @ X[theirs["support"]]).ravel()
+    np.testing.assert_allclose(sol.w * theirs["labels"][0], w_theirs, atol=1e-5)
+
+
+def test_shift_zero_takes_the_unshifted_steps():
+    X, y = load_dataset("heart_scale")
+    n = X.shape[0]
+    rows = LinearRows(sp.csr_matrix(X), bias=1.0)
+    plain = svc_dual(rows, np.arange(n), y, np.ones(n), tol=1e-4)
+    shifted = svc_dual(rows, np.arange(n), y, np.ones(n), tol=1e-4, shift=0.0)
+    assert plain.w.tobytes() == shifted.w.tobytes()
+    assert plain.objective == shifted.objective
+    with pytest.raises(ValueError, match="shift"):
+        svc_dual(rows, np.arange(n), y, np.ones(n), shift=np.nan)

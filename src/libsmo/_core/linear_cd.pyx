@@ -71,7 +71,8 @@ cdef struct Example:
     long long start     # the row's values: [start, end)
     long long end
     double target       # y_i: +1 / -1, or the regression target
-    double unused       # to 64 bytes: with the array aligned, one record one line
+    double margin       # classification: 1 - shift y_i (1 without a shift); to 64
+                        # bytes: with the array aligned, one record one line
 
 
 cdef tuple _inputs(LinearRows rows, order, targets, bounds, start, bint signs=False):
@@ -272,10 +273,11 @@ def dual_diagonal(LinearRows rows not None, order, bounds, *, bint squared_hinge
 cdef _Examples _examples(LinearRows rows, const int[::1] members,
                          const double[::1] targets, const double[::1] C,
                          const double[::1] start, bint squared, bint regression,
-                         diagonal=None):
+                         diagonal=None, double shift=0.0):
     """The records of the problem's rows `members`, the visiting order 0..l-1, the
     start clipped into its box and added to w (zeros, the bias's weight last); their
-    Q_ii + D_ii (regression: Q_ii) computed here or read from `diagonal` (by row)."""
+    Q_ii + D_ii (regression: Q_ii) computed here or read from `diagonal` (by row);
+    classification's margins 1 - shift y_i."""
     cdef _Examples p = _Examples.__new__(_Examples)
     cdef Py_ssize_t t, l = members.shape[0]
     p.members, p.l, p.r = members, l, rows.view()
@@ -308,6 +310,7 @@ cdef _Examples _examples(LinearRows rows, const int[::1] members,
             e.start = row_start(r, members[t])
             e.end = row_end(r, members[t])
             e.target = targets[t]
+            e.margin = 1.0 - shift * targets[t]
             e.diag = 0.5 / C[t] if squared else 0.0
             e.upper = INFINITY if squared else C[t]
             e.dual = at_most(at_least(start[t], -e.upper if regression else 0.0), e.upper)
@@ -366,7 +369,7 @@ cdef void _svc_epochs(Example* ex, int* index, const RowData* r, double* w,
         while s < active:
             e = _visit(ex, index, s, active, r)
             G = dot_span(r, e.start, e.end, w, 0.0)
-            G = G * e.target - 1
+            G = G * e.target - e.margin
             Ci = e.upper
             G += e.dual * e.diag
             PG = 0
@@ -423,9 +426,14 @@ cdef void _svc_epochs(Example* ex, int* index, const RowData* r, double* w,
 
 def svc_dual(LinearRows rows not None, order, signs, bounds, *, bint squared_hinge=False,
              double tol=0.1, long max_iter=1000, unsigned long seed=0, start=None,
-             signed char[::1] stop_flag=None, diagonal=None):
+             signed char[::1] stop_flag=None, diagonal=None, double shift=0.0):
     """Minimise LIBLINEAR's dual of the L2-regularised hinge (L1-loss) or squared hinge
     (L2-loss) SVM by coordinate descent.
+
+    With a `shift` s the linear term is -(1 - s y_i) a_i: the dual of the same SVM
+    whose decision function has an intercept fixed at s (beside the bias feature's
+    weight, if any); the Lagrangian term of LIBSVM's equality constraint y'a = 0 with
+    multiplier s (see `libsmo.training._linear_bias`).
 
     Parameters
     ----------
@@ -451,10 +459,13 @@ def svc_dual(LinearRows rows not None, order, signs, bounds, *, bint squared_hin
     diagonal : array of shape (n_rows,), optional
         Q_ii + D_ii of every row in the problem, as `dual_diagonal` gives it for these
         rows, bounds and loss (one-vs-rest classes share it); computed here if None.
+    shift : float, default=0.0
+        The fixed intercept s; finite.
 
     Returns
     -------
     LinearSolution
+        Its objective is the dual's, 1/2 a'(Q + D)a - sum (1 - s y_i) a_i.
 
     Raises
     ------
@@ -464,6 +475,8 @@ def svc_dual(LinearRows rows not None, order, signs, bounds, *, bint squared_hin
         Ctrl-C.
     """
     cdef Py_ssize_t n = rows.n_rows, nw = rows.n_weights
+    if not isfinite(shift):
+        raise ValueError(f"shift must be finite, got {shift!r}")
     if not tol > 0 or max_iter < 0 or seed > 0xFFFFFFFF:
         raise ValueError(f"tol must be > 0, max_iter >= 0 and seed a 32-bit int; got "
                          f"{tol!r}, {max_iter!r}, {seed!r}")
@@ -473,7 +486,7 @@ def svc_dual(LinearRows rows not None, order, signs, bounds, *, bint squared_hin
         if diagonal.shape != (n,):
             raise ValueError(f"diagonal must have shape ({n},), got {diagonal.shape}")
     cdef _Examples examples = _examples(rows, members, y, C, first, squared_hinge, False,
-                                        diagonal)
+                                        diagonal, shift)
     cdef signed char* flag = stop_flag_pointer(stop_flag)
     cdef SvcRun run
     cdef Py_ssize_t t
@@ -485,7 +498,8 @@ def svc_dual(LinearRows rows not None, order, signs, bounds, *, bint squared_hin
         for t in range(nw):
             v += w[t] * w[t]
         for t in range(examples.l):
-            v += examples.ex[t].dual * (examples.ex[t].dual * examples.ex[t].diag - 2)
+            v += examples.ex[t].dual * (examples.ex[t].dual * examples.ex[t].diag
+                                        - 2 * examples.ex[t].margin)
     status = run.status
     it = run.epochs
     PGmax_new, PGmin_new = run.pg_max, run.pg_min
