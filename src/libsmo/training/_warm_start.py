@@ -12,7 +12,8 @@ binary problem of the new fit starts from them instead of LIBSVM's own start.
 A seed is rarely feasible for the new problem as it is: C may have shrunk, weights
 changed, a nu-SVC model's coefficients are scaled by 1/r. `make_feasible` clips it to the
 new bounds 0 <= a_t <= C_t and restores the problem's equality constraint(s): y'a = 0
-for C-SVC and epsilon-SVR (the heavier side scaled down to the lighter), sum(a) =
+for C-SVC and epsilon-SVR (the heavier side brought down to the lighter, by its free
+variables where they hold enough, the bound ones left on their bounds), sum(a) =
 nu sum(w) for one-class and one fixed sum per sign of y for the nu variants (scaled to
 that sum, clipped, and what clipping removed spread over the remaining room). A seed
 that is already feasible (a resumed fit) is left exactly as it is, so a resumed fit
@@ -194,6 +195,25 @@ def _set_sum(alpha, upper_bound, target):
     return np.minimum(alpha + room * min(1.0, (target - total) / available), upper_bound)
 
 
+def _lower_sum(alpha, upper_bound, target):
+    """alpha (within its bounds, summing to at least target) brought down to
+    sum(alpha) = target by its free variables (0 < a_t < C_t) alone, scaled in
+    proportion, when they hold enough: the variables at a bound stay there, so a seed
+    near an optimum keeps its bound variables, which a step of SMO would otherwise
+    have to put back one pair at a time; else every variable scaled (`_set_sum`)."""
+    total = alpha.sum()
+    excess = total - target
+    if excess <= FEASIBLE_RTOL * max(abs(target), abs(total), 1e-300):
+        return alpha
+    free = (alpha > 0) & (alpha < upper_bound)
+    held = alpha[free].sum()
+    if held <= excess:
+        return _set_sum(alpha, upper_bound, target)
+    alpha = alpha.copy()
+    alpha[free] *= 1.0 - excess / held
+    return alpha
+
+
 def make_feasible(seed, signs, upper_bound, *, total=None, nu=False):
     """A starting point for LIBSVM's dual from a seed that may not be feasible.
 
@@ -224,10 +244,10 @@ def make_feasible(seed, signs, upper_bound, *, total=None, nu=False):
         alpha = np.clip(alpha, 0.0, upper_bound)
         positive = signs > 0
         up, down = alpha[positive].sum(), alpha[~positive].sum()
-        # the heavier side scaled down to the lighter one: always possible
+        # the heavier side brought down to the lighter one: always possible
         target = min(up, down)
-        alpha[positive] = _set_sum(alpha[positive], upper_bound[positive], target)
-        alpha[~positive] = _set_sum(alpha[~positive], upper_bound[~positive], target)
+        alpha[positive] = _lower_sum(alpha[positive], upper_bound[positive], target)
+        alpha[~positive] = _lower_sum(alpha[~positive], upper_bound[~positive], target)
         return alpha
     groups = [signs > 0, signs < 0] if nu else [np.ones(len(alpha), dtype=bool)]
     alpha = alpha.copy()
