@@ -25,7 +25,8 @@ LEVELS = [
     ("model", ["model"]),
     ("files", ["io", "scaling"]),
     # a binary problem and its execution on the core, which the cascade's nodes solve
-    ("problems", ["training._problem", "training._warm_start", "training._execution"]),
+    ("problems", ["training._problem", "training._warm_start", "training._linear_start",
+                  "training._execution"]),
     ("cascade", ["cascade"]),
     # the rest of training sends large C-SVC problems to the cascade (solver=)
     ("training", ["training"]),

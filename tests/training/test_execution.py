@@ -18,6 +18,7 @@ from libsmo._core.qmatrix import QMatrix, SVRQMatrix
 from libsmo._core.solvers import solve, solve_linear
 from libsmo.exceptions import ConvergenceWarning
 from libsmo.training._execution import Executor
+from libsmo.training._linear_start import coordinate_rows, dual_cd_start
 from libsmo.training._params import KernelParams, SolverParams
 from libsmo.training._problem import BinaryProblem
 
@@ -151,9 +152,15 @@ def test_solve_on_the_primal_weights_is_solve_linear(layout, kind):
     problem = problems(z)[kind]
     solver = SolverParams(tol=1e-4)
     got = Executor(X, LINEAR, solver, "always").solve(problem)
+    start, seeded = problem.start, False
+    if kind == "c_svc":
+        # C-SVC starts from LIBLINEAR's coordinate descent (`_linear_start`)
+        start = dual_cd_start(coordinate_rows(X), problem.rows, problem.signs,
+                              problem.upper_bound, 1e-4)
+        seeded = True
     expected = solve_linear(X, problem.rows, problem.linear_term, problem.signs,
-                            problem.upper_bound, problem.start, tol=1e-4,
-                            max_iter=solver.step_cap(problem.n_variables))
+                            problem.upper_bound, start, tol=1e-4,
+                            max_iter=solver.step_cap(problem.n_variables), seeded=seeded)
     assert_same_solution(got, expected)
     # and the kernel rows reach the same optimum by another path
     kernel_rows = Executor(X, LINEAR, solver, "never").solve(problem)

@@ -46,6 +46,7 @@ from libsmo._core.stopping import SolverStopped
 from libsmo._utils import cache_budget as budget
 from libsmo._utils import sparse as sp
 from libsmo.exceptions import sklearn_compatible_warning
+from libsmo.training._linear_start import coordinate_rows, dual_cd_start
 from libsmo.training._problem import take_rows
 
 logger = logging.getLogger("libsmo")
@@ -140,6 +141,8 @@ class Executor:
         self.large_cache_freed = [False]
         # shared with them too: the small integers of all of X (`_share_int_rows`)
         self.int_source = [None]
+        # and X as the coordinate descent reads it (`_dual_cd_rows`), made once
+        self.cd_rows = [None]
 
     def share(self, n_threads, cache_size, stop_flag):
         """The same executor with a share of the threads and the cache (cache_size MB,
@@ -169,6 +172,22 @@ class Executor:
         return (self.primal_policy == "always"
                 or 4.0 * n * n > 2 * self.policy_cache_size * 2**20)
 
+    def _dual_cd_rows(self, problem):
+        """X as the coordinate descent reads it (`coordinate_rows`, made once a fit) if
+        the primal solver starts `problem` from LIBLINEAR's coordinate descent
+        (`libsmo.training._linear_start`), else None: a C-SVC problem (p = -e, one
+        equality constraint, finite bounds: not a hard margin) without a start of its
+        own, whose steps are not capped (a cap bounds the work, which the start would
+        not count)."""
+        if (problem.start is not None or problem.nu or problem.regression
+                or self.solver.max_iter not in (None, -1)
+                or not np.all(problem.linear_term == -1.0)
+                or not np.all(np.isfinite(problem.upper_bound))):
+            return None
+        if self.cd_rows[0] is None:
+            self.cd_rows[0] = coordinate_rows(self.X)
+        return self.cd_rows[0]
+
     def solve(self, problem):
         """Solve one binary problem.
 
@@ -192,9 +211,16 @@ class Executor:
         """
         options = self._solver_options(problem.n_variables)
         if self.uses_primal(problem):
+            start, seeded = problem.start, problem.seeded
+            rows = self._dual_cd_rows(problem)
+            if rows is not None:
+                start = dual_cd_start(rows, problem.rows, problem.signs,
+                                      problem.upper_bound, self.solver.tol,
+                                      stop_flag=self.stop_flag)
+                seeded = True
             solution = solve_linear(self.X, problem.rows, problem.linear_term,
-                                    problem.signs, problem.upper_bound, problem.start,
-                                    seeded=problem.seeded, **options)
+                                    problem.signs, problem.upper_bound, start,
+                                    seeded=seeded, **options)
         else:
             kernel, cache = self._kernel_and_cache(problem.rows)
             if problem.regression:
