@@ -166,10 +166,10 @@ def test_a_feasible_seed_is_left_as_it_is():
 
 
 def test_c_svc_seed_keeps_its_bound_variables_when_free_ones_can_carry_the_excess():
-    """y'a = 0 restored through the heavier side's free variables: the variables at 0
-    or at C stay there (scaling them all would set free every one at C, and SMO would
-    put them back a pair of steps at a time); scaled as a whole when the free ones
-    hold too little."""
+    """y'a = 0 restored through the free variables: the heavier side's lowered, then the
+    lighter side's raised; the variables at 0 or at C stay there (scaling a side would
+    set free every one at C, and SMO would put them back a pair of steps at a time).
+    Scaled as a whole when the free ones cannot carry the difference."""
     signs = np.array([1.0, 1.0, 1.0, 1.0, -1.0, -1.0])
     bound = np.full(6, 2.0)
     seed = np.array([2.0, 0.0, 0.5, 1.0, 2.0, 1.4])
@@ -177,10 +177,14 @@ def test_c_svc_seed_keeps_its_bound_variables_when_free_ones_can_carry_the_exces
     assert a @ signs == pytest.approx(0.0, abs=1e-15)
     assert (a[0], a[1], a[4], a[5]) == (2.0, 0.0, 2.0, 1.4)
     np.testing.assert_allclose(a[2:4], np.array([0.5, 1.0]) * (1 - 0.1 / 1.5))
-    # the free variables (1.5 in all) cannot carry an excess of 2.1: everything scales
+    # the heavier side's free variables (1.5) go to 0, the lighter side's rise by the
+    # remaining 1.6, all their room
     a = make_feasible(np.array([2.0, 2.0, 0.5, 1.0, 1.0, 1.4]), signs, bound)
+    np.testing.assert_allclose(a, [2.0, 2.0, 0.0, 0.0, 2.0, 2.0])
+    # too little room: the heavier side is scaled to the lighter
+    a = make_feasible(np.array([2.0, 2.0, 2.0, 2.0, 0.5, 0.0]), signs, bound)
     assert a @ signs == pytest.approx(0.0, abs=1e-15)
-    np.testing.assert_allclose(a[:4], np.array([2.0, 2.0, 0.5, 1.0]) * 2.4 / 5.5)
+    np.testing.assert_allclose(a, [0.125, 0.125, 0.125, 0.125, 0.5, 0.0])
 
 
 def test_regression_seed_keeps_the_coefficients():

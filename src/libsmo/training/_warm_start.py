@@ -12,8 +12,9 @@ binary problem of the new fit starts from them instead of LIBSVM's own start.
 A seed is rarely feasible for the new problem as it is: C may have shrunk, weights
 changed, a nu-SVC model's coefficients are scaled by 1/r. `make_feasible` clips it to the
 new bounds 0 <= a_t <= C_t and restores the problem's equality constraint(s): y'a = 0
-for C-SVC and epsilon-SVR (the heavier side brought down to the lighter, by its free
-variables where they hold enough, the bound ones left on their bounds), sum(a) =
+for C-SVC and epsilon-SVR (by the free variables where they can carry the difference,
+the bound ones left on their bounds; else the heavier side scaled down to the
+lighter), sum(a) =
 nu sum(w) for one-class and one fixed sum per sign of y for the nu variants (scaled to
 that sum, clipped, and what clipping removed spread over the remaining room). A seed
 that is already feasible (a resumed fit) is left exactly as it is, so a resumed fit
@@ -195,22 +196,37 @@ def _set_sum(alpha, upper_bound, target):
     return np.minimum(alpha + room * min(1.0, (target - total) / available), upper_bound)
 
 
-def _lower_sum(alpha, upper_bound, target):
-    """alpha (within its bounds, summing to at least target) brought down to
-    sum(alpha) = target by its free variables (0 < a_t < C_t) alone, scaled in
-    proportion, when they hold enough: the variables at a bound stay there, so a seed
-    near an optimum keeps its bound variables, which a step of SMO would otherwise
-    have to put back one pair at a time; else every variable scaled (`_set_sum`)."""
-    total = alpha.sum()
-    excess = total - target
-    if excess <= FEASIBLE_RTOL * max(abs(target), abs(total), 1e-300):
-        return alpha
+def _balance_by_free(alpha, upper_bound, positive):
+    """alpha (within its bounds) moved onto y'a = 0 by its free variables (0 < a_t <
+    C_t) alone, or None where they cannot carry the difference: the heavier side's free
+    variables lowered in proportion (at most to 0), then the lighter side's raised in
+    proportion to their room (at most to C). The variables at a bound stay there: a
+    seed near an optimum keeps them, where scaling a side sets free every variable at C
+    (which SMO then puts back a pair of steps at a time, each far on the wrong side of
+    its margin)."""
     free = (alpha > 0) & (alpha < upper_bound)
-    held = alpha[free].sum()
-    if held <= excess:
-        return _set_sum(alpha, upper_bound, target)
+    up, down = alpha[positive].sum(), alpha[~positive].sum()
+    heavy = positive if up > down else ~positive
+    excess = abs(up - down)
+    if excess <= FEASIBLE_RTOL * max(up, down, 1e-300):
+        return alpha
     alpha = alpha.copy()
-    alpha[free] *= 1.0 - excess / held
+    lower = free & heavy
+    held = alpha[lower].sum()
+    cut = min(excess, held)
+    if cut > 0:
+        alpha[lower] *= 1.0 - cut / held
+    rest = excess - cut
+    raise_ = free & ~heavy
+    room = (upper_bound - alpha)[raise_].sum()
+    if rest > 0 and room > 0:
+        added = min(rest, room)
+        alpha[raise_] = np.minimum(
+            alpha[raise_] + (upper_bound - alpha)[raise_] * (added / room),
+            upper_bound[raise_])
+        rest -= added
+    if rest > FEASIBLE_RTOL * max(up, down, 1e-300):
+        return None
     return alpha
 
 
@@ -243,11 +259,14 @@ def make_feasible(seed, signs, upper_bound, *, total=None, nu=False):
     if total is None:
         alpha = np.clip(alpha, 0.0, upper_bound)
         positive = signs > 0
+        balanced = _balance_by_free(alpha, upper_bound, positive)
+        if balanced is not None:
+            return balanced
         up, down = alpha[positive].sum(), alpha[~positive].sum()
-        # the heavier side brought down to the lighter one: always possible
+        # the heavier side scaled down to the lighter one: always possible
         target = min(up, down)
-        alpha[positive] = _lower_sum(alpha[positive], upper_bound[positive], target)
-        alpha[~positive] = _lower_sum(alpha[~positive], upper_bound[~positive], target)
+        alpha[positive] = _set_sum(alpha[positive], upper_bound[positive], target)
+        alpha[~positive] = _set_sum(alpha[~positive], upper_bound[~positive], target)
         return alpha
     groups = [signs > 0, signs < 0] if nu else [np.ones(len(alpha), dtype=bool)]
     alpha = alpha.copy()
