@@ -50,8 +50,10 @@ its random stream). --json FILE writes the rows of the committed results
 
 --svc-linear adds libsmo.SVC(kernel="linear") on the two-class sets with the hinge loss:
 LIBSVM's problem (an unregularised bias and its equality constraint, solved by SMO on
-w), so its time and accuracy are shown beside the others and its objective (computed
-with b^2, which its problem does not have) is not checked.
+w from a start by LIBLINEAR's coordinate descent), so its time and accuracy are shown
+beside the others; its objective (computed with b^2, which its problem does not have)
+is not compared, but its answer is checked by LIBSVM's stopping rule: m(a) - M(a) over
+every training row, at most eps.
 
 --convergence instead counts ConvergenceWarnings of libsmo's and scikit-learn's
 LinearSVC at their defaults (tol=1e-4, max_iter=1000, dual="auto", both losses) over
@@ -304,7 +306,24 @@ def liblinear_runner(util, prob, Xt, yt, classes, solver, C, eps, threads, epsil
     return run
 
 
-def estimator_runner(make, X, y, Xt, yt, regression=False):
+def stopping_violation(est, X, y):
+    """LIBSVM's m(a) - M(a) of a two-class SVC(kernel="linear") at its answer, over every
+    training row (v_t = y_t - w'x_t; I_up: y = +1 below C or y = -1 above 0, I_low the
+    other way round): its stopping rule, which the fit must meet at tol."""
+    signs = np.where(y == est.classes_[1], 1.0, -1.0)
+    alpha = np.zeros(len(y))
+    dense = [a.toarray() if hasattr(a, "toarray") else np.asarray(a)
+             for a in (est.dual_coef_, est.coef_)]
+    alpha[est.support_] = np.abs(dense[0].ravel())
+    w = dense[1]
+    v = signs - np.asarray(X @ w.ravel()).ravel()
+    below, above = alpha < est.C, alpha > 0
+    up = np.where(signs > 0, below, above)
+    low = np.where(signs > 0, above, below)
+    return float(v[up].max() - v[low].min())
+
+
+def estimator_runner(make, X, y, Xt, yt, regression=False, violation=False):
     def run(repeat):
         # another seed each repeat: the epochs a hinge problem needs vary by the
         # permutations' seed (reviews, C=1: 40 to 115), and LIBLINEAR's one fixed
@@ -319,7 +338,8 @@ def estimator_runner(make, X, y, Xt, yt, regression=False):
                 "W": np.atleast_2d(est.coef_.toarray() if hasattr(est.coef_, "toarray")
                                    else np.asarray(est.coef_)),
                 "b": np.atleast_1d(est.intercept_),
-                "capped": stalled, "score": prediction_score(pred, yt, regression)}
+                "capped": stalled, "score": prediction_score(pred, yt, regression),
+                "violation": stopping_violation(est, X, y) if violation else None}
     return run
 
 
@@ -361,7 +381,8 @@ def run_case(name, data, solver, C, args, peers):
         # LIBSVM's problem (unregularised bias, its optimum), not LIBLINEAR's: its time
         # and accuracy beside the others, its objective not comparable
         runners["SVC linear"] = estimator_runner(
-            lambda seed: libsmo.SVC(kernel="linear", C=C, tol=args.eps), X, y, Xt, yt)
+            lambda seed: libsmo.SVC(kernel="linear", C=C, tol=args.eps), X, y, Xt, yt,
+            violation=True)
     runs = {k: [] for k in runners}
     order = list(runners)
     for r in range(args.repeats):
@@ -380,6 +401,8 @@ def summarise(name, X, y, classes, solver, C, runs, args):
                    "objective": primal_objective(X, y, classes, last["W"], last["b"], C,
                                                  solver, args.epsilon),
                    "score": last["score"], "capped": last["capped"],
+                   "violation": max((r.get("violation") or 0.0) for r in rs)
+                   if rs[0].get("violation") is not None else None,
                    "runs": rs}
     ref = rows[reference]
     disagree = []
@@ -403,6 +426,10 @@ def summarise(name, X, y, classes, solver, C, runs, args):
         for a, b in zip(runs.get("libsmo 2 jobs", []), runs["libsmo"]))
     if not same_seeds:
         disagree.append("libsmo 2 jobs (not libsmo's model)")
+    # SVC(kernel="linear") solves LIBSVM's problem: checked by LIBSVM's stopping rule
+    svc = rows.get("SVC linear")
+    if svc is not None and not svc["violation"] <= args.eps * (1 + 1e-9):
+        disagree.append(f"SVC linear (m - M = {svc['violation']:.2e} > eps)")
     what = ("regression, p=" + repr(args.epsilon) if classes is None
             else f"{len(classes)} classes")
     print(f"\n{name} ({X.shape[0]} x {X.shape[1]}, {what}), "
@@ -412,6 +439,8 @@ def summarise(name, X, y, classes, solver, C, runs, args):
           f"{'test acc' if classes is not None else 'test MSE':>8s}")
     for k, row in rows.items():
         note = " capped" if row["capped"] else ""
+        if row["violation"] is not None:
+            note += f" (LIBSVM's problem; m - M = {row['violation']:.1e})"
         score = (f"{row['score']:8.4g}" if classes is None
                  else f"{100 * row['score']:7.2f}%")
         print(f"{k:16s} {row['train']:8.3f} {row['ratio']:6.2f} {row['cpu_ratio']:8.2f} "
@@ -476,6 +505,8 @@ def result_rows(results, args):
                 runs[k]["test_mse"] = float(f"{row['score']:.6g}")
             else:
                 runs[k]["accuracy_percent"] = round(100 * row["score"], 2)
+            if row["violation"] is not None:
+                runs[k]["stopping_violation"] = float(f"{row['violation']:.3g}")
         row = {"data": res["name"], "rows": int(res["shape"][0]),
                "features": int(res["shape"][1]), "solver": res["solver"],
                "loss": LOSSES[res["solver"]], "C": res["C"], "eps": args.eps,

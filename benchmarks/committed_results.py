@@ -212,6 +212,27 @@ def linear_svm_table():
     return header, rows
 
 
+def svc_linear_table():
+    """SVC(kernel="linear") (LIBSVM's problem, an unregularised bias) beside LinearSVC
+    and LIBLINEAR 2.50 on the two-class sets, hinge loss: training ratios over
+    LIBLINEAR's, LIBSVM's stopping rule at SVC's answer, accuracies."""
+    data = load("svc_linear")
+    header = ["case", "LIBLINEAR train s", "SVC(kernel='linear') / LIBLINEAR",
+              "LinearSVC / LIBLINEAR", "SVC's m(a) - M(a) (eps)",
+              "test accuracy % SVC / LinearSVC / LIBLINEAR"]
+    rows = []
+    for r in data["rows"]:
+        runs = r["runs"]
+        svc, ours, ref = runs["SVC linear"], runs["libsmo"], runs["LIBLINEAR"]
+        rows.append([
+            f"{r['data']}, C={r['C']:g}", number(ref["train_s"]),
+            run_ratio(runs, "SVC linear"), run_ratio(runs, "libsmo"),
+            f"{svc['stopping_violation']:.2e} ({r['eps']:g})",
+            f"{svc['accuracy_percent']:.2f} / {ours['accuracy_percent']:.2f} / "
+            f"{ref['accuracy_percent']:.2f}"])
+    return header, rows
+
+
 def linear_svr_table():
     """LinearSVR against LIBLINEAR 2.50 (-s 13, 12, 11), liblinear-multicore (-s 11)
     and scikit-learn's LinearSVR: training ratios over LIBLINEAR's (libsmo's n_jobs=2
@@ -311,6 +332,7 @@ TABLES = {"fastest_peer": fastest_peer_table, "objectives": objectives_table,
           "startup": startup_table, "distributed": distributed_table,
           "cache": cache_table, "partitioned": partitioned_table,
           "linear_svm": linear_svm_table, "linear_svr": linear_svr_table,
+          "svc_linear": svc_linear_table,
           "linear_memory": linear_memory_table}
 
 

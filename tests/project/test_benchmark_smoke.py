@@ -394,6 +394,44 @@ def test_linear_svr_benchmark_flags_a_worse_objective(benchmarks_package, monkey
     assert bench.summarise("toy", X, y, None, 13, 1.0, capped, args)["disagree"] == []
 
 
+def test_svc_linear_is_checked_by_libsvms_stopping_rule(benchmarks_package, monkeypatch):
+    """bench_linear_svm's --svc-linear runs: SVC(kernel="linear")'s m(a) - M(a) over
+    every training row, computed from the fitted attributes (sparse as scikit-learn
+    gives them for sparse data), is within tol after a fit and far from it after a
+    stopped one; summarise flags an answer beyond eps."""
+    import argparse
+    import os
+    import warnings
+
+    import numpy as np
+    import scipy.sparse as sp
+
+    import libsmo
+    from helpers.data import load_dataset
+    monkeypatch.setattr(os, "environ", dict(os.environ))
+    from benchmarks import bench_linear_svm as bench
+    X, y = load_dataset("a1a")
+    X = sp.csr_matrix(X)
+    fitted = libsmo.SVC(kernel="linear", C=1.0, tol=1e-3).fit(X, y)
+    assert 0 < bench.stopping_violation(fitted, X, y) <= 1e-3
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        stopped = libsmo.SVC(kernel="linear", C=1.0, max_iter=5).fit(X, y)
+    assert bench.stopping_violation(stopped, X, y) > 0.1
+    args = argparse.Namespace(eps=1e-3, epsilon=0.1, objective_tol=1e-4, repeats=1)
+
+    def run(violation):
+        return [{"train": 1.0, "cpu": 1.0, "predict": 0.1, "W": fitted.coef_.toarray(),
+                 "b": fitted.intercept_, "score": 0.8, "capped": False,
+                 "violation": violation}]
+    good = bench.summarise("toy", X, y, np.unique(y), 3, 1.0,
+                           {"libsmo": run(None), "SVC linear": run(5e-4)}, args)
+    assert good["disagree"] == []
+    bad = bench.summarise("toy", X, y, np.unique(y), 3, 1.0,
+                          {"libsmo": run(None), "SVC linear": run(2e-3)}, args)
+    assert bad["disagree"] == ["SVC linear (m - M = 2.00e-03 > eps)"]
+
+
 def test_linear_memory_benchmark_smoke(tmp_path, benchmarks_package, monkeypatch):
     """bench_linear_memory.py on the repository's first rows of w8a (the hinge and the
     squared hinge) and of the reviews' ratings (LinearSVR against -s 13, 12, 11) at
