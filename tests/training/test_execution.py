@@ -169,6 +169,29 @@ def test_solve_on_the_primal_weights_is_solve_linear(layout, kind):
     assert abs(kernel_rows.objective - got.objective) <= 1e-4 * problem.upper_bound.sum()
 
 
+def test_the_linear_c_svc_starts_from_coordinate_descent_when_its_work_is_unbounded():
+    """The primal solver's C-SVC problems start from `_linear_start` unless they have a
+    start, a bound on the work (max_iter, time_limit) or a hard margin; never the other
+    formulations."""
+    import dataclasses
+    D, z = data()
+    X = in_layout(D, "dense")
+    problem = problems(z)["c_svc"]
+
+    def starts(solver=SolverParams(), **change):
+        executor = Executor(X, LINEAR, solver, "always")
+        return executor._dual_cd_rows(dataclasses.replace(problem, **change)) is not None
+
+    assert starts()
+    assert not starts(start=np.zeros(problem.n_variables))
+    assert not starts(upper_bound=np.full(problem.n_variables, np.inf))
+    assert not starts(SolverParams(max_iter=1000))
+    assert starts(SolverParams(max_iter=-1))
+    assert not starts(SolverParams(time_limit=60.0))
+    assert not starts(nu=True)
+    assert not starts(linear_term=np.zeros(problem.n_variables))
+
+
 def test_an_early_stop_is_a_convergence_warning_with_a_usable_result():
     D, z = data()
     X = in_layout(D, "dense")

@@ -177,10 +177,11 @@ class Executor:
         the primal solver starts `problem` from LIBLINEAR's coordinate descent
         (`libsmo.training._linear_start`), else None: a C-SVC problem (p = -e, one
         equality constraint, finite bounds: not a hard margin) without a start of its
-        own, whose steps are not capped (a cap bounds the work, which the start would
-        not count)."""
+        own, in a fit whose work is not bounded by max_iter or time_limit (which count
+        SMO's steps and time, not the start's)."""
         if (problem.start is not None or problem.nu or problem.regression
                 or self.solver.max_iter not in (None, -1)
+                or self.solver.time_limit is not None
                 or not np.all(problem.linear_term == -1.0)
                 or not np.all(np.isfinite(problem.upper_bound))):
             return None
