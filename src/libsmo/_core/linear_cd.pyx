@@ -433,7 +433,7 @@ def svc_dual(LinearRows rows not None, order, signs, bounds, *, bint squared_hin
     With a `shift` s the linear term is -(1 - s y_i) a_i: the dual of the same SVM
     whose decision function has an intercept fixed at s (beside the bias feature's
     weight, if any); the Lagrangian term of LIBSVM's equality constraint y'a = 0 with
-    multiplier s (see `libsmo.training._linear_bias`).
+    multiplier s (see `libsmo.training._linear_start`).
 
     Parameters
     ----------
@@ -472,7 +472,7 @@ def svc_dual(LinearRows rows not None, order, signs, bounds, *, bint squared_hin
     ValueError
         Arrays of other lengths, rows outside X, a bound that is not finite and > 0.
     KeyboardInterrupt
-        Ctrl-C.
+        Ctrl-C (or what another signal's handler raised, in the main thread).
     """
     cdef Py_ssize_t n = rows.n_rows, nw = rows.n_weights
     if not isfinite(shift):

@@ -7,7 +7,7 @@ constraint y'a = 0:
 
 SMO keeps that constraint by moving two variables at a time, and with the linear
 kernel each of its steps refreshes the free examples' gradients (`libsmo._core.
-linear_smo`): on a9a that is 37 times LIBLINEAR's time for the same C. LIBLINEAR's
+linear_smo`), a sparse dot product each: many steps of that cost. LIBLINEAR's
 coordinate descent (`libsmo._core.linear_cd`) moves one variable at a time and so
 cannot keep y'a = 0, but it solves the problem with the constraint's Lagrangian term
 added for a fixed multiplier b (`svc_dual`'s `shift`: the intercept held at b), and with
@@ -45,8 +45,8 @@ from libsmo.training._warm_start import make_feasible
 # bounds SMO's violation m(a) - M(a) by twice that at y'a = 0; the runs end once |y'a|
 # is at most RESIDUAL_SHARE tol over the rows' mean square norm, about what spreading
 # y'a over the free variables then moves the gradient by. 2 x 0.25 + 0.25 < 1: such a
-# start meets SMO's rule as it is (a start a share above it cost 8,295 SMO steps on
-# the reviews at C = 0.01, of 0.5 ms each).
+# start meets SMO's rule as it is, where one just above it may still cost SMO many of
+# its dear steps.
 LOOSE_TOL = 0.1
 TOL_SHARE = 0.25
 RESIDUAL_SHARE = 0.25
@@ -108,7 +108,7 @@ def dual_cd_start(X, rows, signs, upper_bound, tol, stop_flag=None):
     Raises
     ------
     KeyboardInterrupt
-        Ctrl-C.
+        Ctrl-C (or what another signal's handler raised).
 
     Examples
     --------
