@@ -19,10 +19,11 @@ the map, transforming the training rows and training the linear SVM), and for
 prediction on the test rows, with BLAS on one thread (see `one_blas_thread`).
 
 What a full run finds (a 2-core machine): the approximation closes in on the exact
-model as D grows (a9a: 83.95%, 84.76%, 84.84%, 85.00% for D = 100 to 3000 against
-85.09% exact; ijcnn1: 92.82%, 97.42%, 98.62%, 99.11% against 99.22%), and on these two
-sets the exact model is both the most accurate and the fastest to train: even D = 100
-takes longer, and each step in D multiplies the time. Prediction from the primal
+model as D grows (a9a: 83.96%, 84.76%, 84.85%, 84.99% for D = 100 to 3000 against
+85.09% exact; ijcnn1: 92.82%, 97.44%, 98.62%, 99.11% against 99.22%), and on these two
+sets the exact model is the most accurate; it is the fastest to train on ijcnn1, and
+on a9a only D = 100 trains faster, a point of accuracy lower, each step in D
+multiplying the time. Prediction from the primal
 weights is one product per row, as fast as the exact model's at D = 100 to 300. The
 exact kernel on sparse binary rows (a9a) or a few columns (ijcnn1, 698 support vectors
 on 22 features) is cheap, and C = 32 makes ijcnn1's linear problem on dense random
