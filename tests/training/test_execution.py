@@ -154,10 +154,12 @@ def test_solve_on_the_primal_weights_is_solve_linear(layout, kind):
     got = Executor(X, LINEAR, solver, "always").solve(problem)
     start, seeded = problem.start, False
     if kind == "c_svc":
-        # C-SVC starts from LIBLINEAR's coordinate descent (`_linear_start`)
-        start = dual_cd_start(coordinate_rows(X), problem.rows, problem.signs,
-                              problem.upper_bound, 1e-4)
-        seeded = True
+        # C-SVC starts from LIBLINEAR's coordinate descent (`_linear_start`), here near
+        # enough for the primal solver to finish
+        cd_start = dual_cd_start(coordinate_rows(X), problem.rows, problem.signs,
+                                 problem.upper_bound, 1e-4)
+        assert cd_start.near
+        start, seeded = cd_start.alpha, True
     expected = solve_linear(X, problem.rows, problem.linear_term, problem.signs,
                             problem.upper_bound, start, tol=1e-4,
                             max_iter=solver.step_cap(problem.n_variables), seeded=seeded)

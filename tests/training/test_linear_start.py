@@ -8,7 +8,7 @@ import scipy.sparse as sp
 import libsmo
 from helpers.data import load_dataset
 from helpers.peers import libsvm_train
-from libsmo.training._linear_start import coordinate_rows, dual_cd_start
+from libsmo.training._linear_start import coordinate_rows, dual_cd_start, linear_gradients
 
 
 def test_coordinate_rows_are_float_rows_with_int32_columns():
@@ -43,7 +43,8 @@ def test_coordinate_descent_start_is_near_libsvms_optimum(C, weight):
     X = sp.csr_matrix(X)
     signs = np.where(y > 0, 1.0, -1.0)
     bounds = C * np.where(signs > 0, weight, 1.0)
-    alpha = dual_cd_start(X, np.arange(X.shape[0]), signs, bounds, 1e-3)
+    start = dual_cd_start(X, np.arange(X.shape[0]), signs, bounds, 1e-3)
+    alpha = start.alpha
     assert np.all((alpha >= 0) & (alpha <= bounds))
     assert abs(signs @ alpha) < 1e-9 * bounds.sum()
     within = _violation(X, signs, alpha, bounds) <= 1e-3
@@ -56,3 +57,62 @@ def test_coordinate_descent_start_is_near_libsvms_optimum(C, weight):
                          linear_solver="primal")
     assert model.status == ["optimal"]
     assert model.objective[0] == pytest.approx(peer.objectives[0], rel=1e-4)
+
+
+def test_linear_gradients_are_the_kernel_solvers():
+    """G = Q a - e and G_bar = sum over the variables at C of C_s Q_s, through w, equal
+    the sums over the Gram matrix (a subset of rows, in another order)."""
+    X, y = load_dataset("heart_scale")
+    X = sp.csr_matrix(X)
+    rng = np.random.default_rng(0)
+    rows = rng.permutation(X.shape[0])[:150]
+    signs = np.where(y[rows] > 0, 1.0, -1.0)
+    bounds = rng.uniform(0.5, 2.0, 150)
+    alpha = np.where(rng.random(150) < 0.3, bounds, rng.uniform(0, 1, 150) * bounds)
+    alpha[rng.random(150) < 0.3] = 0.0
+    gradient, gradient_bar = linear_gradients(X, rows, signs, bounds, alpha)
+    K = (X[rows] @ X[rows].T).toarray()
+    Q = signs[:, None] * signs[None, :] * K
+    np.testing.assert_allclose(gradient, Q @ alpha - 1.0, rtol=1e-12, atol=1e-12)
+    at_bound = alpha == bounds
+    np.testing.assert_allclose(gradient_bar, Q[:, at_bound] @ bounds[at_bound],
+                               rtol=1e-12, atol=1e-12)
+
+
+def test_a_start_short_of_the_rule_is_finished_by_the_kernel_solver():
+    """At C = 10 the start's last run stops at its epoch cap (not near): the executor
+    lets the primal solver take PRIMAL_FINISH_STEPS from it, then hands its point, with
+    the gradients through w, to the kernel solver, which ends at LIBSVM's stopping rule
+    and libsvm-official's objective in fewer steps than the primal solver needs."""
+    from libsmo._core.solvers import solve_linear
+    from libsmo.training._execution import PRIMAL_FINISH_STEPS, Executor
+    from libsmo.training._params import KernelParams, SolverParams
+    from libsmo.training._problem import BinaryProblem
+    X, y = load_dataset("a9a", n_rows=8000)
+    X = sp.csr_matrix(X)
+    signs = np.where(y > 0, 1.0, -1.0)
+    n = X.shape[0]
+    bounds = np.full(n, 10.0)
+    start = dual_cd_start(X, np.arange(n), signs, bounds, 1e-3)
+    assert not start.near
+    problem = BinaryProblem(rows=np.arange(n), signs=signs, linear_term=-np.ones(n),
+                            upper_bound=bounds)
+    linear = KernelParams(kernel="linear", gamma=0.0)
+    got = Executor(X, linear, SolverParams(), "always").solve(problem)
+    primal = solve_linear(X, np.arange(n), -np.ones(n), signs, bounds, start.alpha,
+                          seeded=True, max_iter=PRIMAL_FINISH_STEPS)
+    assert primal.status == "max_iter"
+    gradient, gradient_bar = linear_gradients(X, np.arange(n), signs, bounds, primal.alpha)
+    by_kernel = Executor(X, linear, SolverParams(), "never").solve(BinaryProblem(
+        rows=np.arange(n), signs=signs, linear_term=-np.ones(n), upper_bound=bounds,
+        start=primal.alpha, gradient=gradient, gradient_bar=gradient_bar, seeded=True))
+    np.testing.assert_array_equal(got.alpha, by_kernel.alpha)
+    assert got.status == "optimal" and got.n_iter == by_kernel.n_iter
+    # the primal solver alone from the start: the same optimum, by many more steps
+    alone = solve_linear(X, np.arange(n), -np.ones(n), signs, bounds, start.alpha,
+                         seeded=True)
+    assert alone.n_iter > PRIMAL_FINISH_STEPS + got.n_iter
+    # (the kernel solver sums float32 kernel rows: 1% of room for their rounding)
+    assert _violation(X, signs, got.alpha, bounds) <= 1e-3 * 1.01
+    peer = libsvm_train(X, y, kernel="linear", C=10.0)
+    assert got.objective == pytest.approx(peer.objectives[0], rel=1e-4)

@@ -46,10 +46,14 @@ from libsmo._core.stopping import SolverStopped
 from libsmo._utils import cache_budget as budget
 from libsmo._utils import sparse as sp
 from libsmo.exceptions import sklearn_compatible_warning
-from libsmo.training._linear_start import coordinate_rows, dual_cd_start
+from libsmo.training._linear_start import coordinate_rows, dual_cd_start, linear_gradients
 from libsmo.training._problem import take_rows
 
 logger = logging.getLogger("libsmo")
+
+# SMO steps the primal solver takes from a linear C-SVC start that fell short of the
+# stopping rule (`libsmo.training._linear_start`) before the kernel solver takes over
+PRIMAL_FINISH_STEPS = 20_000
 
 # With n_threads > 1, one-vs-one pairs run n_threads at once, each on a share of the
 # cache, except a pair whose whole Q matrix (float32) takes more than this many shares:
@@ -211,18 +215,36 @@ class Executor:
         KeyboardInterrupt, MemoryError, or what the callback raised
         """
         options = self._solver_options(problem.n_variables)
-        if self.uses_primal(problem):
-            start, seeded = problem.start, problem.seeded
-            rows = self._dual_cd_rows(problem)
-            if rows is not None:
-                start = dual_cd_start(rows, problem.rows, problem.signs,
-                                      problem.upper_bound, self.solver.tol,
-                                      stop_flag=self.stop_flag)
-                seeded = True
+        given_start = problem.start
+        primal = self.uses_primal(problem)
+        rows = self._dual_cd_rows(problem) if primal else None
+        solution = None
+        if rows is not None:
+            start = dual_cd_start(rows, problem.rows, problem.signs, problem.upper_bound,
+                                  self.solver.tol, stop_flag=self.stop_flag)
+            problem = dataclasses.replace(problem, start=start.alpha, seeded=True)
+            if not start.near:
+                # steps left: the primal solver takes PRIMAL_FINISH_STEPS at most, each
+                # refreshing every free example's gradient; past them the kernel
+                # solver's second-order steps on the cached rows of its shrunk active
+                # set cost far less (a9a at C = 10: hundreds of thousands of steps)
+                solution = solve_linear(self.X, problem.rows, problem.linear_term,
+                                        problem.signs, problem.upper_bound, start.alpha,
+                                        seeded=True, **dict(
+                                            options, max_iter=PRIMAL_FINISH_STEPS))
+                if solution.status == "max_iter":
+                    gradient, gradient_bar = linear_gradients(
+                        rows, problem.rows, problem.signs, problem.upper_bound,
+                        solution.alpha)
+                    problem = dataclasses.replace(problem, start=solution.alpha,
+                                                  gradient=gradient,
+                                                  gradient_bar=gradient_bar)
+                    solution, primal = None, False
+        if solution is None and primal:
             solution = solve_linear(self.X, problem.rows, problem.linear_term,
-                                    problem.signs, problem.upper_bound, start,
-                                    seeded=seeded, **options)
-        else:
+                                    problem.signs, problem.upper_bound, problem.start,
+                                    seeded=problem.seeded, **options)
+        elif solution is None:
             kernel, cache = self._kernel_and_cache(problem.rows)
             if problem.regression:
                 Q = SVRQMatrix(kernel, cache)
@@ -245,7 +267,7 @@ class Executor:
                 # the rows now, not when a traceback that holds the solver goes
                 if Q.release_cache() >= RELEASE_MIN_BYTES:
                     self.large_cache_freed[0] = True
-        return self._checked(solution, problem.start)
+        return self._checked(solution, given_start)
 
     def release_memory(self):
         """Once the fit is over: hand the heap's free memory back to the system if one

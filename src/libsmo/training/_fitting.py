@@ -172,8 +172,9 @@ def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0
         For c_svc it starts from LIBLINEAR's dual coordinate descent, run with the
         intercept as a Lagrange multiplier of y'a = 0 until the constraint holds
         (`libsmo.training._linear_start`; not when `init` gives a start, or max_iter
-        or time_limit bound the work): SMO then has few steps or none left (the
-        model's n_iter counts SMO's steps only).
+        or time_limit bound the work): SMO then has few steps or none left, and
+        where it has many (a large C) the kernel solver takes the rest (the model's
+        n_iter counts the last solver's SMO steps only).
         'kernel' uses cached kernel rows like every other kernel. 'auto' takes
         'primal' for each binary problem whose Q matrix (4 l^2 bytes) exceeds twice
         `cache_size` (200 MB for 'auto'), where it wins, and kernel rows for smaller

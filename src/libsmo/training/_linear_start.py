@@ -28,11 +28,16 @@ scale of what its y'a still moves the gradient by, down to a share of SMO's tol.
 last a is brought onto y'a = 0 by its free variables (`make_feasible`), and SMO goes on
 from there to LIBSVM's stopping rule, m(a) - M(a) <= tol over every example: the
 answer is the cold solver's optimum to the same tolerance, usually after no or few SMO
-steps.
+steps. Where the runs stop at their epoch cap (a large C on data that are not
+separable) SMO has many steps left; the executor then lets the primal solver take a
+bounded number and the kernel solver the rest, started with the gradients that
+`linear_gradients` computes through w.
 
 The start is a start: whatever it reaches, SMO's stopping rule decides the answer, and
 a start that used up its epochs hands over where it is.
 """
+from typing import NamedTuple
+
 import numpy as np
 
 from libsmo._core.linear_cd import dual_diagonal, svc_dual
@@ -82,6 +87,14 @@ def coordinate_rows(X):
     return np.ascontiguousarray(X)
 
 
+class LinearStart(NamedTuple):
+    """`dual_cd_start`'s answer: the feasible start, and whether its last run of
+    coordinate descent met the bounds under which the start meets SMO's stopping rule
+    as it is (else SMO has steps left, how many the start cannot tell)."""
+    alpha: np.ndarray
+    near: bool
+
+
 def dual_cd_start(X, rows, signs, upper_bound, tol, stop_flag=None):
     """A feasible start for the linear C-SVC on `rows` of X, near its optimum.
 
@@ -102,8 +115,10 @@ def dual_cd_start(X, rows, signs, upper_bound, tol, stop_flag=None):
 
     Returns
     -------
-    ndarray of shape (len(rows),)
-        alpha with 0 <= alpha_t <= C_t and y'alpha = 0 (to rounding).
+    LinearStart
+        alpha of shape (len(rows),) with 0 <= alpha_t <= C_t and y'alpha = 0 (to
+        rounding); near: whether the last run converged at 0.25 tol with |y'a| small
+        enough that the start meets m(a) - M(a) <= tol.
 
     Raises
     ------
@@ -116,9 +131,10 @@ def dual_cd_start(X, rows, signs, upper_bound, tol, stop_flag=None):
     >>> from libsmo.training._linear_start import dual_cd_start
     >>> X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0], [3.0, 2.5]])
     >>> y = np.array([-1.0, -1.0, 1.0, 1.0])
-    >>> alpha = dual_cd_start(X, np.arange(4), y, np.full(4, 10.0), 1e-3)
-    >>> bool(abs(y @ alpha) < 1e-12), bool(np.all((alpha >= 0) & (alpha <= 10)))
-    (True, True)
+    >>> start = dual_cd_start(X, np.arange(4), y, np.full(4, 10.0), 1e-3)
+    >>> alpha = start.alpha
+    >>> bool(abs(y @ alpha) < 1e-12), bool(np.all((alpha >= 0) & (alpha <= 10))), start.near
+    (True, True, True)
     """
     n = X.shape[0]
     order = np.ascontiguousarray(rows, dtype=np.int32)
@@ -131,13 +147,13 @@ def dual_cd_start(X, rows, signs, upper_bound, tol, stop_flag=None):
     squares = dual_diagonal(plain, order, row_bounds)
     mean_square = float(np.mean(squares[order])) if len(order) else 0.0
     if not np.isfinite(mean_square) or mean_square <= 0:
-        return np.zeros(len(order))
+        return LinearStart(np.zeros(len(order)), False)
     scale = np.sqrt(mean_square)
     data = LinearRows(X, bias=scale)
     diagonal = squares + scale * scale      # svc_dual adds the bias's square last too
     enough = RESIDUAL_SHARE * tol / mean_square
     final_tol = TOL_SHARE * tol
-    alpha, shift, run_tol = None, 0.0, LOOSE_TOL
+    alpha, shift, run_tol, near = None, 0.0, LOOSE_TOL, False
     for _ in range(MAX_ROUNDS):
         solution = svc_dual(data, order, row_signs, row_bounds, tol=run_tol,
                             max_iter=EPOCHS, start=alpha, shift=shift, diagonal=diagonal,
@@ -148,9 +164,44 @@ def dual_cd_start(X, rows, signs, upper_bound, tol, stop_flag=None):
         shift += scale * float(solution.w[-1])
         if run_tol <= final_tol and (solution.status != "optimal"
                                      or abs(residual) <= enough):
+            near = solution.status == "optimal"
             break
         if solution.status == "stopped":
             break
         # the next run as precise as what y'a still moves the gradient by (at least)
         run_tol = max(final_tol, min(LOOSE_TOL, abs(residual) * mean_square))
-    return make_feasible(alpha[order], signs, upper_bound)
+    return LinearStart(make_feasible(alpha[order], signs, upper_bound), near)
+
+
+def linear_gradients(X, rows, signs, upper_bound, alpha):
+    """G = Q alpha - e and G_bar = sum of C_s Q_s over the variables at their bound, for
+    the linear kernel through w (O(nnz) where the kernel solver would sum a kernel row
+    for every support vector): a start the kernel solver takes with them as they are.
+
+    Parameters
+    ----------
+    X : ndarray or csr_matrix
+    rows, signs, upper_bound, alpha : ndarray of shape (l,)
+        The problem's rows of X, y_t, C_t and the start.
+
+    Returns
+    -------
+    (ndarray, ndarray) of shape (l,) each
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from libsmo.training._linear_start import linear_gradients
+    >>> X = np.array([[1.0, 0.0], [0.0, 2.0]])
+    >>> G, G_bar = linear_gradients(X, np.arange(2), np.array([1.0, -1.0]),
+    ...                             np.ones(2), np.array([1.0, 0.5]))
+    >>> G.tolist(), G_bar.tolist()
+    ([0.0, 1.0], [1.0, 0.0])
+    """
+    part = X[rows]
+    at_bound = alpha >= upper_bound
+    w = np.asarray(part.T @ (alpha * signs)).ravel()
+    w_bar = np.asarray(part.T @ np.where(at_bound, upper_bound * signs, 0.0)).ravel()
+    gradient = signs * np.asarray(part @ w).ravel() - 1.0
+    gradient_bar = signs * np.asarray(part @ w_bar).ravel()
+    return gradient, gradient_bar
