@@ -195,7 +195,7 @@ def linear_gradients(X, rows, signs, upper_bound, alpha):
     >>> X = np.array([[1.0, 0.0], [0.0, 2.0]])
     >>> G, G_bar = linear_gradients(X, np.arange(2), np.array([1.0, -1.0]),
     ...                             np.ones(2), np.array([1.0, 0.5]))
-    >>> G.tolist(), G_bar.tolist()
+    >>> G.tolist(), (G_bar + 0.0).tolist()
     ([0.0, 1.0], [1.0, 0.0])
     """
     part = X[rows]
