@@ -390,13 +390,21 @@ def test_shift_at_libsvms_intercept_solves_libsvms_dual():
     np.testing.assert_allclose(sol.w * theirs["labels"][0], w_theirs, atol=1e-5)
 
 
-def test_shift_zero_takes_the_unshifted_steps():
+@pytest.mark.parametrize("shift", [-0.7, 1.3])
+def test_shifted_dual_reports_its_own_objective(shift):
+    """The objective a shifted run reports is its problem's, 1/2 |w|^2 - sum (1 - s y_i)
+    a_i at the weights and duals it returns (without a shift the steps are
+    scikit-learn's to the bit: tests/estimators/test_linear_svc.py); a shift that is
+    not finite is refused."""
     X, y = load_dataset("heart_scale")
     n = X.shape[0]
+    signs = np.where(y > 0, 1.0, -1.0)
     rows = LinearRows(sp.csr_matrix(X), bias=1.0)
-    plain = svc_dual(rows, np.arange(n), y, np.ones(n), tol=1e-4)
-    shifted = svc_dual(rows, np.arange(n), y, np.ones(n), tol=1e-4, shift=0.0)
-    assert plain.w.tobytes() == shifted.w.tobytes()
-    assert plain.objective == shifted.objective
-    with pytest.raises(ValueError, match="shift"):
-        svc_dual(rows, np.arange(n), y, np.ones(n), shift=np.nan)
+    sol = svc_dual(rows, np.arange(n), signs, np.ones(n), tol=1e-4, shift=shift)
+    expected = 0.5 * sol.w @ sol.w - (1.0 - shift * signs) @ sol.dual
+    assert sol.objective == pytest.approx(expected, rel=1e-12)
+    unshifted = svc_dual(rows, np.arange(n), signs, np.ones(n), tol=1e-4)
+    assert not np.allclose(unshifted.dual, sol.dual)
+    for bad in (np.nan, np.inf):
+        with pytest.raises(ValueError, match="shift"):
+            svc_dual(rows, np.arange(n), signs, np.ones(n), shift=bad)
