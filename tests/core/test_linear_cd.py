@@ -91,17 +91,21 @@ def widened(X, n_features=70_000):
     return sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features))
 
 
-@pytest.mark.parametrize("unit", [True, False])
-def test_narrow_columns_take_the_same_steps_as_int32_ones(unit):
+@pytest.mark.parametrize("values", ["unit", "float64", "float32"])
+def test_narrow_columns_take_the_same_steps_as_int32_ones(values):
     """CSR rows of at most 65536 features are read through a uint16 copy of their
     column indices: the dual (both losses), the regression dual and the Newton method
-    take the same steps, bit for bit, as on the same rows read through int32 indices."""
+    take the same steps, bit for bit, as on the same rows read through int32 indices,
+    for unit values, float64 values and float32 ones alike."""
     X, signs, order = binary_problem("a1a", n_rows=500)
+    unit = values == "unit"
     if not unit:
         X = X.multiply(np.linspace(0.2, 1.9, X.shape[1])).tocsr()
+        X = X.astype(np.float32) if values == "float32" else X
     narrow, wide = LinearRows(X, 1.0), LinearRows(widened(X), 1.0)
     assert narrow.narrow_columns and not wide.narrow_columns
     assert narrow.unit_values == wide.unit_values == unit
+    assert narrow.single == wide.single == (values == "float32")
     d = X.shape[1]
     C = np.random.RandomState(2).uniform(0.1, 3.0, len(signs))
 

@@ -26,10 +26,11 @@ cdef struct RowData:
     Py_ssize_t d              # features, the bias excluded (its weight is w[d])
     double bias               # the extra feature's value; 0: none
     bint unit                 # CSR whose every stored value is 1
-    int csr_kind              # CSR of float64 or unit values: 16 or 32, the width of
-                              # the column indices its loops read (`dot_span`'s first
-                              # path); 0 for the other rows
-    const double* csr_values  # with csr_kind: the values, NULL for unit values
+    int csr_kind              # CSR rows: 16 or 32, the width of the column indices
+                              # their loops read (`dot_span`'s first path); 0: dense
+    const double* csr_values  # with csr_kind: float64 values, NULL for unit values or
+                              # float32 ones
+    const float* csr_values32 # with csr_kind: float32 values (not unit), else NULL
 
 
 @cython.final
@@ -68,12 +69,18 @@ ctypedef fused column_index:
     unsigned short
 
 
-cdef inline double dot_columns(const column_index* c, const double* x, long long k,
+ctypedef fused stored_value:
+    double
+    float
+
+
+cdef inline double dot_columns(const column_index* c, const stored_value* x, long long k,
                                long long end, const double* w, double s) noexcept nogil:
     """s + the terms w[c_k] x_k for k in [k, end) (x NULL: unit values, the terms
     w[c_k]), four a pass but still added one by one in order (a quarter of the loop's
     own counting and branching, the same sum), whether the column indices are the
-    caller's int32 or their uint16 copy."""
+    caller's int32 or their uint16 copy and the values float64 or float32 (each
+    converted exactly, so the sum of scikit-learn's float64 copy)."""
     if x == NULL:
         while k + 4 <= end:
             s += w[c[k]]
@@ -86,21 +93,22 @@ cdef inline double dot_columns(const column_index* c, const double* x, long long
             k += 1
     else:
         while k + 4 <= end:
-            s += w[c[k]] * x[k]
-            s += w[c[k + 1]] * x[k + 1]
-            s += w[c[k + 2]] * x[k + 2]
-            s += w[c[k + 3]] * x[k + 3]
+            s += w[c[k]] * <double>x[k]
+            s += w[c[k + 1]] * <double>x[k + 1]
+            s += w[c[k + 2]] * <double>x[k + 2]
+            s += w[c[k + 3]] * <double>x[k + 3]
             k += 4
         while k < end:
-            s += w[c[k]] * x[k]
+            s += w[c[k]] * <double>x[k]
             k += 1
     return s
 
 
-cdef inline void add_columns(const column_index* c, const double* x, long long k,
+cdef inline void add_columns(const column_index* c, const stored_value* x, long long k,
                              long long end, double a, double* w) noexcept nogil:
     """w[c_k] += a x_k for k in [k, end) (x NULL: unit values, w[c_k] += a), four a
-    pass, for int32 column indices and their uint16 copy alike."""
+    pass, for int32 column indices and their uint16 copy, float64 and float32 values
+    alike."""
     if x == NULL:
         while k + 4 <= end:
             w[c[k]] += a
@@ -113,13 +121,13 @@ cdef inline void add_columns(const column_index* c, const double* x, long long k
             k += 1
     else:
         while k + 4 <= end:
-            w[c[k]] += a * x[k]
-            w[c[k + 1]] += a * x[k + 1]
-            w[c[k + 2]] += a * x[k + 2]
-            w[c[k + 3]] += a * x[k + 3]
+            w[c[k]] += a * <double>x[k]
+            w[c[k + 1]] += a * <double>x[k + 1]
+            w[c[k + 2]] += a * <double>x[k + 2]
+            w[c[k + 3]] += a * <double>x[k + 3]
             k += 4
         while k < end:
-            w[c[k]] += a * x[k]
+            w[c[k]] += a * <double>x[k]
             k += 1
 
 
@@ -127,31 +135,33 @@ cdef inline double dot_span(const RowData* r, long long k, long long end, const 
                             double start) noexcept nogil:
     """start + x'w for the row stored in [k, end), the terms added to start one by one
     in the row's order and the bias feature's last (scikit-learn's LIBLINEAR adds them
-    so); for unit rows the sum of w at the row's columns, the same value. CSR rows of
-    float64 or unit values take the short first path, which the compiler inlines into
-    the solvers' loops (the whole function, with every kind of row, it calls)."""
+    so); for unit rows the sum of w at the row's columns, the same value. CSR rows
+    take the short first path, which the compiler inlines into the solvers' loops (the
+    whole function, with dense rows too, it calls)."""
     cdef double s
     if r.csr_kind == 16:
-        s = dot_columns(r.columns16, r.csr_values, k, end, w, start)
+        if r.csr_values32 != NULL:
+            s = dot_columns(r.columns16, r.csr_values32, k, end, w, start)
+        else:
+            s = dot_columns(r.columns16, r.csr_values, k, end, w, start)
     elif r.csr_kind == 32:
-        s = dot_columns(r.columns, r.csr_values, k, end, w, start)
+        if r.csr_values32 != NULL:
+            s = dot_columns(r.columns, r.csr_values32, k, end, w, start)
+        else:
+            s = dot_columns(r.columns, r.csr_values, k, end, w, start)
     else:
-        return dot_other(r, k, end, w, start)
+        return dot_dense(r, k, end, w, start)
     if r.bias > 0:
         s += w[r.d] * r.bias
     return s
 
 
-cdef inline double dot_other(const RowData* r, long long k, long long end, const double* w,
+cdef inline double dot_dense(const RowData* r, long long k, long long end, const double* w,
                              double start) noexcept nogil:
-    """`dot_span` of the other rows: CSR of float32 values, dense rows."""
+    """`dot_span` of dense rows (float64 or float32)."""
     cdef double s = start
     cdef long long f
-    if r.starts != NULL:
-        while k < end:
-            s += w[r.columns[k]] * <double>r.values32[k]
-            k += 1
-    elif r.values32 != NULL:
+    if r.values32 != NULL:
         for f in range(end - k):
             s += w[f] * <double>r.values32[k + f]
     else:
@@ -165,27 +175,29 @@ cdef inline double dot_other(const RowData* r, long long k, long long end, const
 cdef inline void add_span(const RowData* r, long long k, long long end, double a,
                           double* w) noexcept nogil:
     """w += a x for the row stored in [k, end) (the bias feature's weight too); CSR rows
-    of float64 or unit values by the short first path, as in `dot_span`."""
+    by the short first path, as in `dot_span`."""
     if r.csr_kind == 16:
-        add_columns(r.columns16, r.csr_values, k, end, a, w)
+        if r.csr_values32 != NULL:
+            add_columns(r.columns16, r.csr_values32, k, end, a, w)
+        else:
+            add_columns(r.columns16, r.csr_values, k, end, a, w)
     elif r.csr_kind == 32:
-        add_columns(r.columns, r.csr_values, k, end, a, w)
+        if r.csr_values32 != NULL:
+            add_columns(r.columns, r.csr_values32, k, end, a, w)
+        else:
+            add_columns(r.columns, r.csr_values, k, end, a, w)
     else:
-        add_other(r, k, end, a, w)
+        add_dense(r, k, end, a, w)
         return
     if r.bias > 0:
         w[r.d] += a * r.bias
 
 
-cdef inline void add_other(const RowData* r, long long k, long long end, double a,
+cdef inline void add_dense(const RowData* r, long long k, long long end, double a,
                            double* w) noexcept nogil:
-    """`add_span` of the other rows: CSR of float32 values, dense rows."""
+    """`add_span` of dense rows (float64 or float32)."""
     cdef long long f
-    if r.starts != NULL:
-        while k < end:
-            w[r.columns[k]] += a * <double>r.values32[k]
-            k += 1
-    elif r.values32 != NULL:
+    if r.values32 != NULL:
         for f in range(end - k):
             w[f] += a * <double>r.values32[k + f]
     else:

@@ -181,6 +181,7 @@ cdef class LinearRows:
         r.starts = NULL
         r.csr_kind = 0
         r.csr_values = NULL
+        r.csr_values32 = NULL
         # (without stored values every row is empty and the pointers are never read)
         if self.sparse:
             r.starts = &self.indptr[0]
@@ -192,10 +193,11 @@ cdef class LinearRows:
                     r.values32 = &self.data32[0]
                 else:
                     r.values = &self.data[0]
-            if self.unit_values or not self.single:
-                # the loops' first path: unit values (never read) or float64 ones
-                r.csr_kind = 16 if self.narrow_columns else 32
-                r.csr_values = NULL if self.unit_values else r.values
+            # the loops' first path: unit values (never read), float64 or float32 ones
+            r.csr_kind = 16 if self.narrow_columns else 32
+            if not self.unit_values:
+                r.csr_values = r.values
+                r.csr_values32 = r.values32
         elif self.n_rows > 0 and self.n_features > 0:
             if self.single:
                 r.values32 = &self.dense32[0, 0]
