@@ -17,7 +17,8 @@ from libsmo._core.kernel import Kernel
 from libsmo._core.qmatrix import QMatrix, SVRQMatrix
 from libsmo._core.solvers import solve, solve_linear
 from libsmo.exceptions import ConvergenceWarning
-from libsmo.training._execution import Executor
+from libsmo._core.rows import MAX_FEATURE_MAJOR
+from libsmo.training._execution import BYTE_ROWS_Q_FACTOR, Executor
 from libsmo.training._linear_start import coordinate_rows, dual_cd_start
 from libsmo.training._params import KernelParams, SolverParams
 from libsmo.training._problem import BinaryProblem
@@ -97,6 +98,30 @@ def test_uses_primal_large_when_q_outgrows_twice_the_cache(cache_mb, n_largest_k
     assert executor.uses_primal(sized(n + 1))
     assert not executor.uses_primal(sized(n + 1, nu=True))
     assert not executor.uses_primal(sized(n + 1, regression=True))
+
+
+@pytest.mark.parametrize("kind", ["uint8", "over 255", "floats", "zeros and ones"])
+def test_uses_primal_large_later_for_rows_the_kernel_reads_as_bytes(kind):
+    """"large" on rows the kernel reads as bytes (8-bit pixels: uint8, or k/255 as
+    floats) waits until Q outgrows BYTE_ROWS_Q_FACTOR times twice the cache; other
+    rows, and rows of zeros and ones (bitmaps to the kernel), switch at twice it."""
+    rng = np.random.default_rng(3)
+    pixels = rng.integers(0, 256, size=(300, MAX_FEATURE_MAJOR + 16)).astype(np.uint8)
+    X = {"uint8": pixels, "over 255": pixels / 255.0,
+         "floats": pixels / 255.0 + 1e-9 * rng.random(pixels.shape),
+         "zeros and ones": (pixels > 127).astype(np.float64)}[kind]
+    cache_mb = 0.5
+    executor = Executor(X, LINEAR, SolverParams(cache_size=cache_mb), "large")
+    n_twice = 512                           # the largest n with Q within twice the cache
+    n_bytes = 2048                          # within BYTE_ROWS_Q_FACTOR = 16 times that
+    assert 4 * n_bytes ** 2 <= BYTE_ROWS_Q_FACTOR * 2 * cache_mb * 2**20 < 4 * (n_bytes + 1) ** 2
+    assert not executor.uses_primal(sized(n_twice))
+    as_bytes = kind in ("uint8", "over 255")
+    assert executor.uses_primal(sized(n_twice + 1)) != as_bytes
+    assert executor.uses_primal(sized(n_bytes)) != as_bytes
+    assert executor.uses_primal(sized(n_bytes + 1))
+    always = Executor(X, LINEAR, SolverParams(cache_size=cache_mb), "always")
+    assert always.uses_primal(sized(n_twice))
 
 
 # ---------------------------------------------------------------------------------------

@@ -31,7 +31,7 @@ from libsmo._blocks.kernel_block import for_each_kernel_block
 from libsmo._blocks.support_rows import SupportRows
 from libsmo._core.cache import release_free_memory
 from libsmo._core.checks import all_finite
-from libsmo._core.int_rows import small_integer_data
+from libsmo._core.int_rows import small_integer_data, small_integer_rows
 from libsmo._core.kernel import Kernel
 from libsmo._core.qmatrix import QMatrix, SVRQMatrix
 from libsmo._core.rows import MAX_FEATURE_MAJOR
@@ -54,6 +54,12 @@ logger = logging.getLogger("libsmo")
 # SMO steps the primal solver takes from a linear C-SVC start that fell short of the
 # stopping rule (`libsmo.training._linear_start`) before the kernel solver takes over
 PRIMAL_FINISH_STEPS = 20_000
+
+# linear_solver="auto" on rows the kernel reads as bytes (8-bit pixels): Q may outgrow
+# twice the cache this many times over before the primal solver takes the problem
+# (`Executor.uses_primal`); the rows of X looked at to tell
+BYTE_ROWS_Q_FACTOR = 16
+BYTE_ROWS_PROBE = 256
 
 # With n_threads > 1, one-vs-one pairs run n_threads at once, each on a share of the
 # cache, except a pair whose whole Q matrix (float32) takes more than this many shares:
@@ -147,6 +153,8 @@ class Executor:
         self.int_source = [None]
         # and X as the coordinate descent reads it (`_dual_cd_rows`), made once
         self.cd_rows = [None]
+        # and whether the kernel reads X's rows as bytes (`_byte_rows`)
+        self.byte_rows = [None]
 
     def share(self, n_threads, cache_size, stop_flag):
         """The same executor with a share of the threads and the cache (cache_size MB,
@@ -169,12 +177,40 @@ class Executor:
         second-order steps win (sector's pairs of ~120 rows: 3.5x; 5,800 TF-IDF
         reviews: 2x); above it, evicted rows are computed again and again, and passes
         of O(nnz) over the data win (a9a C=0.05: 14x; random Fourier features of 8,000
-        a9a rows: 6x; 15,849 reviews: 1.2x)."""
+        a9a rows: 6x; 15,849 reviews: 1.2x). Rows the kernel reads as bytes
+        (`_byte_rows`: 8-bit pixels) keep kernel rows until Q outgrows BYTE_ROWS_Q_FACTOR
+        times that: their kernel rows cost a fifth of float rows', and images'
+        correlated pixels make the coordinate descent's start slow (two classes of
+        Fashion-MNIST at C = 1: kernel rows 9 times faster at 12,000 rows, 1.6 times
+        at 40,000)."""
         if problem.nu or problem.regression or self.primal_policy == "never":
             return False
+        if self.primal_policy == "always":
+            return True
         n = problem.n_variables
-        return (self.primal_policy == "always"
-                or 4.0 * n * n > 2 * self.policy_cache_size * 2**20)
+        q_bytes, limit = 4.0 * n * n, 2 * self.policy_cache_size * 2**20
+        return q_bytes > limit and (q_bytes > BYTE_ROWS_Q_FACTOR * limit
+                                    or not self._byte_rows())
+
+    def _byte_rows(self):
+        """Whether the kernel reads X's rows as bytes (`rows.Rows`' integer rows):
+        dense rows of more than MAX_FEATURE_MAJOR features whose values are integers in
+        [0, 255] over one divisor, not all 0 and 1 (those become bitmaps), judged by its
+        first BYTE_ROWS_PROBE rows, once a fit."""
+        if self.byte_rows[0] is None:
+            X = self.X
+            found = None
+            if (not sp.issparse(X) and self.kernel.kernel != "precomputed"
+                    and self.solver.row_paths.int_rows and X.ndim == 2
+                    and X.shape[1] > MAX_FEATURE_MAJOR):
+                probe = np.arange(min(BYTE_ROWS_PROBE, X.shape[0]), dtype=np.int32)
+                if X.dtype == np.uint8:
+                    found = (X[probe], 1.0, None)
+                elif X.dtype == np.float64 and X.flags.c_contiguous:
+                    found = small_integer_rows(X, probe, as_bytes=True)
+            self.byte_rows[0] = bool(found is not None and found[0].dtype == np.uint8
+                                     and found[0].size and found[0].max() > 1)
+        return self.byte_rows[0]
 
     def _dual_cd_rows(self, problem):
         """X as the coordinate descent reads it (`coordinate_rows`, made once a fit) if

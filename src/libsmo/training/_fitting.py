@@ -178,7 +178,9 @@ def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0
         'kernel' uses cached kernel rows like every other kernel. 'auto' takes
         'primal' for each binary problem whose Q matrix (4 l^2 bytes) exceeds twice
         `cache_size` (200 MB for 'auto'), where it wins, and kernel rows for smaller
-        ones, where they win.
+        ones, where they win; on dense rows of 8-bit values (pixels: uint8, or k/255
+        as floats), whose kernel rows are cheap and on which the coordinate descent
+        is slow, only where Q exceeds 16 times that.
     n_jobs : int, default=None
         One-vs-one pairs trained at once as joblib tasks (each with one thread, BLAS
         and OpenMP included, and cache_size / n_jobs of the cache): on local threads,

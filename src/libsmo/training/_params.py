@@ -481,7 +481,7 @@ class TrainParams:
 
         'always' on the primal weights (linear_solver='primal'), 'never' (the kernel
         rows; every other kernel and formulation), or 'large': only where Q outgrows
-        the cache (linear_solver='auto', see
+        the cache, later on rows of 8-bit values (linear_solver='auto', see
         `libsmo.training._execution.Executor.uses_primal`). The primal solver handles
         the problems without the nu formulations' second constraint: c_svc and
         one_class.
