@@ -7,9 +7,11 @@ Train SVMs on data made here and look at what training found.
    made with numpy's default_rng(0), so every run prints the same numbers). No files
    are read and nothing is written.
 2. `libsmo.train` with an RBF kernel and with a linear kernel (C-SVC). For each model:
-   training time, number of support vectors, SMO iterations (`model.n_iter`), the dual
-   objective (`model.objective`), how the solver stopped (`model.status`: "optimal"
-   means the tolerance was met) and the training and test accuracy. The moons are not
+   training time, number of support vectors, SMO iterations (`model.n_iter`; the
+   linear model's solver starts from LIBLINEAR's coordinate descent, which here already
+   meets the tolerance, so SMO takes no steps), the dual objective
+   (`model.objective`), how the solver stopped (`model.status`: "optimal" means the
+   tolerance was met) and the training and test accuracy. The moons are not
    linearly separable, so the RBF model is the more accurate one.
 3. The same data given as a scipy CSR matrix trains the same model: the decision
    values agree to rounding.

@@ -139,13 +139,29 @@ def test_choice_is_validated():
 
 def test_auto_takes_the_primal_solver_where_q_outgrows_the_cache():
     """"auto": kernel rows while a problem's Q (4 l^2 bytes) fits in twice the cache,
-    the primal solver beyond; the answers agree either way."""
-    X, y = load_dataset("a9a", n_rows=3000)   # Q: 36 MB
-    small_cache = libsmo.train(X, y, kernel="linear", C=0.05, cache_size=10)
-    large_cache = libsmo.train(X, y, kernel="linear", C=0.05, cache_size=40)
+    the primal solver beyond (a problem of fewer rows than the start's rule below the
+    bound asks for); the answers agree either way."""
+    X, y = load_dataset("a9a", n_rows=1500)   # Q: 9 MB
+    small_cache = libsmo.train(X, y, kernel="linear", C=0.05, cache_size=2)
+    large_cache = libsmo.train(X, y, kernel="linear", C=0.05, cache_size=10)
     primal = libsmo.train(X, y, kernel="linear", C=0.05, linear_solver="primal")
     rows = libsmo.train(X, y, kernel="linear", C=0.05, linear_solver="kernel",
-                        cache_size=40)
+                        cache_size=10)
     assert small_cache.n_iter == primal.n_iter       # the same solver's steps
     assert large_cache.n_iter == rows.n_iter
     assert small_cache.objective[0] == pytest.approx(large_cache.objective[0], rel=1e-4)
+
+
+def test_auto_takes_the_primal_solver_below_the_bound_where_the_start_pays():
+    """"auto" below Q's bound: 3,000 rows of a9a (|x|^2 = 14 or less) at C = 0.05 go to
+    the primal solver (mean C |x|^2 below 5), at C = 5 to kernel rows (above 50); the
+    answers are the other solver's optimum."""
+    X, y = load_dataset("a9a", n_rows=3000)   # Q: 36 MB, within the 200 MB bound
+    for C, solver in ((0.05, "primal"), (5.0, "kernel")):
+        auto = libsmo.train(X, y, kernel="linear", C=C)
+        same = libsmo.train(X, y, kernel="linear", C=C, linear_solver=solver)
+        other = libsmo.train(X, y, kernel="linear", C=C,
+                             linear_solver={"primal": "kernel", "kernel": "primal"}[solver])
+        assert auto.n_iter == same.n_iter
+        np.testing.assert_array_equal(auto.sv_coef, same.sv_coef)
+        assert auto.objective[0] == pytest.approx(other.objective[0], rel=1e-4)

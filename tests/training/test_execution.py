@@ -18,7 +18,7 @@ from libsmo._core.qmatrix import QMatrix, SVRQMatrix
 from libsmo._core.solvers import solve, solve_linear
 from libsmo.exceptions import ConvergenceWarning
 from libsmo._core.rows import MAX_FEATURE_MAJOR
-from libsmo.training._execution import BYTE_ROWS_Q_FACTOR, Executor
+from libsmo.training._execution import BYTE_ROWS_Q_FACTOR, START_PAYS, Executor
 from libsmo.training._linear_start import coordinate_rows, dual_cd_start
 from libsmo.training._params import KernelParams, SolverParams
 from libsmo.training._problem import BinaryProblem
@@ -34,10 +34,11 @@ def data(n=40, d=6, seed=0):
     return D, z
 
 
-def sized(n, nu=False, regression=False):
-    """A problem of n variables (only its size and kind matter to uses_primal)."""
+def sized(n, nu=False, regression=False, bound=1.0):
+    """A problem of n variables over the first n rows (its size, kind and bounds are
+    what uses_primal reads)."""
     return BinaryProblem(rows=np.arange(n), signs=np.ones(n), linear_term=-np.ones(n),
-                         upper_bound=np.ones(n), nu=nu, regression=regression)
+                         upper_bound=np.full(n, bound), nu=nu, regression=regression)
 
 
 def problems(z):
@@ -89,13 +90,14 @@ def test_uses_primal_never_and_always():
 @pytest.mark.parametrize("cache_mb, n_largest_kernel", [(2.0, 1024), (0.5, 512),
                                                         (100.0, 7240)])
 def test_uses_primal_large_when_q_outgrows_twice_the_cache(cache_mb, n_largest_kernel):
-    """"large": the primal weights once Q's 4 n^2 bytes exceed 2 * cache_size MB."""
-    X = in_layout(data()[0], "dense")
+    """"large": the primal weights once Q's 4 n^2 bytes exceed 2 * cache_size MB (the
+    bounds large enough that the start's rule below it does not apply)."""
+    X = in_layout(data(n=n_largest_kernel + 1)[0], "dense")
     executor = Executor(X, LINEAR, SolverParams(cache_size=cache_mb), "large")
     n = n_largest_kernel
     assert 4 * n * n <= 2 * cache_mb * 2**20 < 4 * (n + 1) ** 2
-    assert not executor.uses_primal(sized(n))
-    assert executor.uses_primal(sized(n + 1))
+    assert not executor.uses_primal(sized(n, bound=1000.0))
+    assert executor.uses_primal(sized(n + 1, bound=1000.0))
     assert not executor.uses_primal(sized(n + 1, nu=True))
     assert not executor.uses_primal(sized(n + 1, regression=True))
 
@@ -122,6 +124,46 @@ def test_uses_primal_large_later_for_rows_the_kernel_reads_as_bytes(kind):
     assert executor.uses_primal(sized(n_bytes + 1))
     always = Executor(X, LINEAR, SolverParams(cache_size=cache_mb), "always")
     assert always.uses_primal(sized(n_twice))
+
+
+def c_svc_of(n, C, **changes):
+    """A C-SVC problem over the first n rows with every bound C."""
+    fields = dict(rows=np.arange(n), signs=np.where(np.arange(n) % 2, 1.0, -1.0),
+                  linear_term=-np.ones(n), upper_bound=np.full(n, C))
+    fields.update(changes)
+    return BinaryProblem(**fields)
+
+
+def test_uses_primal_large_below_the_bound_where_the_start_pays():
+    """"large" below Q's bound: C-SVC problems of at least n rows whose mean C_i |x_i|^2
+    is at most c, for each (n, c) of START_PAYS, go to the primal solver; smaller
+    problems, larger products, and problems the coordinate descent does not start
+    (one-class, a start of their own, a bound on the work) keep kernel rows."""
+    X = np.zeros((6000, 3))
+    X[:, 0] = 2.0                                   # |x_i|^2 = 4 for every row
+    executor = Executor(X, LINEAR, SolverParams(cache_size=1000.0), "large")
+    assert 4 * 6000**2 <= 2 * 1000 * 2**20
+    (n_small, c_small), (n_large, c_large) = START_PAYS
+    for n, most in START_PAYS:
+        assert executor.uses_primal(c_svc_of(n, most / 4))
+        assert not executor.uses_primal(c_svc_of(n - 1, most / 4))
+        assert not executor.uses_primal(c_svc_of(n, most / 4 * 1.01))
+    assert executor.uses_primal(c_svc_of(n_large, c_small / 4 * 1.01))
+    weights = np.where(np.arange(n_small) < n_small // 2, 0.5, 1.5) * c_small / 4
+    assert executor.uses_primal(c_svc_of(n_small, 1.0, upper_bound=weights))
+    weights[0] *= 1.1                                # the mean C_i |x_i|^2 decides
+    assert not executor.uses_primal(c_svc_of(n_small, 1.0, upper_bound=weights))
+    one_class = c_svc_of(n_large, 0.01, signs=np.ones(n_large),
+                         linear_term=np.zeros(n_large))
+    started = c_svc_of(n_large, 0.01, start=np.zeros(n_large))
+    assert not executor.uses_primal(one_class) and not executor.uses_primal(started)
+    for bounded in (dict(max_iter=10_000), dict(time_limit=60.0)):
+        other = Executor(X, LINEAR, SolverParams(cache_size=1000.0, **bounded), "large")
+        assert not other.uses_primal(c_svc_of(n_large, 0.01))
+    pixels = np.full((6000, MAX_FEATURE_MAJOR + 1), 7, dtype=np.uint8)
+    pixels[:, 0] = 0
+    on_bytes = Executor(pixels, LINEAR, SolverParams(cache_size=1000.0), "large")
+    assert not on_bytes.uses_primal(c_svc_of(n_large, 1e-6))
 
 
 # ---------------------------------------------------------------------------------------

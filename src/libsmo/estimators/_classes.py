@@ -106,8 +106,9 @@ class SVC(_BaseClassifier):
         on large data. 'kernel' uses cached kernel rows and follows LIBSVM's steps
         (the same ``dual_coef_`` where the optimum's alphas are not unique). 'auto' takes
         'primal' for each binary problem whose kernel matrix outgrows twice the
-        cache (16 times that on dense rows of 8-bit values, such as pixels), 'kernel'
-        for the others. libsmo's own parameter.
+        cache (16 times that on dense rows of 8-bit values, such as pixels) and for
+        smaller C-SVC problems where its start pays (at least 2,000 rows, C |x|^2
+        small: see `libsmo.train`), 'kernel' for the others. libsmo's own parameter.
     warm_start : bool, default=False
         Start each fit from the previous fit's solution on the same rows (see the
         ``init`` parameter of `libsmo.train`): a fit stopped by max_iter goes on where

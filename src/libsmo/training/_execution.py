@@ -29,6 +29,7 @@ import numpy as np
 
 from libsmo._blocks.kernel_block import for_each_kernel_block
 from libsmo._blocks.support_rows import SupportRows
+from libsmo._core.arrays import squared_norms
 from libsmo._core.cache import release_free_memory
 from libsmo._core.checks import all_finite
 from libsmo._core.int_rows import small_integer_data, small_integer_rows
@@ -60,6 +61,11 @@ PRIMAL_FINISH_STEPS = 20_000
 # (`Executor.uses_primal`); the rows of X looked at to tell
 BYTE_ROWS_Q_FACTOR = 16
 BYTE_ROWS_PROBE = 256
+# linear_solver="auto" below that bound: a C-SVC problem of at least this many rows
+# whose mean C_i |x_i|^2 is at most this goes to the primal solver all the same
+# (`Executor._start_pays`); the coordinate descent's start needs more epochs as that
+# product grows, while kernel rows cost the same
+START_PAYS = ((2_000, 5.0), (5_000, 50.0))
 
 # With n_threads > 1, one-vs-one pairs run n_threads at once, each on a share of the
 # cache, except a pair whose whole Q matrix (float32) takes more than this many shares:
@@ -153,8 +159,10 @@ class Executor:
         self.int_source = [None]
         # and X as the coordinate descent reads it (`_dual_cd_rows`), made once
         self.cd_rows = [None]
-        # and whether the kernel reads X's rows as bytes (`_byte_rows`)
+        # and whether the kernel reads X's rows as bytes (`_byte_rows`), and the rows'
+        # squared norms (`_start_pays`)
         self.byte_rows = [None]
+        self.row_squares = [None]
 
     def share(self, n_threads, cache_size, stop_flag):
         """The same executor with a share of the threads and the cache (cache_size MB,
@@ -182,15 +190,39 @@ class Executor:
         times that: their kernel rows cost a fifth of float rows', and images'
         correlated pixels make the coordinate descent's start slow (two classes of
         Fashion-MNIST at C = 1: kernel rows 9 times faster at 12,000 rows, 1.6 times
-        at 40,000)."""
+        at 40,000). Below the bound, a C-SVC problem may still go to the primal solver
+        where its coordinate-descent start pays (`_start_pays`)."""
         if problem.nu or problem.regression or self.primal_policy == "never":
             return False
         if self.primal_policy == "always":
             return True
         n = problem.n_variables
         q_bytes, limit = 4.0 * n * n, 2 * self.policy_cache_size * 2**20
-        return q_bytes > limit and (q_bytes > BYTE_ROWS_Q_FACTOR * limit
-                                    or not self._byte_rows())
+        if q_bytes > limit:
+            return q_bytes > BYTE_ROWS_Q_FACTOR * limit or not self._byte_rows()
+        return self._start_pays(problem)
+
+    def _start_pays(self, problem):
+        """Whether a problem whose Q fits the cache's bound still goes to the primal
+        solver: a C-SVC problem that starts from the coordinate descent
+        (`_starts_from_coordinate_descent`), on rows the kernel does not read as bytes,
+        of at least n rows and mean C_i |x_i|^2 at most c for a pair (n, c) of
+        START_PAYS. The start's epochs grow with C |x|^2 (the dual's diagonal against
+        its bounds) and kernel rows' cost with n^2 (`benchmarks/bench_linear_auto.py`
+        measures both sides: where the pairs allow it the primal took 0.04 to 1.0 of
+        kernel rows' time on a9a, letter, pendigits, random Fourier features and TF-IDF
+        reviews, and more beyond them, as raw word counts at C = 1; w8a, whose 3%
+        positives need few kernel rows, is the exception measured, up to 2.2 times
+        kernel rows' few milliseconds below 10,000 rows)."""
+        n = problem.n_variables
+        if (n < min(rows for rows, _ in START_PAYS)
+                or not self._starts_from_coordinate_descent(problem)
+                or self._byte_rows()):
+            return False
+        if self.row_squares[0] is None:
+            self.row_squares[0] = squared_norms(self.X)
+        scale = float(np.mean(problem.upper_bound * self.row_squares[0][problem.rows]))
+        return any(n >= rows and scale <= most for rows, most in START_PAYS)
 
     def _byte_rows(self):
         """Whether the kernel reads X's rows as bytes (`rows.Rows`' integer rows):
@@ -212,18 +244,22 @@ class Executor:
                                      and found[0].size and found[0].max() > 1)
         return self.byte_rows[0]
 
+    def _starts_from_coordinate_descent(self, problem):
+        """Whether the primal solver starts `problem` from LIBLINEAR's coordinate
+        descent (`libsmo.training._linear_start`): a C-SVC problem (p = -e, one equality
+        constraint, finite bounds: not a hard margin) without a start of its own, in a
+        fit whose work is not bounded by max_iter or time_limit (which count SMO's
+        steps and time, not the start's)."""
+        return not (problem.start is not None or problem.nu or problem.regression
+                    or self.solver.max_iter not in (None, -1)
+                    or self.solver.time_limit is not None
+                    or not np.all(problem.linear_term == -1.0)
+                    or not np.all(np.isfinite(problem.upper_bound)))
+
     def _dual_cd_rows(self, problem):
-        """X as the coordinate descent reads it (`coordinate_rows`, made once a fit) if
-        the primal solver starts `problem` from LIBLINEAR's coordinate descent
-        (`libsmo.training._linear_start`), else None: a C-SVC problem (p = -e, one
-        equality constraint, finite bounds: not a hard margin) without a start of its
-        own, in a fit whose work is not bounded by max_iter or time_limit (which count
-        SMO's steps and time, not the start's)."""
-        if (problem.start is not None or problem.nu or problem.regression
-                or self.solver.max_iter not in (None, -1)
-                or self.solver.time_limit is not None
-                or not np.all(problem.linear_term == -1.0)
-                or not np.all(np.isfinite(problem.upper_bound))):
+        """X as the coordinate descent reads it (`coordinate_rows`, made once a fit)
+        where `_starts_from_coordinate_descent`, else None."""
+        if not self._starts_from_coordinate_descent(problem):
             return None
         if self.cd_rows[0] is None:
             self.cd_rows[0] = coordinate_rows(self.X)

@@ -480,8 +480,8 @@ class TrainParams:
         """How a linear kernel's binary problems are solved: 'always', 'never' or 'large'.
 
         'always' on the primal weights (linear_solver='primal'), 'never' (the kernel
-        rows; every other kernel and formulation), or 'large': only where Q outgrows
-        the cache, later on rows of 8-bit values (linear_solver='auto', see
+        rows; every other kernel and formulation), or 'large': where Q outgrows the
+        cache (later on rows of 8-bit values) or the start pays (linear_solver='auto', see
         `libsmo.training._execution.Executor.uses_primal`). The primal solver handles
         the problems without the nu formulations' second constraint: c_svc and
         one_class.

@@ -1,0 +1,152 @@
+"""SVC(kernel="linear")'s two solvers side by side, by problem size: the primal solver
+(linear_solver="primal": LIBLINEAR's coordinate descent as its start, then SMO on w)
+against kernel rows (linear_solver="kernel": LIBSVM's solver), and what "auto" picks,
+on two-class problems of the first N rows (a seeded permutation) of each data set, at
+each C. The measurements behind "auto"'s rule (`libsmo.training._execution.Executor.
+uses_primal`: Q against the cache, START_PAYS below it, BYTE_ROWS_Q_FACTOR for 8-bit
+rows).
+
+Data (--data, comma-separated; from ../shared/data or --data-dir):
+
+  a9a, w8a      binary sparse features (w8a: 3% positives)
+  reviews       TF-IDF of the clothing reviews (unigrams and bigrams), "Recommended IND"
+  counts        the same reviews as raw word counts (CountVectorizer): |x|^2 ~ 100
+  rff300        300 random Fourier features (gamma 0.05) of 10,000 a9a rows: dense
+  letter        letter.scale, letters A-M against N-Z (16 dense features)
+  pendigits     pendigits / 100, digits 0-4 against 5-9 (16 dense features)
+  fashion       Fashion-MNIST's first 12,000 training images / 255 (8-bit pixels),
+                classes 0-4 against 5-9 (Debian's dataset-fashion-mnist)
+
+Each fit is `libsmo.SVC(kernel="linear", C=C, linear_solver=...)`, one thread
+(n_jobs=1), the three solvers alternating, the order reversed every other repeat;
+printed are the medians of --repeats fits, the primal's time over kernel rows', auto's
+time over the faster one's, and the mean C |x_i|^2 that the rule reads. Both solvers
+stop at LIBSVM's rule: m(a) - M(a) over every training row is computed from each fitted
+model (`bench_linear_svm.stopping_violation`) and the script exits with status 1 where
+one exceeds tol (1e-3). Other sessions share this machine: read ratios, not seconds.
+
+    python benchmarks/bench_linear_auto.py
+    python benchmarks/bench_linear_auto.py --data fashion --sizes 2000,5000,12000 --C 0.1,1
+    python benchmarks/bench_linear_auto.py --json results/linear_auto.json
+"""
+import argparse
+import json
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+if not __package__:
+    # run as a file: the repository root on the path instead of this folder
+    sys.path[0] = str(Path(__file__).resolve().parents[1])
+
+import libsmo  # noqa: E402
+from libsmo._core.arrays import squared_norms  # noqa: E402
+from benchmarks import data as bench_data  # noqa: E402
+from benchmarks.bench_linear_svm import (  # noqa: E402
+    REVIEWS,
+    dataset,
+    stopping_violation,
+    timed,
+)
+from benchmarks.options import data_dir_option, name_list, positive_int  # noqa: E402
+
+DATA = ("a9a", "w8a", "reviews", "counts", "rff300", "letter", "pendigits", "fashion")
+SOLVERS = ("primal", "kernel", "auto")
+TOL = 1e-3
+
+
+def two_classes(name, data_dir):
+    """(X, y) of data set `name` with labels +1 / -1, as the module's docstring says."""
+    if name in ("a9a", "w8a", "reviews"):
+        X, y, _, _ = dataset(name, data_dir)
+        return X, np.where(y > 0, 1.0, -1.0)
+    if name == "counts":
+        import pandas as pd
+        from sklearn.feature_extraction.text import CountVectorizer
+        frame = pd.read_csv(bench_data.decompress(REVIEWS, data_dir))
+        text = (frame["Title"].fillna("") + " " + frame["Review Text"].fillna("")).to_numpy()
+        X = CountVectorizer(min_df=2).fit_transform(text).tocsr().astype(np.float64)
+        return X, np.where(frame["Recommended IND"].to_numpy() > 0, 1.0, -1.0)
+    if name == "rff300":
+        X, y = two_classes("a9a", data_dir)
+        rows = np.random.default_rng(0).permutation(X.shape[0])[:10_000]
+        features = libsmo.RandomFourierFeatures(300, gamma=0.05, random_state=0)
+        return features.fit_transform(X[rows]), y[rows]
+    if name in ("letter", "pendigits"):
+        file, d, half, scale = (("letter.scale", 16, 13, 1.0) if name == "letter"
+                                else ("pendigits", 16, 4, 100.0))
+        X, y = bench_data.load_svmlight(file, n_features=d, data_dir=data_dir)
+        return X.toarray() / scale, np.where(y <= half, 1.0, -1.0)
+    X, y, _, _ = bench_data.load_fashion(rows=12_000)
+    return X, np.where(y <= 4, 1.0, -1.0)
+
+
+def compare(X, y, sizes, Cs, repeats, seed=1):
+    """One row per (size, C): the medians of each solver's fit time, the worst
+    m(a) - M(a) of each solver's fits, and mean C |x_i|^2 over the rows."""
+    order = np.random.default_rng(seed).permutation(X.shape[0])
+    rows = []
+    for n in sizes:
+        if n > X.shape[0]:
+            continue
+        Xn, yn = X[order[:n]], y[order[:n]]
+        norms = squared_norms(Xn)
+        for C in Cs:
+            times = {s: [] for s in SOLVERS}
+            worst = {s: 0.0 for s in SOLVERS}
+            for repeat in range(repeats):
+                for solver in (SOLVERS if repeat % 2 == 0 else SOLVERS[::-1]):
+                    svc = libsmo.SVC(kernel="linear", C=C, tol=TOL, n_jobs=1,
+                                     linear_solver=solver)
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        _, seconds = timed(lambda: svc.fit(Xn, yn))
+                    times[solver].append(seconds)
+                    worst[solver] = max(worst[solver], stopping_violation(svc, Xn, yn))
+            median = {s: float(np.median(t)) for s, t in times.items()}
+            rows.append({"rows": n, "C": C, "C_x2": float(C * norms.mean()),
+                         "seconds": median, "violation": worst,
+                         "primal_over_kernel": median["primal"] / median["kernel"],
+                         "auto_over_best": median["auto"] / min(median["primal"],
+                                                                 median["kernel"])})
+    return rows
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=name_list(DATA),
+                        default=["a9a", "w8a", "reviews", "rff300", "letter"])
+    parser.add_argument("--sizes", default="2000,5000,10000")
+    parser.add_argument("--C", default="0.1,1,10")
+    parser.add_argument("--repeats", type=positive_int, default=3)
+    parser.add_argument("--json", default=None, help="write the rows to this file")
+    data_dir_option(parser)
+    args = parser.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    Cs = [float(c) for c in args.C.split(",")]
+    print("| data | rows | C | mean C abs(x)^2 | primal / kernel | auto / faster | "
+          "m - M (primal, kernel) |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    out, failed = [], False
+    for name in args.data:
+        X, y = two_classes(name, args.data_dir)
+        for row in compare(X, y, sizes, Cs, args.repeats):
+            row["data"] = name
+            out.append(row)
+            v = row["violation"]
+            bad = max(v.values()) > TOL
+            failed |= bad
+            print(f"| {name} | {row['rows']} | {row['C']:g} | {row['C_x2']:.3g} | "
+                  f"{row['primal_over_kernel']:.2f} | {row['auto_over_best']:.2f} | "
+                  f"{v['primal']:.1e}, {v['kernel']:.1e}{' BEYOND TOL' if bad else ''} |",
+                  flush=True)
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps({"tol": TOL, "rows": out}, indent=1))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
