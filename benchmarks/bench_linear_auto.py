@@ -21,9 +21,12 @@ Each fit is `libsmo.SVC(kernel="linear", C=C, linear_solver=...)`, one thread
 (n_jobs=1), the three solvers alternating, the order reversed every other repeat;
 printed are the medians of --repeats fits, the primal's time over kernel rows', auto's
 time over the faster one's, and the mean C |x_i|^2 that the rule reads. Both solvers
-stop at LIBSVM's rule: m(a) - M(a) over every training row is computed from each fitted
-model (`bench_linear_svm.stopping_violation`) and the script exits with status 1 where
-one exceeds tol (1e-3). Other sessions share this machine: read ratios, not seconds.
+stop at LIBSVM's rule: m(a) - M(a) over every training row is computed in double
+precision from each fitted model (`bench_linear_svm.stopping_violation`) and the script
+exits with status 1 where one exceeds tol (1e-3) by more than what LIBSVM's float32 Q
+rows may leave in the solver's own gradient (`float32_allowance`: the kernel solver
+reads them, and the primal solver hands large-C problems over to it). Other sessions
+share this machine: read ratios, not seconds.
 
     python benchmarks/bench_linear_auto.py
     python benchmarks/bench_linear_auto.py --data fashion --sizes 2000,5000,12000 --C 0.1,1
@@ -83,9 +86,23 @@ def two_classes(name, data_dir):
     return X, np.where(y <= 4, 1.0, -1.0)
 
 
+def float32_allowance(svc, X):
+    """How far LIBSVM's float32 Q rows may have moved the kernel solver's m(a) - M(a)
+    from its value in double precision: each of the two gradients G_i = sum_j a_j Q_ij
+    - 1 within 2^-24 sum_j a_j |x_i| . |x_j| (entry-wise absolute values, |Q_ij| at
+    most that), at the worst row."""
+    dual = svc.dual_coef_.toarray() if hasattr(svc.dual_coef_, "toarray") else svc.dual_coef_
+    alpha = np.zeros(X.shape[0])
+    alpha[svc.support_] = np.abs(np.asarray(dual).ravel())
+    magnitudes = abs(X)
+    sums = np.asarray(magnitudes @ np.asarray(magnitudes.T @ alpha).ravel()).ravel()
+    return 2 * 2.0**-24 * float(sums.max())
+
+
 def compare(X, y, sizes, Cs, repeats, seed=1):
     """One row per (size, C): the medians of each solver's fit time, the worst
-    m(a) - M(a) of each solver's fits, and mean C |x_i|^2 over the rows."""
+    m(a) - M(a) of each solver's fits and by how much it exceeds tol beyond its
+    `float32_allowance` (0: not), and mean C |x_i|^2 over the rows."""
     order = np.random.default_rng(seed).permutation(X.shape[0])
     rows = []
     for n in sizes:
@@ -96,6 +113,7 @@ def compare(X, y, sizes, Cs, repeats, seed=1):
         for C in Cs:
             times = {s: [] for s in SOLVERS}
             worst = {s: 0.0 for s in SOLVERS}
+            beyond = {s: 0.0 for s in SOLVERS}
             for repeat in range(repeats):
                 for solver in (SOLVERS if repeat % 2 == 0 else SOLVERS[::-1]):
                     svc = libsmo.SVC(kernel="linear", C=C, tol=TOL, n_jobs=1,
@@ -104,10 +122,13 @@ def compare(X, y, sizes, Cs, repeats, seed=1):
                         warnings.simplefilter("ignore")
                         _, seconds = timed(lambda: svc.fit(Xn, yn))
                     times[solver].append(seconds)
-                    worst[solver] = max(worst[solver], stopping_violation(svc, Xn, yn))
+                    violation = stopping_violation(svc, Xn, yn)
+                    worst[solver] = max(worst[solver], violation)
+                    excess = violation - TOL - float32_allowance(svc, Xn)
+                    beyond[solver] = max(beyond[solver], excess, 0.0)
             median = {s: float(np.median(t)) for s, t in times.items()}
             rows.append({"rows": n, "C": C, "C_x2": float(C * norms.mean()),
-                         "seconds": median, "violation": worst,
+                         "seconds": median, "violation": worst, "beyond_tol": beyond,
                          "primal_over_kernel": median["primal"] / median["kernel"],
                          "auto_over_best": median["auto"] / min(median["primal"],
                                                                  median["kernel"])})
@@ -136,7 +157,7 @@ def main(argv=None):
             row["data"] = name
             out.append(row)
             v = row["violation"]
-            bad = max(v.values()) > TOL
+            bad = max(row["beyond_tol"].values()) > 0
             failed |= bad
             print(f"| {name} | {row['rows']} | {row['C']:g} | {row['C_x2']:.3g} | "
                   f"{row['primal_over_kernel']:.2f} | {row['auto_over_best']:.2f} | "

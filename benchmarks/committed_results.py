@@ -233,6 +233,32 @@ def svc_linear_table():
     return header, rows
 
 
+# the most rows on which linear_solver="auto" took kernel rows before its rules for the
+# coordinate-descent start and for 8-bit rows: 4 n^2 bytes within twice 200 MB
+FORMER_AUTO_MAX_KERNEL_ROWS = 10_240
+
+
+def linear_auto_table():
+    """SVC(kernel="linear")'s primal solver against kernel rows, and what
+    linear_solver="auto" picks, by problem size and C: time ratios, the mean C x'x
+    auto's rule reads, and the worst m(a) - M(a) of the fits."""
+    data = load("linear_auto")
+    header = ["data", "rows", "C", "mean C x'x", "primal / kernel rows",
+              "auto / the faster", "auto before / the faster",
+              "m(a) - M(a) primal, kernel"]
+    rows = []
+    for r in data["rows"]:
+        v, seconds = r["violation"], r["seconds"]
+        faster = min(seconds["primal"], seconds["kernel"])
+        # 'auto' before the start's rule: kernel rows while Q fit twice 200 MB
+        before = seconds["primal" if r["rows"] > FORMER_AUTO_MAX_KERNEL_ROWS else "kernel"]
+        rows.append([r["data"], f"{r['rows']:,}", f"{r['C']:g}", f"{r['C_x2']:.3g}",
+                     ratio(r["primal_over_kernel"]), ratio(r["auto_over_best"]),
+                     ratio(before / faster),
+                     f"{v['primal']:.1e}, {v['kernel']:.1e}"])
+    return header, rows
+
+
 def linear_svr_table():
     """LinearSVR against LIBLINEAR 2.50 (-s 13, 12, 11), liblinear-multicore (-s 11)
     and scikit-learn's LinearSVR: training ratios over LIBLINEAR's (libsmo's n_jobs=2
@@ -332,7 +358,7 @@ TABLES = {"fastest_peer": fastest_peer_table, "objectives": objectives_table,
           "startup": startup_table, "distributed": distributed_table,
           "cache": cache_table, "partitioned": partitioned_table,
           "linear_svm": linear_svm_table, "linear_svr": linear_svr_table,
-          "svc_linear": svc_linear_table,
+          "svc_linear": svc_linear_table, "linear_auto": linear_auto_table,
           "linear_memory": linear_memory_table}
 
 

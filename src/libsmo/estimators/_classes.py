@@ -107,7 +107,7 @@ class SVC(_BaseClassifier):
         (the same ``dual_coef_`` where the optimum's alphas are not unique). 'auto' takes
         'primal' for each binary problem whose kernel matrix outgrows twice the
         cache (16 times that on dense rows of 8-bit values, such as pixels) and for
-        smaller C-SVC problems where its start pays (at least 2,000 rows, C |x|^2
+        smaller C-SVC problems where its start pays (at least 2,000 rows, C x'x
         small: see `libsmo.train`), 'kernel' for the others. libsmo's own parameter.
     warm_start : bool, default=False
         Start each fit from the previous fit's solution on the same rows (see the
