@@ -189,7 +189,7 @@ class Executor:
         (`_byte_rows`: 8-bit pixels) keep kernel rows until Q outgrows BYTE_ROWS_Q_FACTOR
         times that: their kernel rows cost a fifth of float rows', and images'
         correlated pixels make the coordinate descent's start slow (two classes of
-        Fashion-MNIST at C = 1: kernel rows 9 times faster at 12,000 rows, 1.6 times
+        Fashion-MNIST at C = 1: kernel rows 7 times faster at 12,000 rows, 1.6 times
         at 40,000). Below the bound, a C-SVC problem may still go to the primal solver
         where its coordinate-descent start pays (`_start_pays`)."""
         if problem.nu or problem.regression or self.primal_policy == "never":
@@ -208,12 +208,11 @@ class Executor:
         (`_starts_from_coordinate_descent`), on rows the kernel does not read as bytes,
         of at least n rows and mean C_i |x_i|^2 at most c for a pair (n, c) of
         START_PAYS. The start's epochs grow with C |x|^2 (the dual's diagonal against
-        its bounds) and kernel rows' cost with n^2 (`benchmarks/bench_linear_auto.py`
-        measures both sides: where the pairs allow it the primal took 0.04 to 1.0 of
-        kernel rows' time on a9a, letter, pendigits, random Fourier features and TF-IDF
-        reviews, and more beyond them, as raw word counts at C = 1; w8a, whose 3%
-        positives need few kernel rows, is the exception measured, up to 2.2 times
-        kernel rows' few milliseconds below 10,000 rows)."""
+        its bounds) and kernel rows' cost with n^2; `benchmarks/bench_linear_auto.py`
+        measures both sides (the Performance page: where the rule holds, the primal is
+        the faster on a9a, letter, pendigits, random Fourier features and TF-IDF
+        reviews, and beyond it raw word counts at C = 1 are not; w8a, whose 3%
+        positives need few kernel rows, is the exception measured)."""
         n = problem.n_variables
         if (n < min(rows for rows, _ in START_PAYS)
                 or not self._starts_from_coordinate_descent(problem)
