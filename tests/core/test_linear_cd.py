@@ -344,6 +344,26 @@ def test_the_rows_are_read_in_place_and_pickle():
         np.testing.assert_array_equal(a, b)
     again = pickle.loads(pickle.dumps(rows))
     assert (again.n_rows, again.n_features, again.bias) == (270, 13, 1.0)
+    assert again.ordered and not pickle.loads(pickle.dumps(
+        LinearRows(X, 1.0, ordered=False))).ordered
+
+
+def test_unordered_dense_rows_solve_the_same_problem():
+    """LinearRows(ordered=False) (the C-SVC start's rows): dense rows' sums in four
+    interleaved sums, other bits than the ordered ones but the same problem, whose
+    dual optimum both runs reach; CSR rows sum in order either way, bit for bit."""
+    X, signs, order = binary_problem("a1a", n_rows=600)
+    X = X.multiply(np.linspace(0.3, 1.7, X.shape[1])).tocsr()
+    C = np.full(len(signs), 0.5)
+    D = X.toarray()
+    runs = {(layout, ordered): svc_dual(LinearRows(in_layout(D, layout), 1.0, ordered),
+                                        order, signs, C, tol=1e-8, seed=2)
+            for layout in ("dense", "csr") for ordered in (True, False)}
+    np.testing.assert_array_equal(runs["csr", True].w, runs["csr", False].w)
+    dense, unordered = runs["dense", True], runs["dense", False]
+    assert not np.array_equal(dense.w, unordered.w)
+    assert unordered.objective == pytest.approx(dense.objective, rel=1e-9)
+    np.testing.assert_allclose(unordered.w, dense.w, atol=1e-5)
 
 
 def test_bad_input_is_refused():

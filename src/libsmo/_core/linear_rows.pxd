@@ -31,6 +31,8 @@ cdef struct RowData:
     const double* csr_values  # with csr_kind: float64 values, NULL for unit values or
                               # float32 ones
     const float* csr_values32 # with csr_kind: float32 values (not unit), else NULL
+    bint ordered              # dense rows' sums add their terms in the row's order
+                              # (scikit-learn's bits); else in four interleaved sums
 
 
 @cython.final
@@ -42,6 +44,7 @@ cdef class LinearRows:
     cdef readonly bint unit_values
     cdef readonly bint single
     cdef readonly bint narrow_columns
+    cdef readonly bint ordered
     cdef const double[::1] data
     cdef const float[::1] data32
     cdef const int[::1] indices
@@ -156,12 +159,39 @@ cdef inline double dot_span(const RowData* r, long long k, long long end, const 
     return s
 
 
+cdef inline double dot_dense_unordered(const stored_value* x, long long d, const double* w,
+                                       double start) noexcept nogil:
+    """start + x'w over d dense values in four sums of every fourth term, added
+    together at the end: the four chains of additions overlap, where one chain makes
+    each addition wait for the one before (a row of hundreds of values: several times
+    faster). Other bits than the ordered sum, so only for callers whose answer does not
+    depend on them (the linear C-SVC's start, which SMO's stopping rule ends)."""
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+    cdef long long f = 0
+    while f + 4 <= d:
+        s0 += w[f] * <double>x[f]
+        s1 += w[f + 1] * <double>x[f + 1]
+        s2 += w[f + 2] * <double>x[f + 2]
+        s3 += w[f + 3] * <double>x[f + 3]
+        f += 4
+    while f < d:
+        s0 += w[f] * <double>x[f]
+        f += 1
+    return start + ((s0 + s1) + (s2 + s3))
+
+
 cdef inline double dot_dense(const RowData* r, long long k, long long end, const double* w,
                              double start) noexcept nogil:
-    """`dot_span` of dense rows (float64 or float32)."""
+    """`dot_span` of dense rows (float64 or float32): in the row's order, or for
+    unordered rows in four interleaved sums (`dot_dense_unordered`)."""
     cdef double s = start
     cdef long long f
-    if r.values32 != NULL:
+    if not r.ordered:
+        if r.values32 != NULL:
+            s = dot_dense_unordered(r.values32 + k, end - k, w, start)
+        else:
+            s = dot_dense_unordered(r.values + k, end - k, w, start)
+    elif r.values32 != NULL:
         for f in range(end - k):
             s += w[f] * <double>r.values32[k + f]
     else:

@@ -149,7 +149,9 @@ def dual_cd_start(X, rows, signs, upper_bound, tol, stop_flag=None):
     if not np.isfinite(mean_square) or mean_square <= 0:
         return LinearStart(np.zeros(len(order)), False)
     scale = np.sqrt(mean_square)
-    data = LinearRows(X, bias=scale)
+    # dense rows summed in four interleaved sums: SMO's stopping rule, not these
+    # bits, decides the answer, and one chain of additions a row is the runs' cost
+    data = LinearRows(X, bias=scale, ordered=False)
     diagonal = squares + scale * scale      # svc_dual adds the bias's square last too
     enough = RESIDUAL_SHARE * tol / mean_square
     final_tol = TOL_SHARE * tol
