@@ -189,8 +189,8 @@ class Executor:
         (`_byte_rows`: 8-bit pixels) keep kernel rows until Q outgrows BYTE_ROWS_Q_FACTOR
         times that: their kernel rows cost a fifth of float rows', and images'
         correlated pixels make the coordinate descent's start slow (two classes of
-        Fashion-MNIST at C = 1: kernel rows 7 times faster at 12,000 rows, 1.6 times
-        at 40,000). Below the bound, a C-SVC problem may still go to the primal solver
+        Fashion-MNIST at C = 1: kernel rows 4 times faster at 12,000 rows, 1.1 times
+        at 40,000, about where the bound falls). Below the bound, a C-SVC problem may still go to the primal solver
         where its coordinate-descent start pays (`_start_pays`)."""
         if problem.nu or problem.regression or self.primal_policy == "never":
             return False
