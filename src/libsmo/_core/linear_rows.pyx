@@ -75,6 +75,7 @@ cdef class LinearRows:
         CSR rows of at most 65536 features, whose column indices the loops read from
         a uint16 copy.
     ordered : bool
+        Whether dense rows' sums keep the row's order (the parameter).
 
     Raises
     ------
@@ -212,4 +213,3 @@ cdef class LinearRows:
             else:
                 r.values = &self.dense[0, 0]
         return r
-
