@@ -14,9 +14,9 @@ changed, a nu-SVC model's coefficients are scaled by 1/r. `make_feasible` clips 
 new bounds 0 <= a_t <= C_t and restores the problem's equality constraint(s): y'a = 0
 for C-SVC and epsilon-SVR (by the free variables where they can carry the difference,
 the bound ones left on their bounds; else the heavier side scaled down to the
-lighter), sum(a) =
-nu sum(w) for one-class and one fixed sum per sign of y for the nu variants (scaled to
-that sum, clipped, and what clipping removed spread over the remaining room). A seed
+lighter), sum(a) = nu sum(w) for one-class and one fixed sum per sign of y for the nu
+variants (scaled to that sum, clipped, and what clipping removed spread over the
+remaining room). A seed
 that is already feasible (a resumed fit) is left exactly as it is, so a resumed fit
 goes on from the very point where it stopped.
 """
