@@ -24,9 +24,9 @@ time over the faster one's, and the mean C |x_i|^2 that the rule reads. Both sol
 stop at LIBSVM's rule: m(a) - M(a) over every training row is computed in double
 precision from each fitted model (`bench_linear_svm.stopping_violation`) and the script
 exits with status 1 where one exceeds tol (1e-3) by more than what LIBSVM's float32 Q
-rows may leave in the solver's own gradient (`float32_allowance`: the kernel solver
-reads them, and the primal solver hands large-C problems over to it). Other sessions
-share this machine: read ratios, not seconds.
+rows may leave in the solver's own gradient (`bench_linear_svm.float32_allowance`: the
+kernel solver reads them, and the primal solver hands large-C problems over to it).
+Other sessions share this machine: read ratios, not seconds.
 
     python benchmarks/bench_linear_auto.py
     python benchmarks/bench_linear_auto.py --data fashion --sizes 2000,5000,12000 --C 0.1,1
@@ -48,8 +48,9 @@ import libsmo  # noqa: E402
 from libsmo._core.arrays import squared_norms  # noqa: E402
 from benchmarks import data as bench_data  # noqa: E402
 from benchmarks.bench_linear_svm import (  # noqa: E402
-    REVIEWS,
     dataset,
+    float32_allowance,
+    reviews_text,
     stopping_violation,
     timed,
 )
@@ -66,12 +67,10 @@ def two_classes(name, data_dir):
         X, y, _, _ = dataset(name, data_dir)
         return X, np.where(y > 0, 1.0, -1.0)
     if name == "counts":
-        import pandas as pd
         from sklearn.feature_extraction.text import CountVectorizer
-        frame = pd.read_csv(bench_data.decompress(REVIEWS, data_dir))
-        text = (frame["Title"].fillna("") + " " + frame["Review Text"].fillna("")).to_numpy()
+        text, labels = reviews_text(data_dir, "Recommended IND")
         X = CountVectorizer(min_df=2).fit_transform(text).tocsr().astype(np.float64)
-        return X, np.where(frame["Recommended IND"].to_numpy() > 0, 1.0, -1.0)
+        return X, np.where(labels > 0, 1.0, -1.0)
     if name == "rff300":
         X, y = two_classes("a9a", data_dir)
         rows = np.random.default_rng(0).permutation(X.shape[0])[:10_000]
@@ -84,19 +83,6 @@ def two_classes(name, data_dir):
         return X.toarray() / scale, np.where(y <= half, 1.0, -1.0)
     X, y, _, _ = bench_data.load_fashion(rows=12_000)
     return X, np.where(y <= 4, 1.0, -1.0)
-
-
-def float32_allowance(svc, X):
-    """How far LIBSVM's float32 Q rows may have moved the kernel solver's m(a) - M(a)
-    from its value in double precision: each of the two gradients G_i = sum_j a_j Q_ij
-    - 1 within 2^-24 sum_j a_j |x_i| . |x_j| (entry-wise absolute values, |Q_ij| at
-    most that), at the worst row."""
-    dual = svc.dual_coef_.toarray() if hasattr(svc.dual_coef_, "toarray") else svc.dual_coef_
-    alpha = np.zeros(X.shape[0])
-    alpha[svc.support_] = np.abs(np.asarray(dual).ravel())
-    magnitudes = abs(X)
-    sums = np.asarray(magnitudes @ np.asarray(magnitudes.T @ alpha).ravel()).ravel()
-    return 2 * 2.0**-24 * float(sums.max())
 
 
 def compare(X, y, sizes, Cs, repeats, seed=1):

@@ -53,7 +53,9 @@ LIBSVM's problem (an unregularised bias and its equality constraint, solved by S
 w from a start by LIBLINEAR's coordinate descent), so its time and accuracy are shown
 beside the others; its objective (computed with b^2, which its problem does not have)
 is not compared, but its answer is checked by LIBSVM's stopping rule: m(a) - M(a) over
-every training row, at most eps.
+every training row, at most eps plus what LIBSVM's float32 Q rows may leave in the
+kernel solver's gradient (`float32_allowance`; the primal solver hands large-C problems
+over to that solver).
 
 --convergence instead counts ConvergenceWarnings of libsmo's and scikit-learn's
 LinearSVC at their defaults (tol=1e-4, max_iter=1000, dual="auto", both losses) over
@@ -177,18 +179,25 @@ def find_peers(args):
 
 # --------------------------------------------------------------------------- the data
 
+def reviews_text(data_dir, label):
+    """The reviews' title and text, one string each, and their `label` column, for the
+    reviews that have one."""
+    import pandas as pd
+    frame = pd.read_csv(bench_data.decompress(REVIEWS, data_dir))
+    frame = frame[frame[label].notna()]
+    text = (frame["Title"].fillna("") + " " + frame["Review Text"].fillna("")).to_numpy()
+    return text, frame[label].to_numpy()
+
+
 def reviews_data(data_dir, label="Recommended IND"):
     """The reviews' TF-IDF rows and `label`: "Recommended IND" (two classes),
     "Department Name" (six classes, as codes of the sorted names; the reviews without
     one left out) or "Rating" (1 to 5, a regression target as given), the first 80% to
     train."""
-    import pandas as pd
     from sklearn.feature_extraction.text import TfidfVectorizer
-    frame = pd.read_csv(bench_data.decompress(REVIEWS, data_dir))
-    frame = frame[frame[label].notna()]
-    text = (frame["Title"].fillna("") + " " + frame["Review Text"].fillna("")).to_numpy()
-    y = (frame[label].to_numpy(dtype=np.float64) if label == "Rating" else
-         np.unique(frame[label].to_numpy(), return_inverse=True)[1].astype(np.float64))
+    text, labels = reviews_text(data_dir, label)
+    y = (labels.astype(np.float64) if label == "Rating" else
+         np.unique(labels, return_inverse=True)[1].astype(np.float64))
     cut = int(0.8 * len(y))
     vectorizer = TfidfVectorizer(ngram_range=(1, 2), min_df=2, sublinear_tf=True)
     X = vectorizer.fit_transform(text[:cut]).tocsr()
@@ -323,6 +332,19 @@ def stopping_violation(est, X, y):
     return float(v[up].max() - v[low].min())
 
 
+def float32_allowance(est, X):
+    """How far LIBSVM's float32 Q rows may have moved the kernel solver's m(a) - M(a)
+    from its value in double precision: each of the two gradients G_i = sum_j a_j Q_ij
+    - 1 within 2^-24 sum_j a_j |x_i| . |x_j| (entry-wise absolute values, |Q_ij| at
+    most that), at the worst row."""
+    dual = est.dual_coef_.toarray() if hasattr(est.dual_coef_, "toarray") else est.dual_coef_
+    alpha = np.zeros(X.shape[0])
+    alpha[est.support_] = np.abs(np.asarray(dual).ravel())
+    magnitudes = abs(X)
+    sums = np.asarray(magnitudes @ np.asarray(magnitudes.T @ alpha).ravel()).ravel()
+    return 2 * 2.0**-24 * float(sums.max())
+
+
 def estimator_runner(make, X, y, Xt, yt, regression=False, violation=False):
     def run(repeat):
         # another seed each repeat: the epochs a hinge problem needs vary by the
@@ -339,7 +361,8 @@ def estimator_runner(make, X, y, Xt, yt, regression=False, violation=False):
                                    else np.asarray(est.coef_)),
                 "b": np.atleast_1d(est.intercept_),
                 "capped": stalled, "score": prediction_score(pred, yt, regression),
-                "violation": stopping_violation(est, X, y) if violation else None}
+                "violation": stopping_violation(est, X, y) if violation else None,
+                "allowance": float32_allowance(est, X) if violation else None}
     return run
 
 
@@ -403,6 +426,8 @@ def summarise(name, X, y, classes, solver, C, runs, args):
                    "score": last["score"], "capped": last["capped"],
                    "violation": max((r.get("violation") or 0.0) for r in rs)
                    if rs[0].get("violation") is not None else None,
+                   "beyond_tol": max(r["violation"] - args.eps - r["allowance"] for r in rs)
+                   if rs[0].get("violation") is not None else None,
                    "runs": rs}
     ref = rows[reference]
     disagree = []
@@ -426,10 +451,13 @@ def summarise(name, X, y, classes, solver, C, runs, args):
         for a, b in zip(runs.get("libsmo 2 jobs", []), runs["libsmo"]))
     if not same_seeds:
         disagree.append("libsmo 2 jobs (not libsmo's model)")
-    # SVC(kernel="linear") solves LIBSVM's problem: checked by LIBSVM's stopping rule
+    # SVC(kernel="linear") solves LIBSVM's problem: checked by LIBSVM's stopping rule,
+    # within what the kernel solver's float32 Q rows may leave in its own gradient
     svc = rows.get("SVC linear")
-    if svc is not None and not svc["violation"] <= args.eps * (1 + 1e-9):
-        disagree.append(f"SVC linear (m - M = {svc['violation']:.2e} > eps)")
+    if svc is not None and not svc["beyond_tol"] <= args.eps * 1e-9:
+        allowed = any(r["allowance"] for r in runs["SVC linear"])
+        disagree.append(f"SVC linear (m - M = {svc['violation']:.2e} > eps"
+                        f"{' + float32 allowance' if allowed else ''})")
     what = ("regression, p=" + repr(args.epsilon) if classes is None
             else f"{len(classes)} classes")
     print(f"\n{name} ({X.shape[0]} x {X.shape[1]}, {what}), "

@@ -423,7 +423,7 @@ def test_svc_linear_is_checked_by_libsvms_stopping_rule(benchmarks_package, monk
     def run(violation):
         return [{"train": 1.0, "cpu": 1.0, "predict": 0.1, "W": fitted.coef_.toarray(),
                  "b": fitted.intercept_, "score": 0.8, "capped": False,
-                 "violation": violation}]
+                 "violation": violation, "allowance": 0.0}]
     good = bench.summarise("toy", X, y, np.unique(y), 3, 1.0,
                            {"libsmo": run(None), "SVC linear": run(5e-4)}, args)
     assert good["disagree"] == []
