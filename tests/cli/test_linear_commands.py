@@ -29,7 +29,8 @@ import numpy as np
 import pytest
 from test_cli import need_debian_tool, run
 
-from helpers.data import data_file
+from helpers.data import data_file, load_dataset
+from helpers.peers import liblinear_train
 from libsmo.io.liblinear_model import load_liblinear_model
 
 # the largest difference of w allowed, relative to max |w| (see above)
@@ -288,3 +289,23 @@ def test_a_dual_at_its_epoch_limit_switches_to_newton_as_liblinear_250(tmp_path)
     assert (b.solver_type, b.labels, b.bias) == ("L2R_L2LOSS_SVC_DUAL", a.labels, 0.0)
     assert b.w[-1, 0] == 0.0   # the bias feature of value 0 keeps weight 0
     np.testing.assert_allclose(b.w, a.w, rtol=0, atol=W_TOLERANCE[1] * np.abs(a.w).max())
+
+
+def test_a_slow_dual_switches_to_newton_before_its_limit(tmp_path):
+    """-s 1 -c 10 on heart_scale: the dual would not reach -e 1e-4 in its 300 epochs
+    (LIBLINEAR 2.50 takes them, then goes on by the Newton method); libsmo judges it
+    slow within a hundred, says so beside 2.50's "Switching to use -s 2", and its
+    Newton method reaches the w of 2.50's (liblinear-official's)."""
+    data = data_file("heart_scale")
+    options = ["-s", "1", "-c", "10", "-e", "1e-4"]
+    ours = run(["libsmo-linear-train", *options, data, "ours.model"], tmp_path)
+    found = re.search(r"\noptimization finished, #iter = (\d+)\nObjective value = \S+\n"
+                      r"nSV = \d+\n\nWARNING: the dual would not reach eps within max "
+                      r"number of iterations\nSwitching to use -s 2\n\n", ours.stdout)
+    assert found and 50 <= int(found.group(1)) < 100, ours.stdout
+    X, y = load_dataset("heart_scale")
+    theirs = liblinear_train(y, X, " ".join(options) + " -q")
+    w = np.asarray(theirs.get_decfun()[0])
+    b = load_liblinear_model(tmp_path / "ours.model")
+    assert list(b.labels) == list(theirs.get_labels())
+    np.testing.assert_allclose(b.w[:, 0], w, rtol=0, atol=W_TOLERANCE[1] * np.abs(w).max())

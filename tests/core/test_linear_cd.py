@@ -322,6 +322,37 @@ def test_the_stop_flag_and_max_iter_stop_a_run():
     assert (newton.status, newton.n_iter) == ("max_iter", 1)
 
 
+@pytest.mark.parametrize("regression", [False, True])
+def test_a_slow_dual_stops_early_only_when_asked(regression):
+    """`stop_if_slow`: a squared loss's dual whose progress would not reach tol within
+    max_iter epochs stops as "slow" after PROGRESS_FIRST (50) epochs, not max_iter,
+    where the run without it is (the same steps up to there); a dual that reaches tol
+    by itself takes the same steps with or without it."""
+    if regression:
+        X, y = load_dataset("housing_scale")
+        rows, order = LinearRows(X, 1.0), np.arange(len(y))
+        def solve(C, max_iter=1000, **kw):
+            return svr_dual(rows, order, y, np.full(len(y), C), epsilon=0.1,
+                            squared_loss=True, tol=1e-4, max_iter=max_iter, seed=1, **kw)
+    else:
+        X, signs, order = binary_problem("a1a")
+        rows = LinearRows(X, 1.0)
+        def solve(C, max_iter=1000, **kw):
+            return svc_dual(rows, order, signs, np.full(len(signs), C),
+                            squared_hinge=True, tol=1e-4, max_iter=max_iter, seed=3, **kw)
+    big = 100.0 if regression else 10.0
+    stalled, watched = solve(big), solve(big, stop_if_slow=True)
+    assert stalled.status == "max_iter" and stalled.n_iter == 1000
+    assert watched.status == "slow" and 50 <= watched.n_iter < 200
+    prefix = solve(big, max_iter=watched.n_iter)
+    np.testing.assert_array_equal(watched.w, prefix.w)
+    np.testing.assert_array_equal(watched.dual, prefix.dual)
+    reached, same = solve(0.1), solve(0.1, stop_if_slow=True)
+    assert reached.status == "optimal"
+    np.testing.assert_array_equal(same.w, reached.w)
+    assert (same.status, same.n_iter) == (reached.status, reached.n_iter)
+
+
 def test_no_bias_and_bias_value():
     """bias 0: no extra weight; another bias value scales its feature (w's last entry
     times the value is the intercept)."""

@@ -359,6 +359,29 @@ def test_a_stalled_dual_finishes_by_newton():
     assert f[0] == pytest.approx(f[2], rel=1e-4) and f[1] == pytest.approx(f[2], rel=1e-4)
 
 
+@pytest.mark.parametrize("name", ["a1a", "heart_scale"])
+def test_a_slow_dual_hands_over_to_newton_early(name):
+    """At C = 10 the squared hinge's dual would take scikit-learn's 1,000 epochs
+    (scikit-learn's LinearSVC stops there and warns); libsmo's judges it slow within
+    about a hundred epochs and finishes by the Newton method: LIBLINEAR -s 1's optimum
+    (which gets there after its own capped dual) within 1e-4, below scikit-learn's,
+    without a warning."""
+    X, y = load_dataset(name)
+    C, tol = 10.0, 1e-4
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        ours = libsmo.LinearSVC(C=C, tol=tol, dual=True, random_state=0).fit(X, y)
+    with pytest.warns(ConvergenceWarning, match="Liblinear failed to converge"):
+        theirs = sk.LinearSVC(C=C, tol=tol, dual=True, random_state=0).fit(X, y)
+    assert theirs.n_iter_ == 1000 and ours.n_iter_ < 200
+    w, b = liblinear_weights(X, y, f"-s 1 -c {C} -e {tol}")
+    s = signs(y)
+    f = [primal_objective(X, s, ww, bb, C, "squared_hinge")
+         for ww, bb in ((ours.coef_[0], ours.intercept_[0]), (w, b),
+                        (theirs.coef_[0], theirs.intercept_[0]))]
+    assert f[0] == pytest.approx(f[1], rel=1e-4) and f[0] < f[2]
+
+
 def test_hinge_stall_says_why():
     X, y = load_dataset("heart_scale")
     with pytest.warns(ConvergenceWarning, match="no primal method"):

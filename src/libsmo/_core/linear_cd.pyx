@@ -37,8 +37,9 @@ from libc.stdlib cimport free
 from libc.math cimport fabs, INFINITY, isfinite
 from libc.stdint cimport uint32_t
 from libsmo._core.checks import check_indices
-from libsmo._core.linear_epochs cimport (INTERRUPTED, MAX_ITER, OPTIMAL, RUNNING, STOPPED,
-                                         poll_stop, raise_pending_signal,
+from libsmo._core.linear_epochs cimport (INTERRUPTED, MAX_ITER, OPTIMAL, RUNNING, SLOW,
+                                         STOPPED, Progress, poll_stop, progress_slow,
+                                         progress_start, raise_pending_signal,
                                          shuffle_active, smo_mt19937, smo_mt_bounded,
                                          smo_mt_seed, stop_flag_pointer)
 from libsmo._core.linear_solution import LinearSolution
@@ -51,7 +52,7 @@ cnp.import_array()
 cdef extern from "stdlib.h" nogil:
     int posix_memalign(void** memptr, size_t alignment, size_t size)
 
-STATUS_NAMES = {OPTIMAL: "optimal", MAX_ITER: "max_iter", STOPPED: "stopped"}
+STATUS_NAMES = {OPTIMAL: "optimal", MAX_ITER: "max_iter", STOPPED: "stopped", SLOW: "slow"}
 
 # a coordinate moves only when its projected gradient is larger (LIBLINEAR's 1e-12)
 cdef double MOVE_MIN = 1.0e-12
@@ -349,9 +350,11 @@ cdef struct SvcRun:
 
 cdef void _svc_epochs(Example* ex, int* index, const RowData* r, double* w,
                       Py_ssize_t l, double tol, long max_iter, uint32_t seed,
-                      const signed char* flag, SvcRun* run) noexcept nogil:
+                      const signed char* flag, bint stop_if_slow,
+                      SvcRun* run) noexcept nogil:
     """`svc_dual`'s epochs over its examples' records, in a function of their own: in
     the Python function's body the compiler left the row loops uninlined calls."""
+    cdef Progress progress
     cdef Py_ssize_t active = l, s
     cdef long it = 0
     cdef int status = RUNNING
@@ -361,6 +364,7 @@ cdef void _svc_epochs(Example* ex, int* index, const RowData* r, double* w,
     cdef double PGmax_old = INFINITY, PGmin_old = -INFINITY
     cdef double PGmax_new = 0.0, PGmin_new = 0.0
     smo_mt_seed(&gen, seed)
+    progress_start(&progress)
     while it < max_iter:
         PGmax_new = -INFINITY
         PGmin_new = INFINITY
@@ -409,7 +413,12 @@ cdef void _svc_epochs(Example* ex, int* index, const RowData* r, double* w,
             active = l
             PGmax_old = INFINITY
             PGmin_old = -INFINITY
+            progress_start(&progress)
             continue
+        if stop_if_slow and progress_slow(&progress, PGmax_new - PGmin_new, tol, it,
+                                          max_iter):
+            status = SLOW
+            break
         PGmax_old = PGmax_new
         PGmin_old = PGmin_new
         if PGmax_old <= 0:
@@ -426,7 +435,8 @@ cdef void _svc_epochs(Example* ex, int* index, const RowData* r, double* w,
 
 def svc_dual(LinearRows rows not None, order, signs, bounds, *, bint squared_hinge=False,
              double tol=0.1, long max_iter=1000, unsigned long seed=0, start=None,
-             signed char[::1] stop_flag=None, diagonal=None, double shift=0.0):
+             signed char[::1] stop_flag=None, diagonal=None, double shift=0.0,
+             bint stop_if_slow=False):
     """Minimise LIBLINEAR's dual of the L2-regularised hinge (L1-loss) or squared hinge
     (L2-loss) SVM by coordinate descent.
 
@@ -461,11 +471,17 @@ def svc_dual(LinearRows rows not None, order, signs, bounds, *, bint squared_hin
         rows, bounds and loss (one-vs-rest classes share it); computed here if None.
     shift : float, default=0.0
         The fixed intercept s; finite.
+    stop_if_slow : bool, default=False
+        Stop with status "slow" once the epochs' stopping measure (the projected
+        gradients' spread) falls too slowly to reach tol within max_iter epochs (see
+        `linear_epochs.progress_slow`): for a caller that goes on by another method
+        where the dual takes max_iter epochs (LIBLINEAR's -s 1, the Newton method).
 
     Returns
     -------
     LinearSolution
-        Its objective is the dual's, 1/2 a'(Q + D)a - sum (1 - s y_i) a_i.
+        Its objective is the dual's, 1/2 a'(Q + D)a - sum (1 - s y_i) a_i; its status
+        "optimal", "max_iter", "slow" or "stopped".
 
     Raises
     ------
@@ -494,7 +510,7 @@ def svc_dual(LinearRows rows not None, order, signs, bounds, *, bint squared_hin
     cdef double* w = &examples.w[0]
     with nogil:
         _svc_epochs(examples.ex, examples.index, &examples.r, w, examples.l, tol,
-                    max_iter, <uint32_t>seed, flag, &run)
+                    max_iter, <uint32_t>seed, flag, stop_if_slow, &run)
         for t in range(nw):
             v += w[t] * w[t]
         for t in range(examples.l):
@@ -521,9 +537,11 @@ cdef struct SvrRun:
 
 cdef void _svr_epochs(Example* ex, int* index, const RowData* r, double* w,
                       Py_ssize_t l, double p, double tol, long max_iter, uint32_t seed,
-                      const signed char* flag, SvrRun* run) noexcept nogil:
+                      const signed char* flag, bint stop_if_slow,
+                      SvrRun* run) noexcept nogil:
     """`svr_dual`'s epochs over its examples' records, in a function of their own (as
     `_svc_epochs`: the row loops inlined)."""
+    cdef Progress progress
     cdef Py_ssize_t active = l, s
     cdef long it = 0
     cdef int status = RUNNING
@@ -532,6 +550,7 @@ cdef void _svr_epochs(Example* ex, int* index, const RowData* r, double* w,
     cdef double G, H, Gp, Gn, d, b_old, violation, Ui
     cdef double Gmax_old = INFINITY, Gmax_new = 0.0, Gnorm1_new = 0.0, Gnorm1_init = -1.0
     smo_mt_seed(&gen, seed)
+    progress_start(&progress)
     while it < max_iter:
         Gmax_new = 0
         Gnorm1_new = 0
@@ -601,7 +620,12 @@ cdef void _svr_epochs(Example* ex, int* index, const RowData* r, double* w,
                 break
             active = l
             Gmax_old = INFINITY
+            progress_start(&progress)
             continue
+        if stop_if_slow and progress_slow(&progress, Gnorm1_new, tol * Gnorm1_init, it,
+                                          max_iter):
+            status = SLOW
+            break
         Gmax_old = Gmax_new
     if status == RUNNING:
         status = MAX_ITER
@@ -613,7 +637,8 @@ cdef void _svr_epochs(Example* ex, int* index, const RowData* r, double* w,
 
 def svr_dual(LinearRows rows not None, order, targets, bounds, *, double epsilon=0.0,
              bint squared_loss=False, double tol=0.1, long max_iter=1000,
-             unsigned long seed=0, start=None, signed char[::1] stop_flag=None):
+             unsigned long seed=0, start=None, signed char[::1] stop_flag=None,
+             bint stop_if_slow=False):
     """Minimise LIBLINEAR's dual of the L2-regularised epsilon-insensitive (L1-loss) or
     squared epsilon-insensitive (L2-loss) SVR by coordinate descent.
 
@@ -629,9 +654,9 @@ def svr_dual(LinearRows rows not None, order, targets, bounds, *, double epsilon
     epsilon : float
         The insensitive zone's half width p (>= 0).
     squared_loss : bool
-    tol, max_iter, seed, stop_flag
+    tol, max_iter, seed, stop_flag, stop_if_slow
         As for `svc_dual` (tol bounds the epoch's summed violation relative to the
-        first epoch's).
+        first epoch's, the stopping measure that `stop_if_slow` watches).
     start : array of shape (n_rows,), optional
         Starting b of every row, clipped into [-U_i, U_i].
 
@@ -659,7 +684,7 @@ def svr_dual(LinearRows rows not None, order, targets, bounds, *, double epsilon
     cdef double* w = &examples.w[0]
     with nogil:
         _svr_epochs(ex, examples.index, &examples.r, w, examples.l, p, tol, max_iter,
-                    <uint32_t>seed, flag, &run)
+                    <uint32_t>seed, flag, stop_if_slow, &run)
         for t in range(nw):
             v += w[t] * w[t]
         v = 0.5 * v

@@ -21,7 +21,8 @@ cdef class LinearSolution:
         "Objective value"; the primal methods' f(w)).
     status : str
         "optimal", "max_iter", "stalled" (the Newton method: no more decrease to be
-        had) or "stopped" (another thread's stop flag).
+        had), "slow" (a dual asked to stop where it would not reach tol within
+        max_iter epochs) or "stopped" (another thread's stop flag).
     violation : float
         The solver's stopping figure at the end (the dual: the last epoch's spread of
         projected gradients; regression and L1: summed violation over the first

@@ -15,9 +15,10 @@ several is seeded with that int + k, so that the classes can train at once
 (``n_jobs``, threads: the solvers release the GIL) and give the same model for every
 n_jobs.
 
-Beyond scikit-learn: a squared-loss dual that reaches max_iter epochs goes on by the
-Newton method from its weights (LIBLINEAR's switch for -s 1 and -s 12; scikit-learn's
-copy warns instead), ``warm_start=True`` starts each fit from the previous solution (a
+Beyond scikit-learn: a squared-loss dual that reaches max_iter epochs, or whose
+progress shows that it would (`libsmo._core.linear_epochs`), goes on by the Newton
+method from its weights (LIBLINEAR's switch for -s 1 and -s 12; scikit-learn's copy
+warns instead), ``warm_start=True`` starts each fit from the previous solution (a
 path of C values), ``n_jobs`` trains the one-vs-rest classes as joblib tasks.
 """
 import dataclasses
@@ -318,7 +319,9 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         squared hinge only). 'auto' is scikit-learn's rule: the dual when
         n_samples < n_features and the combination allows it. A squared-hinge dual
         that reaches max_iter epochs finishes by the Newton method from its weights
-        (up to 1000 steps), as LIBLINEAR's ``-s 1`` does.
+        (up to 1000 steps), as LIBLINEAR's ``-s 1`` does; so does one whose progress
+        over 25 epochs (from the 50th) shows that max_iter epochs would not reach
+        tol, without them (a dual that reaches tol takes scikit-learn's steps).
     tol : float, default=1e-4
         LIBLINEAR's ``-e``: the dual stops when its projected gradients lie within
         tol; the primal when the gradient's norm is within ``tol * min(#pos, #neg) /
@@ -776,8 +779,8 @@ default='epsilon_insensitive'
     dual : bool or 'auto', default='auto'
         The dual coordinate descent (True) or the primal Newton method (False;
         squared loss only); 'auto' is scikit-learn's rule, as in `LinearSVC`. A
-        squared-loss dual that reaches max_iter epochs finishes by the Newton method
-        (LIBLINEAR's ``-s 12``).
+        squared-loss dual that reaches max_iter epochs, or whose progress shows that
+        it would, finishes by the Newton method (LIBLINEAR's ``-s 12``).
     verbose : int, default=0
         Print the method, iterations and objective after the fit.
     random_state : int, RandomState instance or None, default=None
@@ -816,8 +819,8 @@ default='epsilon_insensitive'
     Notes
     -----
     The differences from scikit-learn are `LinearSVC`'s: the same problem and
-    stopping rule, and a squared-loss dual that reaches max_iter finishes by the
-    Newton method instead of only warning.
+    stopping rule, and a squared-loss dual that reaches max_iter (or would, by its
+    progress) finishes by the Newton method instead of only warning.
 
     References
     ----------

@@ -186,6 +186,9 @@ def _report(solver, fit, n_weights):
         if dual_run.n_iter >= DUAL_MAX_ITER:
             lines.append("\nWARNING: reaching max number of iterations\n"
                          f"{AFTER_DUAL_LIMIT[solver]}\n")
+        elif fit.switched_from is not None:     # judged slow before the limit
+            lines.append("\nWARNING: the dual would not reach eps within max number of "
+                         f"iterations\n{AFTER_DUAL_LIMIT[solver]}\n")
         if fit.switched_from is not None and not fit.converged:
             lines.append("\nWARNING: reaching max number of Newton iterations")
     elif solver in PRIMAL_TYPES:

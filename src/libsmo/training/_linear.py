@@ -210,15 +210,17 @@ def solve_task(task):
                          sol.objective)
     start = task.start if task.start is not None and len(task.start) == \
         task.rows.n_rows else None
+    # a squared loss's dual that would take max_iter epochs hands over to the Newton
+    # method as soon as its progress shows it ("slow"), not after those epochs
     if task.regression:
         sol = svr_dual(task.rows, task.order, task.targets, task.bounds,
                        epsilon=task.epsilon, squared_loss=task.squared, seed=task.seed,
-                       start=start, **common)
+                       start=start, stop_if_slow=task.squared, **common)
     else:
         sol = svc_dual(task.rows, task.order, task.targets, task.bounds,
                        squared_hinge=task.squared, seed=task.seed, start=start,
-                       diagonal=task.diagonal, **common)
-    if sol.status != "max_iter" or not task.squared:
+                       diagonal=task.diagonal, stop_if_slow=task.squared, **common)
+    if sol.status not in ("max_iter", "slow") or not task.squared:
         return LinearFit(sol.w, sol.dual, sol.n_iter, sol.status in REACHED, "dual",
                          sol.objective)
     tol = primal_tolerance(task) * SWITCH_TOL[task.regression]
