@@ -382,6 +382,23 @@ def test_a_slow_dual_hands_over_to_newton_early(name):
     assert f[0] == pytest.approx(f[1], rel=1e-4) and f[0] < f[2]
 
 
+@pytest.mark.parametrize("name,C", [("a1a", 1.0), ("australian_scale", 1.0),
+                                    ("letter.scale", 1.0), ("ijcnn1.val", 10.0)])
+def test_a_slow_dual_that_converges_keeps_scikit_learns_steps(name, C):
+    """Duals that take 180 to 780 of scikit-learn's 1,000 epochs to reach tol (letter:
+    its first class against the rest): the watch on their progress leaves them alone,
+    so the fit is scikit-learn's to the bit."""
+    X, y = load_dataset(name)
+    if len(np.unique(y)) > 2:
+        y = np.where(y == np.unique(y)[0], 1, -1)
+    ours = libsmo.LinearSVC(C=C, dual=True, random_state=0).fit(X, y)
+    theirs = sk.LinearSVC(C=C, dual=True, random_state=0).fit(X, y)
+    assert 150 < theirs.n_iter_ < 1000
+    assert ours.n_iter_ == theirs.n_iter_
+    np.testing.assert_array_equal(ours.coef_, theirs.coef_)
+    np.testing.assert_array_equal(ours.intercept_, theirs.intercept_)
+
+
 def test_hinge_stall_says_why():
     X, y = load_dataset("heart_scale")
     with pytest.warns(ConvergenceWarning, match="no primal method"):
