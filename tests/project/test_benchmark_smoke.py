@@ -551,3 +551,36 @@ def test_linear_auto_benchmark_fails_an_answer_beyond_tol(benchmarks_package,
     monkeypatch.setattr(bench, "stopping_violation", lambda *args: 0.5)
     assert bench.main(["--data", "a9a", "--sizes", "300", "--C", "1", "--repeats", "1",
                        "--data-dir", str(REPO_DATA_DIR)]) == 1
+
+
+def test_linear_handover_benchmark_smoke(tmp_path):
+    """bench_linear_handover.py on heart_scale: at C = 1 scikit-learn's dual reaches tol
+    and libsmo's takes its steps (the same bits); at C = 10 scikit-learn's stops at its
+    1,000 epochs and libsmo's hands over to Newton early, its objective no higher."""
+    out = tmp_path / "handover.json"
+    proc = subprocess.run([sys.executable,
+                           str(REPO / "benchmarks" / "bench_linear_handover.py"),
+                           "--data", "heart_scale", "--C", "1,10", "--json", str(out),
+                           "--data-dir", str(REPO_DATA_DIR)],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                          env=script_env())
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    converging, stalled = json.loads(out.read_text())["rows"]
+    assert converging["same_bits"] and converging["sklearn_epochs"] < 1000
+    assert converging["libsmo_iterations"] == converging["sklearn_epochs"]
+    assert stalled["sklearn_epochs"] == 1000 and stalled["libsmo_iterations"] < 200
+    assert stalled["objective_rel_diff"] <= 0 and not stalled["bad"]
+    assert "| heart_scale | 10 | 1000 |" in proc.stdout
+
+
+def test_linear_handover_benchmark_flags_other_steps(benchmarks_package, monkeypatch):
+    """A libsmo fit that leaves scikit-learn's steps where scikit-learn reached tol (here
+    a looser tol) is marked and the script exits with 1."""
+    import functools
+
+    import libsmo
+    from benchmarks import bench_linear_handover as bench
+    monkeypatch.setattr(bench.libsmo, "LinearSVC",
+                        functools.partial(libsmo.LinearSVC, tol=1e-2))
+    assert bench.main(["--data", "heart_scale", "--C", "1",
+                       "--data-dir", str(REPO_DATA_DIR)]) == 1
