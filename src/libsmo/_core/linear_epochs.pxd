@@ -102,7 +102,8 @@ cdef inline bint progress_slow(Progress* p, double measure, double target, long 
         / PROGRESS_WINDOW
     if not rate < 0:
         return True
-    return epoch + (log(target) - now) / rate > PROGRESS_MARGIN * max_iter
+    # (in doubles: 3 max_iter overflows a long for a max_iter near its limit)
+    return epoch + (log(target) - now) / rate > PROGRESS_MARGIN * <double>max_iter
 
 
 cdef inline void shuffle_active(int* index, Py_ssize_t active,
