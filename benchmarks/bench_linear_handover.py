@@ -34,13 +34,14 @@ if not __package__:
 
 import libsmo  # noqa: E402
 from benchmarks import data as bench_data  # noqa: E402
-from benchmarks.bench_linear_svm import int32_csr  # noqa: E402
+from benchmarks.bench_linear_svm import int32_csr, primal_objective  # noqa: E402
 from benchmarks.options import data_dir_option, name_list, positive_int  # noqa: E402
 
 DATA = ("heart_scale", "a1a", "w1a", "australian_scale", "svmguide1",
         "breast-cancer_scale", "diabetes_scale", "ijcnn1.val", "letter.scale", "pendigits",
         "housing_scale")
 OBJECTIVE_TOL = 1e-4
+SQUARED_HINGE = 1      # LIBLINEAR's -s 1, for bench_linear_svm.primal_objective
 
 
 def binary_problem(name, data_dir):
@@ -50,12 +51,6 @@ def binary_problem(name, data_dir):
     labels = np.unique(y)
     first = labels[1] if len(labels) == 2 else labels[0]
     return int32_csr(X), np.where(y == first, 1, -1)
-
-
-def primal_objective(model, X, y, C):
-    w, b = model.coef_[0], model.intercept_[0]
-    loss = np.maximum(0.0, 1.0 - y * (X @ w + b))
-    return 0.5 * (w @ w + b * b) + C * float(np.sum(loss * loss))
 
 
 def compare(name, X, y, C, repeats):
@@ -75,7 +70,8 @@ def compare(name, X, y, C, repeats):
     converged = bool(theirs.n_iter_ < theirs.max_iter)
     same = bool(np.array_equal(ours.coef_, theirs.coef_)
                 and np.array_equal(ours.intercept_, theirs.intercept_))
-    f_ours, f_theirs = primal_objective(ours, X, y, C), primal_objective(theirs, X, y, C)
+    f_ours, f_theirs = (primal_objective(X, y, m.classes_, m.coef_, m.intercept_, C,
+                                         SQUARED_HINGE) for m in (ours, theirs))
     rel = float((f_ours - f_theirs) / abs(f_theirs))
     row = {"data": name, "rows": X.shape[0], "C": C, "sklearn_epochs": int(theirs.n_iter_),
            "libsmo_iterations": int(ours.n_iter_), "same_bits": same,
