@@ -259,6 +259,23 @@ def linear_auto_table():
     return header, rows
 
 
+def linear_handover_table():
+    """LinearSVC's squared-hinge dual beside scikit-learn's at its defaults: the epochs of
+    each, whether libsmo's weights are scikit-learn's bits or it handed over to Newton,
+    the objectives' relative difference and the time ratio."""
+    data = load("linear_handover")
+    header = ["data", "C", "scikit-learn epochs", "libsmo iterations", "weights",
+              "objective rel. diff", "libsmo / scikit-learn time"]
+    rows = []
+    for r in data["rows"]:
+        weights = ("the same bits" if r["same_bits"] else
+                   "handed over" if r["sklearn_epochs"] >= 1000 else "differ")
+        rows.append([r["data"], f"{r['C']:g}", number(r["sklearn_epochs"]),
+                     number(r["libsmo_iterations"]), weights,
+                     f"{r['objective_rel_diff']:.1e}", ratio(r["time_ratio"])])
+    return header, rows
+
+
 def linear_svr_table():
     """LinearSVR against LIBLINEAR 2.50 (-s 13, 12, 11), liblinear-multicore (-s 11)
     and scikit-learn's LinearSVR: training ratios over LIBLINEAR's (libsmo's n_jobs=2
@@ -359,7 +376,7 @@ TABLES = {"fastest_peer": fastest_peer_table, "objectives": objectives_table,
           "cache": cache_table, "partitioned": partitioned_table,
           "linear_svm": linear_svm_table, "linear_svr": linear_svr_table,
           "svc_linear": svc_linear_table, "linear_auto": linear_auto_table,
-          "linear_memory": linear_memory_table}
+          "linear_memory": linear_memory_table, "linear_handover": linear_handover_table}
 
 
 def markdown(header, rows):
