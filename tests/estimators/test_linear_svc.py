@@ -184,8 +184,14 @@ HINGE, SQUARED_DUAL, SQUARED_PRIMAL = ((3, dict(loss="hinge", dual=True)),
     for case in (HINGE, SQUARED_DUAL, SQUARED_PRIMAL) if not (C == 1.0 and case == HINGE)])
 def test_same_model_as_liblinear(name, C, solver, params):
     """LIBLINEAR -s 3 / -s 1 / -s 2 with -B 1 and the same eps (its dual's 300 epochs
-    as max_iter): the primal objectives agree within 1e-4 relative, the predictions
-    on all but the rows whose decision value is near 0."""
+    as max_iter): the primal objectives agree within 1e-4 relative (the hinge: 5e-4),
+    the predictions on all but the rows whose decision value is near 0.
+
+    The hinge's tolerance is wider because eps 0.01 leaves LIBLINEAR's own answer
+    that far from itself: over 200 of its random orders (srand(1) and 0-199 draws
+    skipped) heart_scale's objective at C=0.1 spans 1.7e-4 relative, and a build of
+    liblinear-official on another machine, from the same srand(1), ended 1.6e-4 above
+    ours. The squared hinge's orders span at most 1.7e-5 there."""
     X, y = load_dataset(name)
     eps = 0.01
     w, b = liblinear_weights(X, y, f"-s {solver} -c {C!r} -e {eps!r}")
@@ -194,7 +200,7 @@ def test_same_model_as_liblinear(name, C, solver, params):
     s = signs(y)
     f_ours = primal_objective(X, s, ours.coef_[0], ours.intercept_[0], C, params["loss"])
     f_theirs = primal_objective(X, s, w, b, C, params["loss"])
-    assert f_ours == pytest.approx(f_theirs, rel=1e-4)
+    assert f_ours == pytest.approx(f_theirs, rel=5e-4 if params["loss"] == "hinge" else 1e-4)
     theirs = X @ w + b
     clear = np.abs(theirs) > 0.05
     np.testing.assert_array_equal(ours.decision_function(X)[clear] > 0, theirs[clear] > 0)
