@@ -19,16 +19,19 @@ included; LIBLINEAR: train() on a problem converted beforehand, so its Python
 conversion is left out) and prediction of the test set (LIBLINEAR: predict(), which
 converts the rows in Python; the estimators: predict()). The libraries alternate run by
 run (the order reversed every other run) and the table gives medians over --repeats
-runs and the median ratios libsmo / LIBLINEAR (below 1: libsmo faster). Other sessions
-share this machine: read ratios, not seconds.
+runs and the median ratios libsmo / LIBLINEAR (below 1: libsmo faster). A call under
+5 ms (the small regression sets) is timed as the mean of repeated calls over 50 ms,
+for every library alike: one cold call measures the caches and the clock. Other
+sessions share this machine: read ratios, not seconds.
 
 The primal objective 1/2 (|w|^2 + b^2) + C sum_i loss_i is computed here, the same way,
-from each library's w and b (summed over the one-vs-rest problems), with its relative
-difference from liblinear-official's. The dual's eps bounds the primal value only
-loosely (two runs that both reach eps 0.001 from different random orders differ by up
-to a few 1e-4), so the check is one-sided: the script exits with status 1 when
-libsmo's objective exceeds LIBLINEAR's by more than --objective-tol (1e-4) where both
-reached eps, or when libsmo's n_jobs=2 model is not its n_jobs=1 model (the Newton
+from each library's w and b (summed over the one-vs-rest problems) for every run; the
+table gives each library's median and its relative difference from liblinear-official's.
+The dual's eps bounds the primal value only loosely (two runs that both reach eps 0.001
+from different random orders differ by up to a few 1e-4, and by 1e-2 on bodyfat's
+-s 13), so the check is one-sided and against the spread of LIBLINEAR's own runs: the
+script exits with status 1 when libsmo's median objective exceeds the highest of
+LIBLINEAR's by more than --objective-tol (1e-4) where both reached eps, or when libsmo's n_jobs=2 model is not its n_jobs=1 model (the Newton
 method's: when its objective is not LIBLINEAR's, as for n_jobs=1). A run that
 stopped at its 300 epochs before eps (LIBLINEAR's hinge; the estimators' warnings) is
 marked "capped" and not checked: its answer depends on the epochs' random orders.
@@ -94,6 +97,7 @@ import gc
 import importlib
 import importlib.util
 import json
+import math
 import statistics
 import sys
 import time
@@ -262,15 +266,33 @@ def prediction_score(pred, yt, regression):
     return float(np.mean((pred - yt) ** 2) if regression else np.mean(pred == yt))
 
 
+# A call shorter than SHORT_CALL seconds is timed again, as the mean of as many calls
+# as last LOOP_SECONDS: timed once, after gc.collect() has walked every Python object,
+# a sub-millisecond fit measures cold caches and the clock more than the library, and
+# a Python estimator's cold start more than a C library's. Every library is timed the
+# same way.
+SHORT_CALL = 0.005
+LOOP_SECONDS = 0.05
+
+
 def timed(fn, cpu=None):
-    """(fn(), wall seconds); with a dict `cpu`, its "seconds" set to the process's CPU
-    seconds (all threads) the call took."""
+    """(the first fn(), wall seconds of a call); with a dict `cpu`, its "seconds" set
+    to the process's CPU seconds (all threads) of a call. A call under SHORT_CALL
+    seconds is repeated for LOOP_SECONDS and the mean taken."""
     gc.collect()
     start, start_cpu = time.perf_counter(), time.process_time()
     out = fn()
+    seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - start_cpu
+    if seconds < SHORT_CALL:
+        calls = min(1000, math.ceil(LOOP_SECONDS / max(seconds, 1e-6)))
+        start, start_cpu = time.perf_counter(), time.process_time()
+        for _ in range(calls):
+            fn()
+        seconds = (time.perf_counter() - start) / calls
+        cpu_seconds = (time.process_time() - start_cpu) / calls
     if cpu is not None:
-        cpu["seconds"] = time.process_time() - start_cpu
-    return out, time.perf_counter() - start
+        cpu["seconds"] = cpu_seconds
+    return out, seconds
 
 
 def liblinear_weights(model, classes):
@@ -419,10 +441,12 @@ def summarise(name, X, y, classes, solver, C, runs, args):
     rows = {}
     for k, rs in runs.items():
         last = rs[-1]
+        objectives = [primal_objective(X, y, classes, r["W"], r["b"], C, solver,
+                                       args.epsilon) for r in rs]
         rows[k] = {"train": statistics.median(r["train"] for r in rs),
                    "predict": statistics.median(r["predict"] for r in rs),
-                   "objective": primal_objective(X, y, classes, last["W"], last["b"], C,
-                                                 solver, args.epsilon),
+                   "objective": statistics.median(objectives),
+                   "highest_objective": max(objectives),
                    "score": last["score"], "capped": last["capped"],
                    "violation": max((r.get("violation") or 0.0) for r in rs)
                    if rs[0].get("violation") is not None else None,
@@ -440,8 +464,12 @@ def summarise(name, X, y, classes, solver, C, runs, args):
             a["predict"] / b["predict"] for a, b in zip(row["runs"], runs[reference]))
         row["rel"] = (row["objective"] - ref["objective"]) / abs(ref["objective"])
         # libsmo must reach LIBLINEAR's objective (a lower one is a better solution of
-        # the same problem: the dual's eps bounds the primal's value only loosely)
-        if (k.startswith("libsmo") and row["rel"] > args.objective_tol
+        # the same problem: the dual's eps bounds the primal's value only loosely, so
+        # each run's random order moves it): libsmo's median over its seeds against
+        # the highest of LIBLINEAR's runs, each from another point of its rand() stream
+        above = ((row["objective"] - ref["highest_objective"])
+                 / abs(ref["highest_objective"]))
+        if (k.startswith("libsmo") and above > args.objective_tol
                 and not (row["capped"] or ref["capped"])):
             disagree.append(k)
     # (the Newton method's sums on two threads are added in another order: its model
