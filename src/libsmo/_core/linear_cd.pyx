@@ -36,7 +36,6 @@ from cpython.mem cimport PyMem_Free, PyMem_Malloc
 from libc.stdlib cimport free
 from libc.math cimport fabs, INFINITY, isfinite
 from libc.stdint cimport uint32_t
-from libsmo._core.checks import check_indices
 from libsmo._core.linear_epochs cimport (INTERRUPTED, MAX_ITER, OPTIMAL, RUNNING, SLOW,
                                          STOPPED, Progress, poll_stop, progress_slow,
                                          progress_start, raise_pending_signal,
@@ -44,8 +43,8 @@ from libsmo._core.linear_epochs cimport (INTERRUPTED, MAX_ITER, OPTIMAL, RUNNING
                                          smo_mt_seed, stop_flag_pointer)
 from libsmo._core.linear_solution import LinearSolution
 from libsmo._core.linear_rows cimport (LinearRows, RowData, add_span, at_least, at_most,
-                                       dot_span, prefetch_span, row_end, row_start,
-                                       smo_prefetch_read, squares_from)
+                                       dot_span, prefetch_span, problem_inputs, row_end,
+                                       row_start, smo_prefetch_read, squares_from)
 
 cnp.import_array()
 
@@ -74,50 +73,6 @@ cdef struct Example:
     double target       # y_i: +1 / -1, or the regression target
     double margin       # classification: 1 - shift y_i (1 without a shift); to 64
                         # bytes: with the array aligned, one record one line
-
-
-cdef tuple _inputs(LinearRows rows, order, targets, bounds, start, bint signs=False):
-    """The problem's rows (int32, each inside X) and, per problem row, its target (with
-    `signs`: +1 where targets > 0, else -1), its bound (finite and > 0) and its start
-    (NaN and infinities as 0), gathered in one typed pass. A row listed twice is two
-    examples of the problem."""
-    cdef Py_ssize_t n = rows.n_rows
-    order = np.ascontiguousarray(order, dtype=np.int32)
-    check_indices(order, n, "row", error=ValueError)
-    targets = np.ascontiguousarray(targets, dtype=np.float64)
-    bounds = np.ascontiguousarray(bounds, dtype=np.float64)
-    if targets.shape != (n,) or bounds.shape != (n,):
-        raise ValueError(f"targets (signs) and bounds must have shape ({n},), got "
-                         f"{targets.shape} and {bounds.shape}")
-    cdef bint started = start is not None
-    if started:
-        start = np.ascontiguousarray(start, dtype=np.float64)
-        if start.shape != (n,):
-            raise ValueError(f"start must have shape ({n},), got {start.shape}")
-    cdef const int[::1] m = order
-    cdef Py_ssize_t t, i, l = m.shape[0]
-    C, y = np.empty(l), np.empty(l)
-    first = np.empty(l) if started else np.zeros(l)
-    cdef const double[::1] tg = targets, b = bounds
-    cdef const double[::1] a = start if started else bounds
-    cdef double[::1] C_out = C, y_out = y, first_out = first
-    cdef double c, x
-    cdef bint valid = True
-    with nogil:
-        for t in range(l):
-            i = m[t]
-            c = b[i]
-            # (c > 0 is false for NaN; a positive bound is finite when below inf)
-            valid = valid & (c > 0) & (c < INFINITY)
-            C_out[t] = c
-            x = tg[i]
-            y_out[t] = (1.0 if x > 0 else -1.0) if signs else x
-            if started:
-                x = a[i]
-                first_out[t] = x if isfinite(x) else 0.0
-    if not valid:
-        raise ValueError("bounds of the rows in the problem must be finite and > 0")
-    return order, C, y, first
 
 
 cdef class _Examples:
@@ -253,7 +208,7 @@ def dual_diagonal(LinearRows rows not None, order, bounds, *, bint squared_hinge
         As `svc_dual`.
     """
     cdef Py_ssize_t n = rows.n_rows
-    members, C, _, _ = _inputs(rows, order, np.ones(n), bounds, None)
+    members, C, _, _ = problem_inputs(rows, order, np.ones(n), bounds, None)
     cdef const int[::1] m = members
     cdef Py_ssize_t t, l = m.shape[0]
     first = 0.5 / C if squared_hinge else np.zeros(l)
@@ -496,7 +451,7 @@ def svc_dual(LinearRows rows not None, order, signs, bounds, *, bint squared_hin
     if not tol > 0 or max_iter < 0 or seed > 0xFFFFFFFF:
         raise ValueError(f"tol must be > 0, max_iter >= 0 and seed a 32-bit int; got "
                          f"{tol!r}, {max_iter!r}, {seed!r}")
-    members, C, y, first = _inputs(rows, order, signs, bounds, start, signs=True)
+    members, C, y, first = problem_inputs(rows, order, signs, bounds, start, signs=True)
     if diagonal is not None:
         diagonal = np.ascontiguousarray(diagonal, dtype=np.float64)
         if diagonal.shape != (n,):
@@ -673,7 +628,7 @@ def svr_dual(LinearRows rows not None, order, targets, bounds, *, double epsilon
     if not tol > 0 or max_iter < 0 or seed > 0xFFFFFFFF or not epsilon >= 0:
         raise ValueError(f"tol must be > 0, max_iter >= 0, seed a 32-bit int and "
                          f"epsilon >= 0; got {tol!r}, {max_iter!r}, {seed!r}, {epsilon!r}")
-    members, C, y, first = _inputs(rows, order, targets, bounds, start)
+    members, C, y, first = problem_inputs(rows, order, targets, bounds, start)
     cdef _Examples examples = _examples(rows, members, y, C, first, squared_loss, True)
     cdef Example* ex = examples.ex
     cdef Example* e

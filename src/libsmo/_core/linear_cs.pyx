@@ -31,8 +31,8 @@ from libsmo._core.linear_epochs cimport (poll_stop, raise_pending_signal,
                                          shuffle_active, smo_mt19937, smo_mt_seed,
                                          stop_flag_pointer)
 from libsmo._core.linear_solution import LinearSolution
-from libsmo._core.linear_rows cimport (LinearRows, RowData, at_most, row_end, row_start,
-                                       value_at)
+from libsmo._core.linear_rows cimport (LinearRows, RowData, at_most, problem_inputs,
+                                       row_end, row_start, value_at)
 
 cnp.import_array()
 
@@ -138,25 +138,18 @@ def crammer_singer(LinearRows rows not None, order, labels, bounds, int n_classe
     if n_classes < 2 or not tol > 0 or max_iter < 0 or seed > 0xFFFFFFFF:
         raise ValueError(f"n_classes must be >= 2, tol > 0, max_iter >= 0 and seed a "
                          f"32-bit int; got {n_classes}, {tol!r}, {max_iter}, {seed}")
-    order = np.ascontiguousarray(order, dtype=np.int32)
-    check_indices(order, n, "row", error=ValueError)
-    C_all = np.ascontiguousarray(bounds, dtype=np.float64)
-    y_all = np.ascontiguousarray(labels, dtype=np.int32)
-    if C_all.shape != (n,) or y_all.shape != (n,):
-        raise ValueError(f"labels and bounds must have shape ({n},), got "
-                         f"{y_all.shape} and {C_all.shape}")
-    check_indices(y_all[order], k, "label", error=ValueError)
-    if not (np.all(C_all[order] > 0) and np.all(np.isfinite(C_all[order]))):
-        raise ValueError("bounds of the rows in the problem must be finite and > 0")
+    order, C_in, labels_in, _ = problem_inputs(rows, order, labels, bounds, None)
+    labels_in = labels_in.astype(np.int32)
+    check_indices(labels_in, k, "label", error=ValueError)
     if nw == 0:
         raise ValueError("the rows have no features and no bias: nothing to fit")
     cdef signed char* flag = stop_flag_pointer(stop_flag)
     cdef Py_ssize_t l = order.shape[0]
     # per problem row t (order[t] is the caller's row)
     cdef int[::1] members = order
-    cdef double[::1] C = C_all[order]
-    cdef int[::1] y_index = y_all[order].copy()
-    cdef int[::1] y_true = y_all[order].copy()
+    cdef double[::1] C = C_in
+    cdef int[::1] y_index = labels_in
+    cdef int[::1] y_true = labels_in.copy()
     cdef double[::1] QD = np.zeros(l)
     cdef int[::1] active_i = np.full(l, k, dtype=np.int32)
     cdef int[::1] index = np.arange(l, dtype=np.int32)

@@ -34,9 +34,9 @@ cimport numpy as cnp
 from cpython.exc cimport PyErr_CheckSignals
 from cython.parallel cimport prange
 from libc.math cimport fabs, sqrt
-from libsmo._core.checks import check_indices
 from libsmo._core.linear_solution import LinearSolution
-from libsmo._core.linear_rows cimport LinearRows, RowData, add_row, add_squares, dot_w
+from libsmo._core.linear_rows cimport (LinearRows, RowData, add_row, add_squares, dot_w,
+                                       problem_inputs)
 
 cnp.import_array()
 
@@ -348,20 +348,11 @@ def primal_newton(LinearRows rows not None, order, targets, bounds, *,
         raise ValueError(f"tol and eps_cg must be > 0, epsilon >= 0, max_iter >= 0 and "
                          f"n_threads >= 1; got {tol!r}, {eps_cg!r}, {epsilon!r}, "
                          f"{max_iter!r}, {n_threads!r}")
-    order = np.ascontiguousarray(order, dtype=np.int32)
-    check_indices(order, n, "row", error=ValueError)
-    C_all = np.ascontiguousarray(bounds, dtype=np.float64)
-    if C_all.shape != (n,) or np.shape(targets) != (n,):
-        raise ValueError(f"targets and bounds must have shape ({n},), got "
-                         f"{np.shape(targets)} and {C_all.shape}")
-    if not (np.all(C_all[order] > 0) and np.all(np.isfinite(C_all[order]))):
-        raise ValueError("bounds of the rows in the problem must be finite and > 0")
-    y_all = np.asarray(targets, dtype=np.float64)
-    if not regression:
-        y_all = np.where(y_all > 0, 1.0, -1.0)
+    order, C_in, y_in, _ = problem_inputs(rows, order, targets, bounds, None,
+                                          signs=not regression)
     cdef _Primal fun = _Primal()
     fun.r = rows.view()
-    fun.rows, fun.y, fun.C = order, y_all[order], C_all[order]
+    fun.rows, fun.y, fun.C = order, y_in, C_in
     fun.regression, fun.p = regression, epsilon
     fun.l, fun.nw = order.shape[0], nw
     fun.wx, fun.tmp = np.zeros(fun.l), np.zeros(fun.l)
@@ -424,15 +415,25 @@ def primal_newton(LinearRows rows not None, order, targets, bounds, *,
             raise KeyboardInterrupt
         if flag != NULL and flag[0] != 0:
             status = "stopped"
-    w_out = np.array(w)
-    wx = np.asarray(fun.wx)
-    y_in, C_in = y_all[order], C_all[order]
-    dual = np.zeros(n)
-    if regression:
-        gap = wx - y_in
-        dual[order] = -2 * C_in * (np.clip(gap - epsilon, 0, None)
-                                   + np.clip(gap + epsilon, None, 0))
-    else:
-        dual[order] = 2 * C_in * np.clip(1 - y_in * wx, 0, None)
-    return LinearSolution(w_out, dual, steps, f, status,
+    return LinearSolution(np.array(w), _duals(fun, n), steps, f, status,
                           gnorm / gnorm0 if gnorm0 > 0 else 0.0)
+
+
+cdef object _duals(_Primal fun, Py_ssize_t n):
+    """The dual point the optimality conditions give at the last `value`'s X w, for
+    every one of the n rows (0 outside the problem): a_i = 2 C_i max(0, 1 - y_i w'x_i);
+    regression -2 C_i (max(0, w'x_i - y_i - p) + min(0, w'x_i - y_i + p)). A row listed
+    twice takes its last entry's."""
+    dual = np.zeros(n)
+    cdef double[::1] out = dual
+    cdef Py_ssize_t t
+    cdef double gap
+    with nogil:
+        for t in range(fun.l):
+            if fun.regression:
+                gap = fun.wx[t] - fun.y[t]
+                out[fun.rows[t]] = -2 * fun.C[t] * (max(gap - fun.p, 0.0)
+                                                    + min(gap + fun.p, 0.0))
+            else:
+                out[fun.rows[t]] = 2 * fun.C[t] * max(1 - fun.y[t] * fun.wx[t], 0.0)
+    return dual

@@ -57,6 +57,10 @@ cdef class LinearRows:
     cdef RowData view(self)
 
 
+cdef tuple problem_inputs(LinearRows rows, order, targets, bounds, start,
+                          bint signs=*)
+
+
 cdef inline long long row_start(const RowData* r, Py_ssize_t i) noexcept nogil:
     """Where row i's values begin (CSR: in data; dense: in the array's values): with
     `row_end`, the span a solver keeps per row for `dot_span` and `add_span`."""

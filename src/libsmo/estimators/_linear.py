@@ -159,7 +159,9 @@ class _BaseLinear(BaseEstimator):
         if len(tasks) == 1:
             threads = newton_threads(tasks[0].rows,
                                      min(effective_n_jobs(n_jobs), usable_cores()))
-            tasks, n_jobs = [dataclasses.replace(tasks[0], threads=threads)], 1
+            if threads != tasks[0].threads:
+                tasks = [dataclasses.replace(tasks[0], threads=threads)]
+            n_jobs = 1
         weights = np.empty((len(tasks), tasks[0].rows.n_weights))
         fits = []
         try:
@@ -899,11 +901,13 @@ default='epsilon_insensitive'
         self._solver_type = SOLVER_NAMES[SOLVER_TYPES[(self.loss, "l2", dual)]]
         n = len(y)
         weight = effective_sample_weight(sample_weight, n)
-        weight = np.ones(n) if weight is None else weight
-        order = np.flatnonzero(weight > 0)
+        if weight is None:
+            order, bounds = np.arange(n, dtype=np.int32), np.full(n, float(self.C))
+        else:
+            order, bounds = np.flatnonzero(weight > 0), self.C * weight
         rows = self._linear_rows(X)
         start = self._warm_starts(1, n, dual)[0]
-        task = LinearTask(rows, order, y, self.C * weight, dual,
+        task = LinearTask(rows, order, y, bounds, dual,
                           self.loss == "squared_epsilon_insensitive", True,
                           float(self.epsilon), float(self.tol), int(self.max_iter),
                           fit_seed(self.random_state), np.zeros(1, dtype=np.int8),
