@@ -31,7 +31,9 @@ The dual's eps bounds the primal value only loosely (two runs that both reach ep
 from different random orders differ by up to a few 1e-4, and by 1e-2 on bodyfat's
 -s 13), so the check is one-sided and against the spread of LIBLINEAR's own runs: the
 script exits with status 1 when libsmo's median objective exceeds the highest of
-LIBLINEAR's by more than --objective-tol (1e-4) where both reached eps, or when libsmo's n_jobs=2 model is not its n_jobs=1 model (the Newton
+LIBLINEAR's by more than --objective-tol (1e-4) where both reached eps and LIBLINEAR's
+own runs agree within it (where they do not, the case is shown as not checked, and
+the JSON's reference_spread says how far apart they were), or when libsmo's n_jobs=2 model is not its n_jobs=1 model (the Newton
 method's: when its objective is not LIBLINEAR's, as for n_jobs=1). A run that
 stopped at its 300 epochs before eps (LIBLINEAR's hinge; the estimators' warnings) is
 marked "capped" and not checked: its answer depends on the epochs' random orders.
@@ -447,6 +449,7 @@ def summarise(name, X, y, classes, solver, C, runs, args):
                    "predict": statistics.median(r["predict"] for r in rs),
                    "objective": statistics.median(objectives),
                    "highest_objective": max(objectives),
+                   "spread": (max(objectives) - min(objectives)) / abs(min(objectives)),
                    "score": last["score"], "capped": last["capped"],
                    "violation": max((r.get("violation") or 0.0) for r in rs)
                    if rs[0].get("violation") is not None else None,
@@ -454,6 +457,10 @@ def summarise(name, X, y, classes, solver, C, runs, args):
                    if rs[0].get("violation") is not None else None,
                    "runs": rs}
     ref = rows[reference]
+    # LIBLINEAR's own runs (other points of its rand() stream) further apart than the
+    # tolerance: the stopping rule leaves the objective to the random orders (-s 13 at
+    # eps 0.001 on housing and bodyfat), and no solver can be held to it there
+    ref["order_dependent"] = ref["spread"] > args.objective_tol
     disagree = []
     for k, row in rows.items():
         row["ratio"] = statistics.median(
@@ -470,7 +477,7 @@ def summarise(name, X, y, classes, solver, C, runs, args):
         above = ((row["objective"] - ref["highest_objective"])
                  / abs(ref["highest_objective"]))
         if (k.startswith("libsmo") and above > args.objective_tol
-                and not (row["capped"] or ref["capped"])):
+                and not (row["capped"] or ref["capped"] or ref["order_dependent"])):
             disagree.append(k)
     # (the Newton method's sums on two threads are added in another order: its model
     # is checked by its objective, as libsmo's)
@@ -495,6 +502,8 @@ def summarise(name, X, y, classes, solver, C, runs, args):
           f"{'test acc' if classes is not None else 'test MSE':>8s}")
     for k, row in rows.items():
         note = " capped" if row["capped"] else ""
+        if row.get("order_dependent"):
+            note += f" (its runs' objectives {row['spread']:.1e} apart: not checked)"
         if row["violation"] is not None:
             note += f" (LIBSVM's problem; m - M = {row['violation']:.1e})"
         score = (f"{row['score']:8.4g}" if classes is None
@@ -533,6 +542,8 @@ def markdown(results):
                         else f"{row['score']:.4g}")
             ours, ref = rows["libsmo"], rows.get("LIBLINEAR", rows["libsmo"])
             capped = " (capped)" if ref["capped"] or ours["capped"] else ""
+            if ref.get("order_dependent"):
+                capped += f" (LIBLINEAR's runs {ref['spread']:.0e} apart)"
             jobs = f" {ratio('libsmo 2 jobs')} |" if two_jobs else ""
             print(f"| {res['name']} | {res['solver']} | {res['C']} | {ratio('libsmo')} | "
                   f"{ours['cpu_ratio']:.2f} |{jobs} {ratio('LIBLINEAR-mc 2t')} | "
@@ -566,7 +577,9 @@ def result_rows(results, args):
         row = {"data": res["name"], "rows": int(res["shape"][0]),
                "features": int(res["shape"][1]), "solver": res["solver"],
                "loss": LOSSES[res["solver"]], "C": res["C"], "eps": args.eps,
-               "repeats": args.repeats, "reference": res["reference"], "runs": runs}
+               "repeats": args.repeats, "reference": res["reference"],
+               "reference_spread": float(f"{res['rows'][res['reference']]['spread']:.2e}"),
+               "runs": runs}
         if regression:
             row.update(dual=res["solver"] not in PRIMAL_SOLVERS, epsilon=args.epsilon)
         else:
