@@ -162,8 +162,15 @@ def liblinear_train(y, X, options):
     state a fresh `liblinear-train` process starts from: LIBLINEAR's dual solvers draw
     their orders from the process's rand(), whose state otherwise depends on every
     LIBSVM and LIBLINEAR call made earlier in the process (at eps 0.01 heart_scale's
-    hinge objective moves by 1e-4 with it). Skips the test without the package."""
+    hinge objective moves by 1e-4 with it). Skips the test without the package; fails
+    it where the importable `liblinear` is liblinear-multicore's (the same package name,
+    installed over it by the benchmarks' requirements), whose runs are not the ones
+    these tests compare with."""
     import pytest
     util = pytest.importorskip("liblinear.liblinearutil")
+    if "nr_thread" in getattr(util.parameter, "_names", ()):
+        pytest.fail("the importable `liblinear` is liblinear-multicore's, not "
+                    "liblinear-official's: pip install --force-reinstall --no-deps "
+                    "liblinear-official")
     libsvm_seed(1)
     return util.train(y, X, options)
