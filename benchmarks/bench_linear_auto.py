@@ -18,7 +18,8 @@ Data (--data, comma-separated; from ../shared/data or --data-dir):
                 classes 0-4 against 5-9 (Debian's dataset-fashion-mnist)
 
 Each fit is `libsmo.SVC(kernel="linear", C=C, linear_solver=...)`, one thread
-(n_jobs=1), the three solvers alternating, the order reversed every other repeat;
+(n_jobs=1), the three solvers alternating, the order reversed every other repeat
+(a fit under 5 ms timed as the mean of repeated fits, as in bench_linear_svm.py);
 printed are the medians of --repeats fits, the primal's time over kernel rows', auto's
 time over the faster one's, and the mean C |x_i|^2 that the rule reads. Both solvers
 stop at LIBSVM's rule: m(a) - M(a) over every training row is computed in double
