@@ -33,8 +33,9 @@ from different random orders differ by up to a few 1e-4, and by 1e-2 on bodyfat'
 script exits with status 1 when libsmo's median objective exceeds the highest of
 LIBLINEAR's by more than --objective-tol (1e-4) where both reached eps and LIBLINEAR's
 own runs agree within it (where they do not, the case is shown as not checked, and
-the JSON's reference_spread says how far apart they were), or when libsmo's n_jobs=2 model is not its n_jobs=1 model (the Newton
-method's: when its objective is not LIBLINEAR's, as for n_jobs=1). A run that
+the JSON's reference_spread says how far apart they were), or when libsmo's n_jobs=2
+model is not its n_jobs=1 model (the Newton method's: when its objective is not
+LIBLINEAR's, as for n_jobs=1). A run that
 stopped at its 300 epochs before eps (LIBLINEAR's hinge; the estimators' warnings) is
 marked "capped" and not checked: its answer depends on the epochs' random orders.
 

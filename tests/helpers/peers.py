@@ -163,9 +163,9 @@ def liblinear_train(y, X, options):
     their orders from the process's rand(), whose state otherwise depends on every
     LIBSVM and LIBLINEAR call made earlier in the process (at eps 0.01 heart_scale's
     hinge objective moves by 1e-4 with it). Skips the test without the package; fails
-    it where the importable `liblinear` is liblinear-multicore's (the same package name,
-    installed over it by the benchmarks' requirements), whose runs are not the ones
-    these tests compare with."""
+    it where the importable `liblinear` is liblinear-multicore's (the same package name:
+    a `pip install liblinear-multicore` replaces liblinear-official's files), whose
+    runs are not the ones these tests compare with."""
     import pytest
     util = pytest.importorskip("liblinear.liblinearutil")
     if "nr_thread" in getattr(util.parameter, "_names", ()):
