@@ -33,11 +33,19 @@ max_iter=300, random_state=0) on the CSR matrix; LIBLINEAR: `problem(y, X)` then
 `train(prob, "-s S -c C -e eps -B 1")`. After the measurement each child computes the
 primal objective 1/2 (|w|^2 + b^2) + C sum loss from its w and b (as
 bench_linear_svm.py does, summed over the one-vs-rest problems) and the test
-accuracy, so the table shows the memories are those of equal work. The script exits
-with status 1 (FLAG in the table) when libsmo's objective exceeds LIBLINEAR's by more
-than --objective-tol (1e-4, one-sided, as bench_linear_svm.py accepts: a lower one is a
+accuracy, so the table shows the memories are those of equal work. Each repeat is
+another point of the dual's random orders: the estimators' random_state is the
+repeat's number, and LIBLINEAR, whose generator has no seed to set (liblinear-official
+draws from the process's rand(), liblinear-multicore from a generator of its own),
+makes that many more warm-up fits before the measured one. The table gives each
+library's median objective. The script exits with status 1 (FLAG in the table) when
+libsmo's median objective exceeds the highest of LIBLINEAR's by more than
+--objective-tol (1e-4, one-sided, as bench_linear_svm.py accepts: a lower one is a
 better solution of the same problem) where neither run stopped at its 300 epochs
-("capped"), or when its test accuracy differs from LIBLINEAR's by more than
+("capped") and LIBLINEAR's own runs agree within it (where they do not, the dual's
+stopping rule leaves the objective to the random order, and the case is shown as not
+checked, with reference_spread in the JSON), or when its test accuracy differs from
+LIBLINEAR's by more than
 --accuracy-tol (0.5 points) where neither was capped, or when a fit failed; a
 scikit-learn fit that differs so is marked "(not LIBLINEAR's answer)" (as
 bench_linear_svm.py, which checks libsmo's: scikit-learn's copy of LIBLINEAR is older,
@@ -192,10 +200,11 @@ def reset_peak():
     return True
 
 
-def make_fit(library, solver, C, eps, util, epsilon=0.1):
+def make_fit(library, solver, C, eps, util, epsilon=0.1, seed=0):
     """(fit, weights): fit(X, y) fits `library` on LIBLINEAR's problem `solver` at C
-    (a regression's insensitive zone `epsilon`), weights(fitted, classes) gives its
-    (W, b, capped), classes None for a regression."""
+    (a regression's insensitive zone `epsilon`; the estimators' random_state `seed`),
+    weights(fitted, classes) gives its (W, b, capped), classes None for a
+    regression."""
     import numpy as np
     regression = solver in linear.REGRESSION_SOLVERS
     if library == "LIBLINEAR":
@@ -230,7 +239,7 @@ def make_fit(library, solver, C, eps, util, epsilon=0.1):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             est = make(loss=linear.LOSSES[solver], dual=solver not in linear.PRIMAL_SOLVERS,
-                       C=C, tol=eps, max_iter=300, random_state=0, **extra).fit(X, y)
+                       C=C, tol=eps, max_iter=300, random_state=seed, **extra).fit(X, y)
         return est, any("converge" in str(w.message) for w in caught)
 
     def weights(fitted, classes):
@@ -265,13 +274,15 @@ def fit_once(spec):
     regression = spec["solver"] in linear.REGRESSION_SOLVERS
     classes = None if regression else np.unique(y)
     fit, weights = make_fit(spec["library"], spec["solver"], spec["C"], spec["eps"], util,
-                            spec["epsilon"])
-    # the first rows, with at least two classes: imports and first-use set-ups
+                            spec["epsilon"], spec["repeat"])
+    # the first rows, with at least two classes: imports and first-use set-ups; for
+    # LIBLINEAR one more fit a repeat, each moving its generator to another order
     rows = min(WARM_UP_ROWS, X.shape[0])
     while not regression and len(np.unique(y[:rows])) < 2 and rows < X.shape[0]:
         rows = min(2 * rows, X.shape[0])
-    warm = fit(X[:rows], y[:rows])
-    del warm
+    for _ in range(1 + (spec["repeat"] if spec["library"] == "LIBLINEAR" else 0)):
+        warm = fit(X[:rows], y[:rows])
+        del warm
     gc.collect()
     release_free_memory()
     reset = reset_peak()
@@ -358,10 +369,12 @@ def model_file_objective(result, folder, solver, C):
 
 def check(results, args):
     """({library: its median figures}, flags): each library's fits summarised, with
-    its extra peak over LIBLINEAR's and its objective's relative difference; flagged
-    are the libraries whose fits failed or whose peak could not be told, and libsmo
-    where its objective or accuracy is not LIBLINEAR's (neither run capped); another
-    peer's is marked "differs"."""
+    its extra peak over LIBLINEAR's and its median objective's relative difference from
+    LIBLINEAR's median; flagged are the libraries whose fits failed or whose peak could
+    not be told, and libsmo where its median objective exceeds the highest of
+    LIBLINEAR's runs by more than the tolerance or its accuracy is not LIBLINEAR's
+    (neither run capped, and LIBLINEAR's runs within the tolerance of each other:
+    otherwise "unchecked"); another peer's is marked "differs"."""
     summaries, flags = {}, []
     for library, runs in results.items():
         ok = [r for r in runs if r["status"] == "ok"]
@@ -370,9 +383,12 @@ def check(results, args):
         if not ok:
             continue
         s = {key: statistics.median(r[key] for r in ok)
-             for key in ("extra_peak_mb", "retained_mb", "cpu_s")}
-        s.update({key: ok[-1][key] for key in ("objective", "score", "regression", "capped",
+             for key in ("extra_peak_mb", "retained_mb", "cpu_s", "objective")}
+        s.update({key: ok[-1][key] for key in ("score", "regression", "capped",
                                                "data_mb", "peak_reset")})
+        objectives = [r["objective"] for r in ok]
+        s["highest_objective"] = max(objectives)
+        s["spread"] = (max(objectives) - min(objectives)) / abs(min(objectives))
         if any(r["peak_hidden"] for r in ok):
             flags.append(library)
         summaries[library] = s
@@ -384,8 +400,13 @@ def check(results, args):
                 ref["objective"])
             if library == "LIBLINEAR" or s["capped"] or ref["capped"]:
                 continue
+            if ref["spread"] > args.objective_tol:
+                s["unchecked"] = True
+                continue
+            above = (s["objective"] - ref["highest_objective"]) / abs(
+                ref["highest_objective"])
             # a regression's test MSE is shown, not checked (as bench_linear_svm.py)
-            s["differs"] = (s["objective_rel_diff"] > args.objective_tol
+            s["differs"] = (above > args.objective_tol
                             or (not s["regression"] and abs(s["score"] - ref["score"])
                                 * 100 > args.accuracy_tol))
             # scikit-learn's is shown: its copy of LIBLINEAR is older (its primal
@@ -464,7 +485,7 @@ def main(argv=None):
                     order = args.libraries if repeat % 2 == 0 else args.libraries[::-1]
                     for library in order:
                         spec = {"library": library, "folder": str(folder), "C": C,
-                                "solver": solver, "eps": args.eps,
+                                "solver": solver, "eps": args.eps, "repeat": repeat,
                                 "epsilon": args.epsilon, "liblinear_official": official}
                         results[library].append(run_child(spec, args.timeout))
                 summaries, flags = check(results, args)
@@ -483,7 +504,9 @@ def main(argv=None):
                     over = (" > +20%" if library == "libsmo" and ratio is not None
                             and ratio > args.target else "")
                     flag = (" FLAG" if library in flags else
-                            " (not LIBLINEAR's answer)" if s.get("differs") else "")
+                            " (not LIBLINEAR's answer)" if s.get("differs") else
+                            f" (LIBLINEAR's runs {summaries['LIBLINEAR']['spread']:.0e} "
+                            "apart: not checked)" if s.get("unchecked") else "")
                     capped = " capped" if s["capped"] else ""
                     print(f"{name:10s} {solver:2d} {C:5g} {library:14s} "
                           f"{s['extra_peak_mb']:13.1f} "
@@ -536,6 +559,8 @@ def result_row(name, folder, solver, C, summaries, command, args):
         if "memory_ratio" in s:
             runs[library]["memory_ratio"] = round(s["memory_ratio"], 3)
             runs[library]["objective_rel_diff"] = float(f"{s['objective_rel_diff']:.2e}")
+        if s.get("unchecked"):
+            runs[library]["unchecked"] = True
     row = {"data": name, "rows": int(shape[0]), "features": int(shape[1]),
            "classes": classes,
            "data_mb": round(next(iter(summaries.values()))["data_mb"], 1)
@@ -544,6 +569,8 @@ def result_row(name, folder, solver, C, summaries, command, args):
            "repeats": args.repeats, "runs": runs}
     if regression:
         row.update(dual=solver not in linear.PRIMAL_SOLVERS, epsilon=args.epsilon)
+    if "LIBLINEAR" in summaries:
+        row["reference_spread"] = float(f"{summaries['LIBLINEAR']['spread']:.2e}")
     if command is not None:
         row["liblinear_train_process_peak_mb"] = round(command["peak_mb"], 1)
         row["liblinear_train_objective"] = float(f"{command['objective']:.10g}")
