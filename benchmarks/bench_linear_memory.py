@@ -45,9 +45,8 @@ better solution of the same problem) where neither run stopped at its 300 epochs
 ("capped") and LIBLINEAR's own runs agree within it (where they do not, the dual's
 stopping rule leaves the objective to the random order, and the case is shown as not
 checked, with reference_spread in the JSON), or when its test accuracy differs from
-LIBLINEAR's by more than
---accuracy-tol (0.5 points) where neither was capped, or when a fit failed; a
-scikit-learn fit that differs so is marked "(not LIBLINEAR's answer)" (as
+LIBLINEAR's by more than --accuracy-tol (0.5 points) where neither was capped, or when
+a fit failed; a scikit-learn fit that differs so is marked "(not LIBLINEAR's answer)" (as
 bench_linear_svm.py, which checks libsmo's: scikit-learn's copy of LIBLINEAR is older,
 its primal -s 11 a trust-region method that stops elsewhere). Missing the memory
 target is printed ("> +20%"), not an error.

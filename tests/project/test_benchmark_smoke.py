@@ -324,8 +324,8 @@ def test_linear_svr_benchmark_smoke(tmp_path, benchmarks_package):
     the epochs' random order (LIBLINEAR's as libsmo's), at 1e-4 by less than 1e-4."""
     util = pytest.importorskip("liblinear.liblinearutil")
     from benchmarks.bench_linear_svm import is_multicore
-    # the README's test requirements install liblinear-official; the benchmark's
-    # (requirements/bench.txt) may have made the importable `liblinear` the multicore one
+    # the README's test requirements install liblinear-official, but where
+    # liblinear-multicore was installed too the importable `liblinear` may be its
     multicore = is_multicore(util)
     for name in ("housing_scale", "bodyfat_scale", "Womens Clothing E-Commerce Reviews.csv"):
         data_file(name)
