@@ -382,12 +382,10 @@ def check(results, args):
         if not ok:
             continue
         s = {key: statistics.median(r[key] for r in ok)
-             for key in ("extra_peak_mb", "retained_mb", "cpu_s", "objective")}
+             for key in ("extra_peak_mb", "retained_mb", "cpu_s")}
         s.update({key: ok[-1][key] for key in ("score", "regression", "capped",
                                                "data_mb", "peak_reset")})
-        objectives = [r["objective"] for r in ok]
-        s["highest_objective"] = max(objectives)
-        s["spread"] = (max(objectives) - min(objectives)) / abs(min(objectives))
+        s.update(linear.objective_summary([r["objective"] for r in ok]))
         if any(r["peak_hidden"] for r in ok):
             flags.append(library)
         summaries[library] = s
@@ -402,10 +400,8 @@ def check(results, args):
             if ref["spread"] > args.objective_tol:
                 s["unchecked"] = True
                 continue
-            above = (s["objective"] - ref["highest_objective"]) / abs(
-                ref["highest_objective"])
             # a regression's test MSE is shown, not checked (as bench_linear_svm.py)
-            s["differs"] = (above > args.objective_tol
+            s["differs"] = (linear.above_reference(s, ref) > args.objective_tol
                             or (not s["regression"] and abs(s["score"] - ref["score"])
                                 * 100 > args.accuracy_tol))
             # scikit-learn's is shown: its copy of LIBLINEAR is older (its primal
