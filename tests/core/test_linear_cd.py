@@ -323,6 +323,42 @@ def test_the_stop_flag_and_max_iter_stop_a_run():
 
 
 @pytest.mark.parametrize("regression", [False, True])
+def test_max_visits_goes_on_for_the_work_of_max_iter_full_epochs(regression):
+    """`max_visits`: past max_iter epochs the run goes on while the examples it visited
+    stay within max_visits. Every epoch visits at most the l examples, so max_iter * l
+    visits allow more epochs exactly where the shrinking made them short: here the run
+    that 200 epochs stop short of tol reaches it, with the steps and answer of a run
+    given all the epochs it needs. Without it (0), max_iter epochs; a budget that the
+    first max_iter epochs use up changes nothing; a negative count is refused."""
+    if regression:
+        X, y = load_dataset("housing_scale")
+        rows, order = LinearRows(X, 1.0), np.arange(len(y))
+        def solve(max_iter, **kw):
+            return svr_dual(rows, order, y, np.full(len(y), 1.0), epsilon=0.1,
+                            tol=1e-5, max_iter=max_iter, seed=1, **kw)
+    else:
+        X, signs, order = binary_problem("heart_scale")
+        rows = LinearRows(X, 1.0)
+        def solve(max_iter, **kw):
+            return svc_dual(rows, order, signs, np.full(len(signs), 0.5), tol=1e-4,
+                            max_iter=max_iter, seed=3, **kw)
+    l = len(order)
+    capped, exact = solve(200), solve(1_000_000)
+    assert (capped.status, capped.n_iter) == ("max_iter", 200)
+    assert exact.status == "optimal" and exact.n_iter > 200
+    budget = solve(200, max_visits=200 * l)
+    assert (budget.status, budget.n_iter) == ("optimal", exact.n_iter)
+    np.testing.assert_array_equal(budget.w, exact.w)
+    np.testing.assert_array_equal(budget.dual, exact.dual)
+    # the first epoch alone visits l
+    within = solve(200, max_visits=l)
+    assert (within.status, within.n_iter) == ("max_iter", 200)
+    np.testing.assert_array_equal(within.w, capped.w)
+    with pytest.raises(ValueError, match="max_visits"):
+        solve(200, max_visits=-1)
+
+
+@pytest.mark.parametrize("regression", [False, True])
 def test_a_slow_dual_stops_early_only_when_asked(regression):
     """`stop_if_slow`: a squared loss's dual whose progress would not reach tol within
     max_iter epochs stops as "slow" after PROGRESS_FIRST (50) epochs, not max_iter,

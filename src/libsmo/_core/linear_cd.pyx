@@ -37,7 +37,8 @@ from libc.stdlib cimport free
 from libc.math cimport fabs, INFINITY, isfinite
 from libc.stdint cimport uint32_t
 from libsmo._core.linear_epochs cimport (INTERRUPTED, MAX_ITER, OPTIMAL, RUNNING, SLOW,
-                                         STOPPED, Progress, poll_stop, progress_slow,
+                                         STOPPED, Progress, another_epoch, poll_stop,
+                                         progress_slow,
                                          progress_start, raise_pending_signal,
                                          shuffle_active, smo_mt19937, smo_mt_bounded,
                                          smo_mt_seed, stop_flag_pointer)
@@ -304,14 +305,15 @@ cdef struct SvcRun:
 
 
 cdef void _svc_epochs(Example* ex, int* index, const RowData* r, double* w,
-                      Py_ssize_t l, double tol, long max_iter, uint32_t seed,
-                      const signed char* flag, bint stop_if_slow,
+                      Py_ssize_t l, double tol, long max_iter, long long max_visits,
+                      uint32_t seed, const signed char* flag, bint stop_if_slow,
                       SvcRun* run) noexcept nogil:
     """`svc_dual`'s epochs over its examples' records, in a function of their own: in
     the Python function's body the compiler left the row loops uninlined calls."""
     cdef Progress progress
     cdef Py_ssize_t active = l, s
     cdef long it = 0
+    cdef long long visits = 0
     cdef int status = RUNNING
     cdef smo_mt19937 gen
     cdef Example* e
@@ -320,7 +322,8 @@ cdef void _svc_epochs(Example* ex, int* index, const RowData* r, double* w,
     cdef double PGmax_new = 0.0, PGmin_new = 0.0
     smo_mt_seed(&gen, seed)
     progress_start(&progress)
-    while it < max_iter:
+    while another_epoch(it, max_iter, visits, active, max_visits):
+        visits += active if active > 0 else 1
         PGmax_new = -INFINITY
         PGmin_new = INFINITY
         shuffle_active(index, active, &gen)
@@ -391,7 +394,7 @@ cdef void _svc_epochs(Example* ex, int* index, const RowData* r, double* w,
 def svc_dual(LinearRows rows not None, order, signs, bounds, *, bint squared_hinge=False,
              double tol=0.1, long max_iter=1000, unsigned long seed=0, start=None,
              signed char[::1] stop_flag=None, diagonal=None, double shift=0.0,
-             bint stop_if_slow=False):
+             bint stop_if_slow=False, long long max_visits=0):
     """Minimise LIBLINEAR's dual of the L2-regularised hinge (L1-loss) or squared hinge
     (L2-loss) SVM by coordinate descent.
 
@@ -431,6 +434,14 @@ def svc_dual(LinearRows rows not None, order, signs, bounds, *, bint squared_hin
         gradients' spread) falls too slowly to reach tol within max_iter epochs (see
         `linear_epochs.progress_slow`): for a caller that goes on by another method
         where the dual takes max_iter epochs (LIBLINEAR's -s 1, the Newton method).
+    max_visits : int, default=0
+        With max_visits > 0 the run goes on past max_iter epochs while the examples it
+        has visited, the next epoch's included, stay within max_visits: an epoch visits
+        the active examples only, so where the shrinking has set most of them aside
+        the epochs are short, and a run that max_iter epochs would stop short of tol
+        goes on for at most the work of max_visits / l full epochs (the estimators'
+        rule for the losses without a primal method to go on by). 0: at most max_iter
+        epochs (LIBLINEAR's and scikit-learn's rule).
 
     Returns
     -------
@@ -448,9 +459,10 @@ def svc_dual(LinearRows rows not None, order, signs, bounds, *, bint squared_hin
     cdef Py_ssize_t n = rows.n_rows, nw = rows.n_weights
     if not isfinite(shift):
         raise ValueError(f"shift must be finite, got {shift!r}")
-    if not tol > 0 or max_iter < 0 or seed > 0xFFFFFFFF:
-        raise ValueError(f"tol must be > 0, max_iter >= 0 and seed a 32-bit int; got "
-                         f"{tol!r}, {max_iter!r}, {seed!r}")
+    if not tol > 0 or max_iter < 0 or seed > 0xFFFFFFFF or max_visits < 0:
+        raise ValueError(f"tol must be > 0, max_iter >= 0, seed a 32-bit int and "
+                         f"max_visits >= 0; got {tol!r}, {max_iter!r}, {seed!r}, "
+                         f"{max_visits!r}")
     members, C, y, first = problem_inputs(rows, order, signs, bounds, start, signs=True)
     if diagonal is not None:
         diagonal = np.ascontiguousarray(diagonal, dtype=np.float64)
@@ -465,7 +477,7 @@ def svc_dual(LinearRows rows not None, order, signs, bounds, *, bint squared_hin
     cdef double* w = &examples.w[0]
     with nogil:
         _svc_epochs(examples.ex, examples.index, &examples.r, w, examples.l, tol,
-                    max_iter, <uint32_t>seed, flag, stop_if_slow, &run)
+                    max_iter, max_visits, <uint32_t>seed, flag, stop_if_slow, &run)
         for t in range(nw):
             v += w[t] * w[t]
         for t in range(examples.l):
@@ -491,14 +503,15 @@ cdef struct SvrRun:
 
 
 cdef void _svr_epochs(Example* ex, int* index, const RowData* r, double* w,
-                      Py_ssize_t l, double p, double tol, long max_iter, uint32_t seed,
-                      const signed char* flag, bint stop_if_slow,
-                      SvrRun* run) noexcept nogil:
+                      Py_ssize_t l, double p, double tol, long max_iter,
+                      long long max_visits, uint32_t seed, const signed char* flag,
+                      bint stop_if_slow, SvrRun* run) noexcept nogil:
     """`svr_dual`'s epochs over its examples' records, in a function of their own (as
     `_svc_epochs`: the row loops inlined)."""
     cdef Progress progress
     cdef Py_ssize_t active = l, s
     cdef long it = 0
+    cdef long long visits = 0
     cdef int status = RUNNING
     cdef smo_mt19937 gen
     cdef Example* e
@@ -506,7 +519,8 @@ cdef void _svr_epochs(Example* ex, int* index, const RowData* r, double* w,
     cdef double Gmax_old = INFINITY, Gmax_new = 0.0, Gnorm1_new = 0.0, Gnorm1_init = -1.0
     smo_mt_seed(&gen, seed)
     progress_start(&progress)
-    while it < max_iter:
+    while another_epoch(it, max_iter, visits, active, max_visits):
+        visits += active if active > 0 else 1
         Gmax_new = 0
         Gnorm1_new = 0
         shuffle_active(index, active, &gen)
@@ -593,7 +607,7 @@ cdef void _svr_epochs(Example* ex, int* index, const RowData* r, double* w,
 def svr_dual(LinearRows rows not None, order, targets, bounds, *, double epsilon=0.0,
              bint squared_loss=False, double tol=0.1, long max_iter=1000,
              unsigned long seed=0, start=None, signed char[::1] stop_flag=None,
-             bint stop_if_slow=False):
+             bint stop_if_slow=False, long long max_visits=0):
     """Minimise LIBLINEAR's dual of the L2-regularised epsilon-insensitive (L1-loss) or
     squared epsilon-insensitive (L2-loss) SVR by coordinate descent.
 
@@ -609,7 +623,7 @@ def svr_dual(LinearRows rows not None, order, targets, bounds, *, double epsilon
     epsilon : float
         The insensitive zone's half width p (>= 0).
     squared_loss : bool
-    tol, max_iter, seed, stop_flag, stop_if_slow
+    tol, max_iter, seed, stop_flag, stop_if_slow, max_visits
         As for `svc_dual` (tol bounds the epoch's summed violation relative to the
         first epoch's, the stopping measure that `stop_if_slow` watches).
     start : array of shape (n_rows,), optional
@@ -625,9 +639,11 @@ def svr_dual(LinearRows rows not None, order, targets, bounds, *, double epsilon
         As `svc_dual`; a negative epsilon.
     """
     cdef Py_ssize_t n = rows.n_rows, nw = rows.n_weights
-    if not tol > 0 or max_iter < 0 or seed > 0xFFFFFFFF or not epsilon >= 0:
-        raise ValueError(f"tol must be > 0, max_iter >= 0, seed a 32-bit int and "
-                         f"epsilon >= 0; got {tol!r}, {max_iter!r}, {seed!r}, {epsilon!r}")
+    if (not tol > 0 or max_iter < 0 or seed > 0xFFFFFFFF or not epsilon >= 0
+            or max_visits < 0):
+        raise ValueError(f"tol must be > 0, max_iter >= 0, seed a 32-bit int, epsilon >= 0 "
+                         f"and max_visits >= 0; got {tol!r}, {max_iter!r}, {seed!r}, "
+                         f"{epsilon!r}, {max_visits!r}")
     members, C, y, first = problem_inputs(rows, order, targets, bounds, start)
     cdef _Examples examples = _examples(rows, members, y, C, first, squared_loss, True)
     cdef Example* ex = examples.ex
@@ -639,7 +655,7 @@ def svr_dual(LinearRows rows not None, order, targets, bounds, *, double epsilon
     cdef double* w = &examples.w[0]
     with nogil:
         _svr_epochs(ex, examples.index, &examples.r, w, examples.l, p, tol, max_iter,
-                    <uint32_t>seed, flag, stop_if_slow, &run)
+                    max_visits, <uint32_t>seed, flag, stop_if_slow, &run)
         for t in range(nw):
             v += w[t] * w[t]
         v = 0.5 * v

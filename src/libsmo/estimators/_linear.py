@@ -192,9 +192,9 @@ class _BaseLinear(BaseEstimator):
             why = " The primal Newton method took its maximum of steps."
         else:
             why = (f" The dual coordinate descent of loss={self.loss!r}, which has no "
-                   "primal method, took max_iter epochs: scale the features, lower C, "
-                   "raise tol or max_iter, or use the squared loss, whose stalled dual "
-                   "goes on by the Newton method.")
+                   "primal method, did not reach tol within the work of max_iter full "
+                   "epochs: scale the features, lower C, raise tol or max_iter, or use "
+                   "the squared loss, whose stalled dual goes on by the Newton method.")
         return NOT_CONVERGED + why
 
     def _coef_and_intercept(self, W):
@@ -352,7 +352,11 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         The seed of the dual's random permutations, drawn from random_state at every
         fit as scikit-learn draws it (so the same int gives scikit-learn's steps).
     max_iter : int, default=1000
-        The most epochs of the dual, or Newton steps of the primal.
+        The most epochs of the dual, or Newton steps of the primal. The hinge loss's
+        dual, which has no primal method to go on by, counts its work instead: past
+        max_iter epochs it goes on while the rows it visited stay within max_iter full
+        epochs' worth (its later epochs, where the shrinking set most rows aside, are
+        short), so its n_iter_ may exceed max_iter.
     warm_start : bool, default=False
         Start each fit from the previous fit's solution when the rows and classes
         are the same (a path of C values).
@@ -527,7 +531,8 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
                      else [None] * len(bounds))
         tasks = [LinearTask(rows, order, np.where(p, 1.0, -1.0), b, dual, squared, False,
                             0.0, float(self.tol), int(self.max_iter),
-                            (seed + k) & 0xFFFFFFFF, stop_flag, start, columns, diagonal)
+                            (seed + k) & 0xFFFFFFFF, stop_flag, start, columns, diagonal,
+                            epochs_as_work=True)
                  for k, (p, b, start, diagonal)
                  in enumerate(zip(positives, bounds, starts, diagonals))]
         _, weights = self._solve(tasks, self.n_jobs)
@@ -789,7 +794,11 @@ default='epsilon_insensitive'
         The seed of the dual's random permutations, drawn from random_state at every
         fit as scikit-learn draws it.
     max_iter : int, default=1000
-        The most epochs of the dual, or Newton steps of the primal.
+        The most epochs of the dual, or Newton steps of the primal. The
+        epsilon-insensitive loss's dual, which has no primal method to go on by,
+        counts its work instead: past max_iter epochs it goes on while the rows it
+        visited stay within max_iter full epochs' worth, so its n_iter_ may exceed
+        max_iter.
     warm_start : bool, default=False
         Start each fit from the previous fit's solution when the rows are the same.
     n_jobs : int, default=None
@@ -911,7 +920,7 @@ default='epsilon_insensitive'
                           self.loss == "squared_epsilon_insensitive", True,
                           float(self.epsilon), float(self.tol), int(self.max_iter),
                           fit_seed(self.random_state), np.zeros(1, dtype=np.int8),
-                          start)
+                          start, epochs_as_work=True)
         _, weights = self._solve([task], self.n_jobs)
         coef, intercept = self._coef_and_intercept(weights)
         self.coef_ = coef.ravel()

@@ -19,8 +19,9 @@ from libsmo._core.linear_l1 import l1_svc
 from libsmo._core.linear_newton import primal_newton
 from libsmo._core.linear_rows import LinearRows
 
-__all__ = ["FeatureColumns", "LinearFit", "LinearTask", "choose_dual", "primal_tolerance",
-           "shared_diagonals", "solve_crammer_singer", "solve_guarded", "solve_task"]
+__all__ = ["FeatureColumns", "LinearFit", "LinearTask", "choose_dual", "dual_visits",
+           "primal_tolerance", "shared_diagonals", "solve_crammer_singer", "solve_guarded",
+           "solve_task"]
 
 # the (loss, penalty, dual) that LIBLINEAR solves, with its solver numbers
 SOLVER_TYPES = {("hinge", "l2", True): 3, ("squared_hinge", "l2", True): 1,
@@ -38,6 +39,8 @@ REACHED = ("optimal", "stalled")
 # the Newton steps the switched method may take (LIBLINEAR's NEWTON default), whatever
 # epochs the dual had
 SWITCH_MAX_ITER = 1000
+# the most examples a dual's count of visits may reach (a signed 64-bit count)
+MAX_VISITS = 1 << 62
 
 
 def choose_dual(loss, penalty, dual, shape):
@@ -87,6 +90,11 @@ class LinearTask:
     columns: object = None    # penalty="l1": `FeatureColumns` of the problem's rows
     diagonal: object = None   # the classification dual's Q_ii + D_ii (`shared_diagonals`)
     threads: int = 1          # the Newton method's threads over the rows
+    # the dual of a loss without a primal method to go on by (the hinge, the
+    # epsilon-insensitive loss) goes on past max_iter epochs for the work of max_iter
+    # full epochs (`svc_dual`'s max_visits): the estimators' rule; LIBLINEAR's
+    # commands stop at max_iter epochs, as LIBLINEAR does
+    epochs_as_work: bool = False
 
 
 @dataclass(frozen=True)
@@ -181,6 +189,16 @@ def primal_tolerance(task):
     return task.tol * max(min(positive, l - positive), 1) / max(l, 1)
 
 
+def dual_visits(task):
+    """The examples the dual of `task` may visit in all (`svc_dual`'s max_visits): for
+    a task with `epochs_as_work` whose loss has no primal method, max_iter full epochs'
+    worth (capped where that would overflow the solver's count); else 0, max_iter
+    epochs."""
+    if not task.epochs_as_work or task.squared:
+        return 0
+    return min(task.max_iter * len(task.order), MAX_VISITS)
+
+
 def solve_task(task):
     """Solve one `LinearTask`: the dual coordinate descent or the primal Newton method,
     and after a dual that reached max_iter with a squared loss the Newton method from
@@ -215,11 +233,13 @@ def solve_task(task):
     if task.regression:
         sol = svr_dual(task.rows, task.order, task.targets, task.bounds,
                        epsilon=task.epsilon, squared_loss=task.squared, seed=task.seed,
-                       start=start, stop_if_slow=task.squared, **common)
+                       start=start, stop_if_slow=task.squared,
+                       max_visits=dual_visits(task), **common)
     else:
         sol = svc_dual(task.rows, task.order, task.targets, task.bounds,
                        squared_hinge=task.squared, seed=task.seed, start=start,
-                       diagonal=task.diagonal, stop_if_slow=task.squared, **common)
+                       diagonal=task.diagonal, stop_if_slow=task.squared,
+                       max_visits=dual_visits(task), **common)
     if sol.status not in ("max_iter", "slow") or not task.squared:
         return LinearFit(sol.w, sol.dual, sol.n_iter, sol.status in REACHED, "dual",
                          sol.objective)
