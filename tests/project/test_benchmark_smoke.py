@@ -394,6 +394,46 @@ def test_linear_svr_benchmark_flags_a_worse_objective(benchmarks_package, monkey
     assert bench.summarise("toy", X, y, None, 13, 1.0, capped, args)["disagree"] == []
 
 
+def test_linear_convergence_count_checks_the_answers(benchmarks_package, monkeypatch):
+    """bench_linear_svm.py --convergence: a row for each scaling, loss and C with both
+    libraries' warnings, n_iter_, times and objectives; libsmo's answer is held to
+    scikit-learn's objective where libsmo did not warn, and a worse one is flagged."""
+    import argparse
+    import os
+
+    import libsmo
+    from helpers.data import load_dataset
+    pytest.importorskip("sklearn")
+    monkeypatch.setattr(os, "environ", dict(os.environ))
+    from benchmarks import bench_linear_svm as bench
+    X, y = load_dataset("heart_scale")
+    monkeypatch.setattr(bench, "dataset", lambda name, data_dir: (X, y, X, y))
+    args = argparse.Namespace(data_dir=None, objective_tol=1e-4)
+    rows, failed = bench.count_convergence_warnings(["heart_scale"], [0.1, 1.0], args)
+    assert failed == []
+    assert [(r["scaling"], r["loss"], r["C"]) for r in rows] == [
+        (scaling, loss, C) for scaling in ("as given", "standardised")
+        for loss in ("squared_hinge", "hinge") for C in (0.1, 1.0)]
+    for row in rows:
+        for run in row["runs"].values():
+            assert isinstance(run["warns"], bool) and run["n_iter"] >= 1
+            assert run["seconds"] > 0 and run["objective"] > 0
+        assert row["objective_rel_diff"] <= 1e-4
+    # heart_scale's hinge at C = 1 as given: scikit-learn stops at its 1,000 epochs
+    hinge = rows[3]["runs"]
+    assert hinge["scikit-learn"]["warns"] and hinge["scikit-learn"]["n_iter"] == 1000
+    assert not hinge["libsmo"]["warns"] and hinge["libsmo"]["n_iter"] > 1000
+
+    class Worse(libsmo.LinearSVC):
+        def fit(self, X, y, sample_weight=None):
+            super().fit(X, y, sample_weight)
+            self.coef_ = 2 * self.coef_
+            return self
+    monkeypatch.setattr(bench.libsmo, "LinearSVC", Worse)
+    _, failed = bench.count_convergence_warnings(["heart_scale"], [1.0], args)
+    assert len(failed) == 4, failed
+
+
 def test_svc_linear_is_checked_by_libsvms_stopping_rule(benchmarks_package, monkeypatch):
     """bench_linear_svm's --svc-linear runs: SVC(kernel="linear")'s m(a) - M(a) over
     every training row, computed from the fitted attributes (sparse as scikit-learn

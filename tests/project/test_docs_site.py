@@ -154,6 +154,10 @@ def test_performance_page_holds_the_committed_results():
     _, rows = committed_results.linear_svr_table()
     for row in rows:
         assert row[0] in page.words and row[6] in page.words, row
+    # LinearSVC's ConvergenceWarnings at the defaults: every fit's row, whole
+    _, rows = committed_results.linear_convergence_table()
+    for row in rows:
+        assert " ".join(row) in page.words, row
     # the linear fits' memory, every case with libsmo's MB and ratio over LIBLINEAR's
     _, rows = committed_results.linear_memory_table()
     for row in rows:
