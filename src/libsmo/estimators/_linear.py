@@ -356,7 +356,7 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         dual, which has no primal method to go on by, counts its work instead: past
         max_iter epochs it goes on while the rows it visited stay within max_iter full
         epochs' worth (its later epochs, where the shrinking set most rows aside, are
-        short), so its n_iter_ may exceed max_iter.
+        short), so its ``n_iter_`` may exceed max_iter.
     warm_start : bool, default=False
         Start each fit from the previous fit's solution when the rows and classes
         are the same (a path of C values).
@@ -797,8 +797,8 @@ default='epsilon_insensitive'
         The most epochs of the dual, or Newton steps of the primal. The
         epsilon-insensitive loss's dual, which has no primal method to go on by,
         counts its work instead: past max_iter epochs it goes on while the rows it
-        visited stay within max_iter full epochs' worth, so its n_iter_ may exceed
-        max_iter.
+        visited stay within max_iter full epochs' worth, so its ``n_iter_`` may
+        exceed max_iter.
     warm_start : bool, default=False
         Start each fit from the previous fit's solution when the rows are the same.
     n_jobs : int, default=None
