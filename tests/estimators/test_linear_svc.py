@@ -128,6 +128,36 @@ def test_the_hinge_dual_goes_on_where_scikit_learn_stops():
     np.testing.assert_array_equal(ours.intercept_, theirs.intercept_)
 
 
+def test_only_the_estimators_losses_without_a_primal_method_count_their_work():
+    """dual_visits: max_iter full epochs' visits for the hinge and the
+    epsilon-insensitive loss of an estimator's task (capped where the count would
+    overflow); 0, max_iter epochs, for the squared losses (which go on by Newton) and
+    for LIBLINEAR's commands' tasks. LinearSVR's epsilon-insensitive dual goes on where
+    scikit-learn's stops at max_iter and ends where scikit-learn's ends when given the
+    epochs."""
+    import dataclasses
+
+    from libsmo.training._linear import MAX_VISITS, LinearTask, dual_visits
+    X, y = load_dataset("housing_scale")
+    task = LinearTask(LinearRows(X, 1.0), np.arange(len(y)), y, np.ones(len(y)), True,
+                      False, True, 0.1, 1e-3, 300, 0, np.zeros(1, dtype=np.int8),
+                      epochs_as_work=True)
+    assert dual_visits(task) == 300 * len(y)
+    assert dual_visits(dataclasses.replace(task, squared=True)) == 0
+    assert dual_visits(dataclasses.replace(task, epochs_as_work=False)) == 0
+    assert dual_visits(dataclasses.replace(task, max_iter=2**62)) == MAX_VISITS
+    params = dict(C=1.0, epsilon=0.1, tol=1e-5, max_iter=200, random_state=1)
+    with pytest.warns(ConvergenceWarning, match="Liblinear failed to converge"):
+        capped = sk.LinearSVR(**params).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        ours = libsmo.LinearSVR(**params).fit(X, y)
+    theirs = sk.LinearSVR(**dict(params, max_iter=100_000)).fit(X, y)
+    assert capped.n_iter_ == 200 < ours.n_iter_ == theirs.n_iter_
+    np.testing.assert_array_equal(ours.coef_, theirs.coef_)
+    np.testing.assert_array_equal(ours.intercept_, theirs.intercept_)
+
+
 @pytest.mark.parametrize("loss", ["epsilon_insensitive", "squared_epsilon_insensitive"])
 def test_the_regression_dual_takes_scikit_learns_steps(loss):
     X, y = load_dataset("housing_scale")

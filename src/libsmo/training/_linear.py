@@ -203,6 +203,8 @@ def solve_task(task):
     """Solve one `LinearTask`: the dual coordinate descent or the primal Newton method,
     and after a dual that reached max_iter with a squared loss the Newton method from
     the dual's weights, at LIBLINEAR's reduced tolerance (LIBLINEAR's -s 1 and -s 12).
+    The other losses' dual, where the task counts its work (`epochs_as_work`), goes on
+    past max_iter epochs within max_iter full epochs' visits (`dual_visits`).
 
     Returns
     -------
