@@ -353,9 +353,9 @@ def linear_memory_table():
     for r in data["rows"]:
         runs = r["runs"]
         ours, ref, sk = runs["libsmo"], runs["LIBLINEAR"], runs.get("scikit-learn")
-        capped = (" (capped)" if ours["capped"] or ref["capped"] else
-                  f" (not checked: LIBLINEAR's runs {r['reference_spread']:.0e} apart)"
-                  if ours.get("unchecked") else "")
+        capped = (capped_note(ours, ref) or
+                  (f" (not checked: LIBLINEAR's runs {r['reference_spread']:.0e} apart)"
+                   if ours.get("unchecked") else ""))
         case = (f"{r['data']} ({r['classes']} classes), {r['loss']}, C={r['C']:g}"
                 if r.get("classes") else
                 f"{r['data']}, {r['loss']} (-s {r['solver']}, "
