@@ -37,11 +37,11 @@ from libc.stdlib cimport free
 from libc.math cimport fabs, INFINITY, isfinite
 from libc.stdint cimport uint32_t
 from libsmo._core.linear_epochs cimport (INTERRUPTED, MAX_ITER, OPTIMAL, RUNNING, SLOW,
-                                         STOPPED, Progress, another_epoch, poll_stop,
-                                         progress_slow,
-                                         progress_start, raise_pending_signal,
-                                         shuffle_active, smo_mt19937, smo_mt_bounded,
-                                         smo_mt_seed, stop_flag_pointer)
+                                         STOPPED, Progress, another_epoch, epoch_visits,
+                                         poll_stop, progress_slow, progress_start,
+                                         raise_pending_signal, shuffle_active,
+                                         smo_mt19937, smo_mt_bounded, smo_mt_seed,
+                                         stop_flag_pointer)
 from libsmo._core.linear_solution import LinearSolution
 from libsmo._core.linear_rows cimport (LinearRows, RowData, add_span, at_least, at_most,
                                        dot_span, prefetch_span, problem_inputs, row_end,
@@ -323,7 +323,7 @@ cdef void _svc_epochs(Example* ex, int* index, const RowData* r, double* w,
     smo_mt_seed(&gen, seed)
     progress_start(&progress)
     while another_epoch(it, max_iter, visits, active, max_visits):
-        visits += active if active > 0 else 1
+        visits += epoch_visits(active)
         PGmax_new = -INFINITY
         PGmin_new = INFINITY
         shuffle_active(index, active, &gen)
@@ -520,7 +520,7 @@ cdef void _svr_epochs(Example* ex, int* index, const RowData* r, double* w,
     smo_mt_seed(&gen, seed)
     progress_start(&progress)
     while another_epoch(it, max_iter, visits, active, max_visits):
-        visits += active if active > 0 else 1
+        visits += epoch_visits(active)
         Gmax_new = 0
         Gnorm1_new = 0
         shuffle_active(index, active, &gen)

@@ -106,16 +106,22 @@ cdef inline bint progress_slow(Progress* p, double measure, double target, long 
     return epoch + (log(target) - now) / rate > PROGRESS_MARGIN * <double>max_iter
 
 
+cdef inline long long epoch_visits(Py_ssize_t active) noexcept nogil:
+    """The visits an epoch over `active` examples counts: each of them once (an empty
+    epoch counts one, so that a count of epochs always ends)."""
+    return active if active > 0 else 1
+
+
 cdef inline bint another_epoch(long it, long max_iter, long long visits,
                                Py_ssize_t active, long long max_visits) noexcept nogil:
     """Whether a coordinate descent takes another epoch: within max_iter epochs; past
-    them, while the examples visited so far and the next epoch's `active` (an empty
-    epoch counts one) stay within max_visits (0: never). The shrinking makes the later
-    epochs short, so a run that max_iter epochs cap can go on for the work that
-    max_iter full epochs would have cost."""
+    them, while the examples visited so far and the next epoch's (`epoch_visits`) stay
+    within max_visits (0: never). The shrinking makes the later epochs short, so a run
+    that max_iter epochs cap can go on for the work that max_iter full epochs would
+    have cost."""
     if it < max_iter:
         return True
-    return max_visits > 0 and visits + (active if active > 0 else 1) <= max_visits
+    return max_visits > 0 and visits + epoch_visits(active) <= max_visits
 
 
 cdef inline void shuffle_active(int* index, Py_ssize_t active,
