@@ -20,7 +20,6 @@ ratios, not seconds.
     python benchmarks/bench_linear_handover.py --data a1a,ijcnn1.val --C 1,10 --repeats 3
 """
 import argparse
-import json
 import sys
 import time
 import warnings
@@ -34,7 +33,7 @@ if not __package__:
 
 import libsmo  # noqa: E402
 from benchmarks import data as bench_data  # noqa: E402
-from benchmarks.bench_linear_svm import int32_csr, primal_objective  # noqa: E402
+from benchmarks.bench_linear_svm import int32_csr, primal_objective, write_rows  # noqa: E402
 from benchmarks.options import data_dir_option, name_list, positive_int  # noqa: E402
 
 DATA = ("heart_scale", "a1a", "w1a", "australian_scale", "svmguide1",
@@ -102,8 +101,7 @@ def main(argv=None):
         X, y = binary_problem(name, args.data_dir)
         rows += [compare(name, X, y, C, args.repeats) for C in args.C]
     if args.json:
-        args.json.write_text(json.dumps({"commands": [" ".join(sys.argv)], "rows": rows},
-                                        indent=1) + "\n")
+        write_rows(args.json, rows)
     return 1 if any(r["bad"] for r in rows) else 0
 
 

@@ -519,8 +519,7 @@ def main(argv=None):
                 rows.append(result_row(name, folder, solver, C, summaries, command, args))
     print_markdown(rows)
     if args.json:
-        args.json.write_text(json.dumps({"commands": [" ".join(sys.argv)], "rows": rows},
-                                        indent=1) + "\n")
+        linear.write_rows(args.json, rows)
     if bad:
         print("\nFLAG: not the same work as LIBLINEAR's (or a failed fit): "
               + "; ".join(bad))
