@@ -444,7 +444,7 @@ def test_plain_training_data_skip_scikit_learns_checks_with_its_outcome():
     plain = [(X, y), (X, y.astype(float)), (X, np.array(list("abc"))[y]), (X[:1], y[:1]),
              (np.asfortranarray(X), y), (X[:, ::2], y)]
     for Xp, yp in plain:
-        taken = _plain_fit_data(Xp, yp)
+        taken = _plain_fit_data(Xp, yp, None)
         theirs = validate_data(sk.SVC(), Xp, yp, accept_sparse="csr", order="C",
                                accept_large_sparse=False, dtype=[np.float64, np.uint8])[0]
         assert taken.flags.c_contiguous and np.array_equal(taken, theirs)
@@ -457,10 +457,10 @@ def test_plain_training_data_skip_scikit_learns_checks_with_its_outcome():
               (X[:0], y[:0]), (X[:, :0], y), (nan_X, y), (X, inf_y),
               (pd.DataFrame(X), y), (X, y + 0j)]
     for Xo, yo in others:
-        assert _plain_fit_data(Xo, yo) is None
+        assert _plain_fit_data(Xo, yo, None) is None
     with config_context(assume_finite=True):
         # as validate_data, which then checks nothing
-        assert _plain_fit_data(nan_X, y) is nan_X
+        assert _plain_fit_data(nan_X, y, None) is nan_X
     # the refusals are scikit-learn's own
     for Xo, yo in [(nan_X, y), (X, inf_y), (X[:0], y[:0]), (X, y[:-1])]:
         with pytest.raises(ValueError) as ours:
@@ -471,7 +471,8 @@ def test_plain_training_data_skip_scikit_learns_checks_with_its_outcome():
 
 
 def test_plain_csr_training_data_skip_scikit_learns_checks_with_its_outcome():
-    """CSR rows at a linear estimator's fit (`_input._plain_fit_csr`: values of a kept
+    """CSR rows at a linear estimator's fit (`_input._plain_fit_data` with the
+    linear estimators' kept dtypes: values of a kept
     dtype, int32 indices, finite) are X itself, as validate_data returns them, with
     its attributes; any other sparse input, and data that are not finite, go through
     it, with scikit-learn's refusals."""
@@ -479,7 +480,7 @@ def test_plain_csr_training_data_skip_scikit_learns_checks_with_its_outcome():
     from sklearn import config_context
     from sklearn.utils.validation import validate_data
 
-    from libsmo.estimators._input import _plain_fit_csr, validate_features
+    from libsmo.estimators._input import _plain_fit_data, validate_features
     kept = [np.float64, np.float32]
     rng = np.random.default_rng(6)
     X = spm.random(40, 7, density=0.3, format="csr", random_state=6)
@@ -488,7 +489,7 @@ def test_plain_csr_training_data_skip_scikit_learns_checks_with_its_outcome():
     y = rng.integers(0, 2, 40)
     for Xp, yp in [(X, y), (X, y.astype(float)), (spm.csr_array(X), y),
                    (X.astype(np.float32), y), (X, np.array(list("ab"))[y])]:
-        assert _plain_fit_csr(Xp, yp, kept) is Xp
+        assert _plain_fit_data(Xp, yp, kept) is Xp
         est = libsmo.LinearSVC()
         Xv, yv = validate_features(est, Xp, yp, dtype=kept)
         theirs = sk.LinearSVC()
@@ -502,15 +503,86 @@ def test_plain_csr_training_data_skip_scikit_learns_checks_with_its_outcome():
     wide.indices, wide.indptr = X.indices.astype(np.int64), X.indptr.astype(np.int64)
     others = [(X.tocsc(), y), (X.astype(np.int64), y), (wide, y), (X, y[:-1]),
               (X, y[:, None]), (X, y.astype(object)), (X[:0], y[:0]), (nan_X, y),
-              (X, inf_y), (X, y + 0j), (X.toarray(), y)]
+              (X, inf_y), (X, y + 0j)]
     for Xo, yo in others:
-        assert _plain_fit_csr(Xo, yo, kept) is None
-    assert _plain_fit_csr(X, y, None) is None
+        assert _plain_fit_data(Xo, yo, kept) is None
+    # the kernel estimators' fit (no dtype) takes CSR rows through validate_data; dense
+    # float64 rows are X itself either way
+    assert _plain_fit_data(X, y, None) is None
+    dense = X.toarray()
+    assert _plain_fit_data(dense, y, kept) is dense
     with config_context(assume_finite=True):
-        assert _plain_fit_csr(nan_X, y, kept) is nan_X
+        assert _plain_fit_data(nan_X, y, kept) is nan_X
     for Xo, yo in [(nan_X, y), (X, inf_y), (X[:0], y[:0]), (X, y[:-1])]:
         with pytest.raises(ValueError) as ours:
             libsmo.LinearSVC().fit(Xo, yo)
         with pytest.raises(ValueError) as expected:
             sk.LinearSVC().fit(Xo, yo)
         assert str(ours.value) == str(expected.value)
+
+
+@pytest.mark.parametrize("make", [lambda: libsmo.SVC(), lambda: libsmo.LinearSVC()],
+                         ids=["SVC", "LinearSVC"])
+def test_plain_prediction_data_skip_scikit_learns_checks_with_its_outcome(make):
+    """Rows at prediction (`_input._plain_predict_data`: dense float64, or CSR with
+    values of a kept dtype and int32 indices, finite, as wide as the fit's data, after
+    a fit without feature names) are X itself (or its C-ordered copy), as
+    validate_data returns them; every other input goes through it, with its
+    conversions, warnings and refusals."""
+    import warnings
+
+    import pandas as pd
+    import scipy.sparse as spm
+    from sklearn import config_context
+    from sklearn.utils.validation import validate_data
+
+    from libsmo.estimators._input import _plain_predict_data
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(30, 4))
+    y = rng.integers(0, 2, 30)
+    est = make().fit(X, y)
+    linear = isinstance(est, libsmo.LinearSVC)
+    dtype = [np.float64, np.float32] if linear else None
+    S = spm.csr_matrix(np.where(X > 0, X, 0.0))
+    plain = [X, X[:1], np.asfortranarray(X), S, spm.csr_array(S)]
+    if linear:
+        plain.append(S.astype(np.float32))
+    for Xp in plain:
+        taken = _plain_predict_data(est, Xp, dtype)
+        theirs = validate_data(est, Xp, accept_sparse="csr", order="C",
+                               accept_large_sparse=False, dtype=dtype or np.float64,
+                               reset=False)
+        assert type(taken) is type(theirs) and taken.dtype == theirs.dtype
+        if spm.issparse(Xp):
+            assert taken is Xp and theirs is Xp
+        else:
+            assert taken.flags.c_contiguous and np.array_equal(taken, theirs)
+            assert (taken is Xp) == Xp.flags.c_contiguous
+    nan_X = X.copy()
+    nan_X[3, 1] = np.nan
+    # (dense float32 rows, which the linear estimators keep, go through validate_data)
+    others = [X.astype(np.int64), X.astype(np.float32), X.tolist(), X[:0], X[:, :3],
+              nan_X, X[0], pd.DataFrame(X), S.tocsc(), S.astype(np.int64)]
+    for Xo in others:
+        assert _plain_predict_data(est, Xo, dtype) is None
+    with config_context(assume_finite=True):
+        assert _plain_predict_data(est, nan_X, dtype) is nan_X
+    # the refusals and conversions are scikit-learn's own
+    theirs = (sk.LinearSVC if linear else sk.SVC)().fit(X, y)
+    for Xo in [nan_X, X[:0], X[:, :3], X[0]]:
+        with pytest.raises(ValueError) as ours:
+            est.predict(Xo)
+        with pytest.raises(ValueError) as expected:
+            theirs.predict(Xo)
+        assert str(ours.value).startswith(str(expected.value))
+    assert np.array_equal(est.predict(X.astype(np.int64)),
+                          est.predict(X.astype(np.int64).astype(float)))
+    # fitted with feature names, plain rows keep scikit-learn's warning
+    named = make().fit(pd.DataFrame(X, columns=list("abcd")), y)
+    assert _plain_predict_data(named, X, dtype) is None
+    with pytest.warns(UserWarning, match="does not have valid feature names"):
+        named.predict(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est.predict(X)
+        named.predict(pd.DataFrame(X, columns=list("abcd")))

@@ -37,18 +37,16 @@ def validate_features(estimator, X, y=None, reset=True, dtype=None):
     X, y
     """
     if HAVE_SKLEARN:
-        plain = None
-        if reset and y is not None:
-            # float64 rows are what validate_data returns for either choice of dtype
-            if dtype is None or (isinstance(dtype, list) and np.float64 in dtype):
-                plain = _plain_fit_data(X, y)
-            if plain is None and dtype is not None:
-                plain = _plain_fit_csr(X, y, dtype)
+        if reset:
+            plain = _plain_fit_data(X, y, dtype) if y is not None else None
+        else:
+            plain = _plain_predict_data(estimator, X, dtype) if y is None else None
         if plain is not None:
             # what validate_data hands back, with its attributes
-            estimator.n_features_in_ = plain.shape[1]
-            if hasattr(estimator, "feature_names_in_"):
-                del estimator.feature_names_in_   # (a fit on a data frame before)
+            if reset:
+                estimator.n_features_in_ = plain.shape[1]
+                if hasattr(estimator, "feature_names_in_"):
+                    del estimator.feature_names_in_   # (a fit on a data frame before)
             return plain, y
         # scikit-learn keeps a dtype of the list and converts any other to the first
         if dtype is None:
@@ -75,50 +73,72 @@ def validate_features(estimator, X, y=None, reset=True, dtype=None):
     return X, y
 
 
-def _plain_fit_data(X, y):
-    """X as scikit-learn's validate_data (check_X_y) returns it, where X and y at fit
-    are data it accepts without more than a copy to C order: X a float64 ndarray of at
-    least one row and one column (C-contiguous: X itself; else its C-contiguous copy,
-    as scikit-learn makes: digits' and other Fortran-ordered bundles), y a 1-D ndarray
-    of numbers or strings of one label a row, both finite (unless scikit-learn is
-    configured to assume it). Such data, the common case, then skip its checks' tens of
-    microseconds (it looks for data frames and array namespaces, then converts and
-    inspects each array); any other data, bad data included, go through validate_data
-    (None here), so that every refusal and conversion is its own."""
-    if not (type(X) is np.ndarray and X.ndim == 2 and X.dtype == np.float64
-            and X.shape[0] > 0 and X.shape[1] > 0
-            and type(y) is np.ndarray and y.ndim == 1 and y.shape[0] == X.shape[0]
-            and y.dtype.kind in "biufU"):
+def _plain_fit_data(X, y, dtype):
+    """X as scikit-learn's validate_data (check_X_y) returns it at fit, where X and y
+    are data it accepts without more than a copy to C order (`_plain_rows`: dense
+    float64 rows, and with the linear estimators' `dtype` CSR rows of a kept dtype), and
+    y is a 1-D ndarray of numbers or strings of one label a row, finite (unless
+    scikit-learn is configured to assume it). Such data, the common case, then skip its
+    checks' tens of microseconds (it looks for data frames and array namespaces, then
+    converts and inspects each array), and a vectorizer's matrix their hundreds; any
+    other data, bad data included, go through validate_data (None here), so that every
+    refusal and conversion is its own."""
+    if not (type(y) is np.ndarray and y.ndim == 1 and y.dtype.kind in "biufU"):
         return None
-    X = np.ascontiguousarray(X)
-    from sklearn import get_config
-    if get_config()["assume_finite"]:
-        return X
-    return X if v.finite(X) and (y.dtype.kind != "f" or v.finite(y)) else None
+    # float64 rows are what validate_data returns for either choice of dtype
+    if dtype is None:
+        kept = [np.float64]
+    elif isinstance(dtype, list):
+        kept = dtype
+    else:
+        return None
+    X = _plain_rows(X, kept, sparse=dtype is not None)
+    if X is None or y.shape[0] != X.shape[0]:
+        return None
+    return X if y.dtype.kind != "f" or _assume_finite() or v.finite(y) else None
 
 
-def _plain_fit_csr(X, y, dtype):
-    """X as scikit-learn's validate_data (check_X_y with accept_sparse="csr",
-    accept_large_sparse=False and the kept dtypes `dtype`) returns it, X itself, where
-    X at fit is a CSR matrix or array it takes as it is: values of one of those dtypes
-    (a list), int32 index arrays, at least one row and one column, finite values, and
-    y a 1-D ndarray of numbers or strings of one label a row, finite; None for any
-    other data, which then go through validate_data (every refusal and conversion
-    its own). The linear estimators' common case, a vectorizer's matrix, then skips
-    its checks' hundreds of microseconds."""
-    if not (type(X) in (sp.csr_matrix, sp.csr_array) and isinstance(dtype, list)
-            and X.data.dtype in dtype and X.indices.dtype == np.int32
-            and X.indptr.dtype == np.int32 and X.ndim == 2
-            and X.shape[0] > 0 and X.shape[1] > 0
-            and type(y) is np.ndarray and y.ndim == 1 and y.shape[0] == X.shape[0]
-            and y.dtype.kind in "biufU"):
+def _plain_predict_data(estimator, X, dtype):
+    """X as scikit-learn's validate_data (check_array, reset=False) returns it after a
+    fit, where X is dense float64 rows or CSR rows of a kept dtype (`_plain_rows`) as
+    wide as the fit's data, and the estimator was fitted on data without feature names;
+    None for any other data, which then go through validate_data (every refusal,
+    conversion and warning its own). A prediction of a few rows (a served request) then
+    skips checks that took longer than the prediction itself."""
+    if hasattr(estimator, "feature_names_in_"):
         return None
-    from sklearn import get_config
-    if get_config()["assume_finite"]:
-        return X
+    kept = dtype if isinstance(dtype, list) else [np.float64 if dtype is None else dtype]
+    X = _plain_rows(X, kept, sparse=True)
+    if X is None or X.shape[1] != getattr(estimator, "n_features_in_", None):
+        return None
+    return X
+
+
+def _plain_rows(X, kept, sparse):
+    """X as validate_data (accept_sparse="csr", accept_large_sparse=False, order="C",
+    the kept dtypes `kept`) returns it, where it takes X as it is or with a copy to C
+    order: a float64 ndarray (C-contiguous: X itself; else its C-contiguous copy, as
+    scikit-learn makes: digits' and other Fortran-ordered bundles) or, where `sparse`,
+    a CSR matrix or array with values of a kept dtype and int32 index arrays; at least
+    one row and one column, every value finite (unless scikit-learn is configured to
+    assume it). None for anything else."""
+    if type(X) is np.ndarray:
+        if not (X.dtype == np.float64 and np.float64 in kept and X.ndim == 2
+                and X.shape[0] > 0 and X.shape[1] > 0):
+            return None
+        X = np.ascontiguousarray(X)
+        return X if _assume_finite() or v.finite(X) else None
+    if not (sparse and type(X) in (sp.csr_matrix, sp.csr_array) and X.ndim == 2
+            and X.data.dtype in kept and X.indices.dtype == np.int32
+            and X.indptr.dtype == np.int32 and X.shape[0] > 0 and X.shape[1] > 0):
+        return None
     # (numpy's isfinite, vectorised, reads the values faster than a typed loop)
-    finite = bool(np.isfinite(X.data).all())
-    return X if finite and (y.dtype.kind != "f" or v.finite(y)) else None
+    return X if _assume_finite() or bool(np.isfinite(X.data).all()) else None
+
+
+def _assume_finite():
+    from sklearn import get_config
+    return get_config()["assume_finite"]
 
 
 def check_width(estimator, shape):
