@@ -16,6 +16,8 @@ r[k] = r[k-31] + r[k-3] (mod 2^32); the k-th output (k >= 344) is r[k] >> 1.
 import numpy as np
 
 _MASK = 0xFFFFFFFF
+# scikit-learn's fit draws its seed as randint(this) (np.iinfo is slow to ask each fit)
+_SEED_DRAW_BOUND = int(np.iinfo(np.int32).max)
 
 
 class LibsvmRandom:
@@ -269,7 +271,7 @@ class SklearnRandom:
             source = random_state
         else:
             source = np.random.RandomState(random_state)
-        return cls(int(source.randint(np.iinfo(np.int32).max)))
+        return cls(int(source.randint(_SEED_DRAW_BOUND)))
 
     def _draws(self, count):
         """The next `count` 32-bit outputs (uint64), kept in a buffer so that draws

@@ -203,6 +203,12 @@ class _BaseSVM(DocumentationLink, BaseEstimator):
             raise ValueError(NOT_FINITE)
         return model
 
+    def __sklearn_is_fitted__(self):
+        """Whether a fit (or `from_model`) gave the estimator its model: what
+        scikit-learn's check_is_fitted asks, instead of looking through the name of
+        every attribute (longer than the rest of a one-row prediction's checks)."""
+        return "_model" in self.__dict__
+
     def _set_fitted(self, model):
         """scikit-learn's attributes from a Model whose `support` (when known) indexes
         the caller's training rows."""

@@ -86,6 +86,7 @@ COMMON = {
 # LIBLINEAR's solver numbers -> its names (the model file's solver_type)
 SOLVER_NAMES = {number: name for name, number in SVM_SOLVERS.items()}
 INT32 = np.iinfo(np.int32)
+INT16_MAX = int(np.iinfo(np.int16).max)
 
 
 def fit_seed(random_state):
@@ -93,7 +94,7 @@ def fit_seed(random_state):
     (randint(2**31 - 1) from check_random_state(random_state)); a numpy Generator gives
     one draw of its own."""
     if isinstance(random_state, np.random.Generator):
-        return int(random_state.integers(np.iinfo(np.int32).max))
+        return int(random_state.integers(INT32.max))
     if hasattr(random_state, "seed") and not isinstance(random_state,
                                                         np.random.RandomState):
         return int(random_state.seed) & 0xFFFFFFFF    # SklearnRandom, LibsvmRandom
@@ -124,6 +125,12 @@ class _BaseLinear(BaseEstimator):
     _parameter_constraints = {}
     _squared_losses = ()
 
+    def __sklearn_is_fitted__(self):
+        """Whether a fit (or a LIBLINEAR model) gave the estimator its weights: what
+        scikit-learn's check_is_fitted asks, instead of looking through the name of
+        every attribute (longer than the rest of a one-row prediction)."""
+        return "coef_" in self.__dict__
+
     def _fit_start(self, X, y):
         validate_parameters(self)
         y = check_targets(self, y)
@@ -153,24 +160,30 @@ class _BaseLinear(BaseEstimator):
         into that array as it finishes, and the solver's own are freed then: collecting
         the fits first and stacking their weights after held every class's weights
         twice at once (the fit's peak memory with many classes and features). One task
-        (two classes, a regression) takes the n_jobs as the Newton method's threads over
-        its rows instead (liblinear-multicore's -m; `newton_threads`: fewer on small
-        data), in this process."""
+        (two classes, a regression) runs here, its weights the solver's own (`weights`
+        a view of them), and takes the n_jobs as the Newton method's threads over its
+        rows instead (liblinear-multicore's -m; `newton_threads`: fewer on small
+        data)."""
         if len(tasks) == 1:
-            threads = newton_threads(tasks[0].rows,
-                                     min(effective_n_jobs(n_jobs), usable_cores()))
+            # (joblib is asked for n_jobs only where the rows could use the threads)
+            threads = newton_threads(tasks[0].rows, 2)
+            if threads > 1:
+                threads = newton_threads(tasks[0].rows,
+                                         min(effective_n_jobs(n_jobs), usable_cores()))
             if threads != tasks[0].threads:
                 tasks = [dataclasses.replace(tasks[0], threads=threads)]
-            n_jobs = 1
-        weights = np.empty((len(tasks), tasks[0].rows.n_weights))
-        fits = []
-        try:
-            for k, fit in enumerate(imap_tasks(solve_guarded, tasks, n_jobs)):
-                weights[k] = fit.w
-                fits.append(dataclasses.replace(fit, w=weights[k]))
-        except BaseException:
-            tasks[0].stop_flag[0] = 1     # Ctrl-C here: the other classes stop too
-            raise
+            fits = [solve_guarded(tasks[0])]
+            weights = np.asarray(fits[0].w, dtype=np.float64).reshape(1, -1)
+        else:
+            weights = np.empty((len(tasks), tasks[0].rows.n_weights))
+            fits = []
+            try:
+                for k, fit in enumerate(imap_tasks(solve_guarded, tasks, n_jobs)):
+                    weights[k] = fit.w
+                    fits.append(dataclasses.replace(fit, w=weights[k]))
+            except BaseException:
+                tasks[0].stop_flag[0] = 1     # Ctrl-C here: the other classes stop too
+                raise
         if not all(f.converged for f in fits):
             warnings.warn(self._stall_message(fits), ConvergenceWarning, stacklevel=3)
         if self.verbose:
@@ -499,7 +512,7 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         # without sample weights every row takes part (no gathers by the rows)
         taking_part = None if given is None else np.flatnonzero(weight > 0)
         codes = encoded if taking_part is None else encoded[taking_part]
-        if len(classes) <= np.iinfo(np.int16).max:
+        if len(classes) <= INT16_MAX:
             codes = codes.astype(np.int16)
         order = np.argsort(codes, kind="stable")
         if taking_part is not None:
