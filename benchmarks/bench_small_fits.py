@@ -1,7 +1,8 @@
-"""Small fits against scikit-learn's SVC: iris, breast cancer, digits and wine.
+"""Small fits and predictions against scikit-learn: iris, breast cancer, digits and wine.
 
-    python benchmarks/bench_small_fits.py                  # fresh processes and warm
+    python benchmarks/bench_small_fits.py                  # SVC: fresh processes and warm
     python benchmarks/bench_small_fits.py --fresh 15 --warm 9 --fits 50
+    python benchmarks/bench_small_fits.py --estimator LinearSVC --predict 7
     python benchmarks/bench_small_fits.py --profile iris   # cProfile of libsmo's fits
 
 On data this small a fit is mostly the Python around the solver: parameter and data
@@ -15,15 +16,23 @@ machine falls on both:
 - warm: one process; each repeat times --fits fits of each library in turn (the
   per-fit time of a cross-validation or a grid search).
 
+With --predict N, N more repeats time the fitted estimators' predict, --calls calls
+each, on one row (a served request, where the checks around the prediction are most
+of its time) and on every row; the table says how many of the predictions agree.
+
 Each is timed by the wall clock and by the process's CPU time (user + system, all
 threads), which other processes' load does not inflate: on a machine whose cores are
 shared, wall times wait for the scheduler.
 
-Both fit SVC() with scikit-learn's defaults (RBF, gamma="scale", C=1, tol=1e-3) on the
-data as scikit-learn ships it (sklearn.datasets, no download). The table gives medians
-in milliseconds and libsmo's over scikit-learn's (below 1: libsmo is faster), and the
-support vector counts and the largest difference of the dual coefficients, which show
-that both did the same work.
+Both fit --estimator (SVC, the default, or LinearSVC) with scikit-learn's defaults
+(SVC: RBF, gamma="scale", C=1, tol=1e-3; LinearSVC: the squared hinge, dual="auto",
+which on these data, more rows than features, is the primal Newton method, tol=1e-4;
+a ConvergenceWarning, from either library, is left unshown) on the data as scikit-learn ships it (sklearn.datasets, no download). The table gives
+medians in milliseconds and libsmo's over scikit-learn's (below 1: libsmo is faster),
+and what shows that both did the same work: the support vector counts and the largest
+difference of the dual coefficients (SVC), the iterations and the primal objectives
+(LinearSVC: libsmo's Newton method is LIBLINEAR 2.50's, scikit-learn's an older
+trust-region one, which stop at other points of the same tolerance).
 """
 import argparse
 import cProfile
@@ -34,11 +43,18 @@ import statistics
 import subprocess
 import sys
 import time
+import warnings
+from pathlib import Path
 
 import numpy as np
 
+if not __package__:
+    # run as a file: the repository root on the path instead of this folder
+    sys.path[0] = str(Path(__file__).resolve().parents[1])
+
 DATASETS = ("iris", "breast_cancer", "digits", "wine")
 LIBRARIES = ("sklearn", "libsmo")
+ESTIMATORS = ("SVC", "LinearSVC")
 
 
 def load(name):
@@ -47,13 +63,21 @@ def load(name):
     return getattr(datasets, f"load_{name}")(return_X_y=True)
 
 
-def estimator_class(library):
-    """The SVC class of `library`, imported."""
+def estimator_class(library, estimator="SVC"):
+    """The class `estimator` (SVC or LinearSVC) of `library`, imported."""
     if library == "libsmo":
         import libsmo
-        return libsmo.SVC
-    from sklearn.svm import SVC
-    return SVC
+        return getattr(libsmo, estimator)
+    import sklearn.svm
+    return getattr(sklearn.svm, estimator)
+
+
+def quiet_fit(cls, X, y):
+    """cls().fit(X, y) without its warnings (a ConvergenceWarning is the fit's outcome,
+    which the table's columns of work and answers show)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return cls().fit(X, y)
 
 
 def timed(fit):
@@ -63,21 +87,21 @@ def timed(fit):
     return time.perf_counter() - wall, time.process_time() - cpu
 
 
-def first_fit(library, dataset):
+def first_fit(library, dataset, estimator):
     """(wall, CPU) seconds of the first fit in this process (the child's work)."""
-    cls = estimator_class(library)
+    cls = estimator_class(library, estimator)
     X, y = load(dataset)
-    return timed(lambda: cls().fit(X, y))
+    return timed(lambda: quiet_fit(cls, X, y))
 
 
-def fresh_times(datasets, repeats):
+def fresh_times(datasets, repeats, estimator):
     """{dataset: {library: [(wall, CPU) seconds of each fresh process's first fit]}}."""
     times = {d: {lib: [] for lib in LIBRARIES} for d in datasets}
     for _ in range(repeats):
         for dataset in datasets:
             for library in LIBRARIES:
                 out = subprocess.run(
-                    [sys.executable, __file__, "--child", library, dataset],
+                    [sys.executable, __file__, "--child", library, dataset, estimator],
                     capture_output=True, text=True, check=True).stdout
                 wall, cpu = map(float, out.split()[-2:])
                 times[dataset][library].append((wall, cpu))
@@ -86,34 +110,75 @@ def fresh_times(datasets, repeats):
     return times
 
 
-def warm_times(datasets, repeats, fits):
+def warm_times(datasets, repeats, fits, estimator):
     """{dataset: {library: [(wall, CPU) seconds per fit, medians of one repeat]}}."""
     times = {d: {lib: [] for lib in LIBRARIES} for d in datasets}
     for dataset in datasets:
         X, y = load(dataset)
-        classes = {lib: estimator_class(lib) for lib in LIBRARIES}
+        classes = {lib: estimator_class(lib, estimator) for lib in LIBRARIES}
         for cls in classes.values():
-            cls().fit(X, y)                      # imports and first-call costs
+            quiet_fit(cls, X, y)                 # imports and first-call costs
         for _ in range(repeats):
             for library, cls in classes.items():
-                laps = [timed(lambda: cls().fit(X, y)) for _ in range(fits)]
+                laps = [timed(lambda: quiet_fit(cls, X, y)) for _ in range(fits)]
                 times[dataset][library].append(
                     tuple(statistics.median(lap[k] for lap in laps) for k in (0, 1)))
     return times
 
 
-def same_work(dataset):
-    """(support vectors of scikit-learn, of libsmo, max |dual_coef_ difference|)."""
+def predict_times(datasets, repeats, calls, estimator):
+    """{dataset: {"one row" | "all rows": {library: [(wall, CPU) seconds per call,
+    one repeat's each]}}} of the fitted estimators' predict, and {dataset: how many
+    of the rows' predictions agree}."""
+    times, agree = {}, {}
+    for dataset in datasets:
+        X, y = load(dataset)
+        fitted = {lib: quiet_fit(estimator_class(lib, estimator), X, y)
+                  for lib in LIBRARIES}
+        agree[dataset] = int(np.sum(fitted["libsmo"].predict(X)
+                                    == fitted["sklearn"].predict(X)))
+        times[dataset] = {}
+        for what, rows in (("one row", X[:1]), ("all rows", X)):
+            times[dataset][what] = {lib: [] for lib in LIBRARIES}
+            for _ in range(repeats):
+                for library, est in fitted.items():
+                    wall, cpu = timed(lambda: [est.predict(rows) for _ in range(calls)])
+                    times[dataset][what][library].append((wall / calls, cpu / calls))
+    return times, agree
+
+
+def same_work(dataset, estimator):
+    """(what sklearn did, what libsmo did, the largest difference of their answers):
+    SVC's support vector counts and dual coefficients, LinearSVC's epochs and
+    weights."""
     X, y = load(dataset)
-    theirs, ours = (estimator_class(lib)().fit(X, y) for lib in LIBRARIES)
-    diff = (float(np.abs(ours.dual_coef_ - theirs.dual_coef_).max())
-            if ours.dual_coef_.shape == theirs.dual_coef_.shape else float("nan"))
-    return int(theirs.n_support_.sum()), int(ours.n_support_.sum()), diff
+    theirs, ours = (quiet_fit(estimator_class(lib, estimator), X, y) for lib in LIBRARIES)
+    if estimator == "SVC":
+        a, b = ours.dual_coef_, theirs.dual_coef_
+        diff = float(np.abs(a - b).max()) if a.shape == b.shape else float("nan")
+        return int(theirs.n_support_.sum()), int(ours.n_support_.sum()), diff
+    # LIBLINEAR 2.50's Newton method (libsmo's) and scikit-learn's older trust-region
+    # Newton method stop at different points of a flat optimum: their objectives
+    from benchmarks.bench_linear_svm import primal_objective
+    theirs_objective, ours_objective = (
+        primal_objective(X, y, est.classes_, est.coef_, np.asarray(est.intercept_),
+                         1.0, 1) for est in (theirs, ours))
+    return (int(np.max(theirs.n_iter_)), int(np.max(ours.n_iter_)),
+            ours_objective / theirs_objective - 1)
 
 
-def table(fresh, warm, datasets):
+def medians(times, k):
+    """(sklearn's, libsmo's) median of clock k (0 wall, 1 CPU) over `times`'
+    repeats."""
+    return tuple(statistics.median(t[k] for t in times[lib]) for lib in LIBRARIES)
+
+
+def table(fresh, warm, datasets, estimator):
     """Medians in ms, wall and CPU, and libsmo's over scikit-learn's."""
-    head = ["data", "n x d, classes", "SVs sklearn / libsmo", "max dual_coef_ diff"]
+    head = (["data", "n x d, classes", "SVs sklearn / libsmo", "max dual_coef_ diff"]
+            if estimator == "SVC" else
+            ["data", "n x d, classes", "iterations sklearn / libsmo",
+             "objective libsmo / sklearn - 1"])
     for measure in ("fresh", "warm"):
         for clock in ("wall", "CPU"):
             head += [f"{measure} {clock} sklearn ms", f"{measure} {clock} libsmo ms",
@@ -121,31 +186,46 @@ def table(fresh, warm, datasets):
     lines = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
     for dataset in datasets:
         X, y = load(dataset)
-        sv_theirs, sv_ours, diff = same_work(dataset)
+        work_theirs, work_ours, diff = same_work(dataset, estimator)
         row = [dataset, f"{X.shape[0]} x {X.shape[1]}, {len(np.unique(y))}",
-               f"{sv_theirs} / {sv_ours}", f"{diff:.1e}"]
+               f"{work_theirs} / {work_ours}", f"{diff:.1e}"]
         for times in (fresh, warm):
             for k in (0, 1):
                 if times is None:
                     row += ["", "", ""]
                     continue
-                theirs = statistics.median(t[k] for t in times[dataset]["sklearn"]) * 1e3
-                ours = statistics.median(t[k] for t in times[dataset]["libsmo"]) * 1e3
+                theirs, ours = (t * 1e3 for t in medians(times[dataset], k))
                 row += [f"{theirs:.3f}", f"{ours:.3f}", f"{ours / theirs:.2f}"]
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines)
 
 
-def profile(dataset, fits):
+def predict_table(times, agree, datasets):
+    """Per-call medians in microseconds, CPU time, and libsmo's over scikit-learn's."""
+    head = ["data", "predictions agreeing"]
+    for what in ("one row", "all rows"):
+        head += [f"{what} sklearn us", f"{what} libsmo us", f"{what} ratio"]
+    lines = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
+    for dataset in datasets:
+        n = load(dataset)[0].shape[0]
+        row = [dataset, f"{agree[dataset]} of {n}"]
+        for what in ("one row", "all rows"):
+            theirs, ours = (t * 1e6 for t in medians(times[dataset][what], 1))
+            row += [f"{theirs:.1f}", f"{ours:.1f}", f"{ours / theirs:.2f}"]
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def profile(dataset, fits, estimator):
     """cProfile (CPU time) of `fits` libsmo fits, after one: the functions by their
     cumulative time."""
-    cls = estimator_class("libsmo")
+    cls = estimator_class("libsmo", estimator)
     X, y = load(dataset)
-    cls().fit(X, y)
+    quiet_fit(cls, X, y)
     profiler = cProfile.Profile(time.process_time)
     profiler.enable()
     for _ in range(fits):
-        cls().fit(X, y)
+        quiet_fit(cls, X, y)
     profiler.disable()
     out = io.StringIO()
     pstats.Stats(profiler, stream=out).sort_stats("cumulative").print_stats(40)
@@ -159,26 +239,37 @@ def main(argv=None):
                         help="fresh processes per library and data set (0: none)")
     parser.add_argument("--warm", type=int, default=7, help="warm repeats (0: none)")
     parser.add_argument("--fits", type=int, default=30, help="fits per warm repeat")
+    parser.add_argument("--estimator", choices=ESTIMATORS, default="SVC")
+    parser.add_argument("--predict", type=int, default=0,
+                        help="repeats of the prediction measure (0: none)")
+    parser.add_argument("--calls", type=int, default=200,
+                        help="predict calls per prediction repeat")
     parser.add_argument("--json", help="also write the times to this file")
     parser.add_argument("--profile", metavar="DATASET")
-    parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         print(*first_fit(*args.child))
         return 0
     if args.profile:
-        print(profile(args.profile, args.fits))
+        print(profile(args.profile, args.fits, args.estimator))
         return 0
     datasets = [d for d in args.datasets.split(",") if d]
     unknown = set(datasets) - set(DATASETS)
     if unknown:
         parser.error(f"unknown data sets {sorted(unknown)}; choose among {DATASETS}")
-    fresh = fresh_times(datasets, args.fresh) if args.fresh else None
-    warm = warm_times(datasets, args.warm, args.fits) if args.warm else None
-    print(table(fresh, warm, datasets))
+    fresh = fresh_times(datasets, args.fresh, args.estimator) if args.fresh else None
+    warm = warm_times(datasets, args.warm, args.fits, args.estimator) if args.warm else None
+    print(table(fresh, warm, datasets, args.estimator))
+    predict, agree = (predict_times(datasets, args.predict, args.calls, args.estimator)
+                      if args.predict else (None, None))
+    if predict:
+        print()
+        print(predict_table(predict, agree, datasets))
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"fresh": fresh, "warm": warm}, f, indent=1)
+            json.dump({"estimator": args.estimator, "fresh": fresh, "warm": warm,
+                       "predict": predict, "predictions_agreeing": agree}, f, indent=1)
     return 0
 
 
