@@ -93,3 +93,24 @@ def test_class_order_carries_each_pair_s_training_statistics():
         for name in ("n_iter", "objective", "status", "kernel_evaluations"):
             assert getattr(moved, name)[new_index] == getattr(model, name)[source]
     assert len(set(model.kernel_evaluations)) == 3   # the pairs are told apart
+
+
+def test_a_field_assigned_after_a_prediction_changes_the_next_one():
+    """Prediction keeps the pairs' layout and the support vectors' between calls (a
+    few rows' prediction took as long to gather them); assigning a field drops them,
+    so the next prediction is the new model's, as a model built with that field."""
+    X, y = load_dataset("heart_scale")
+    labels = np.digitize(X[:, 0].toarray().ravel(), [-0.3, 0.3])  # three classes
+    model = libsmo.train(X, labels, C=4)
+    assert model.n_classes == 3
+    before, rho = model.decision_function(X), model.rho.copy()
+    votes_before = model.predict(X)
+    rebuilt = model.replace(rho=model.rho + 1.0, sv_coef=-model.sv_coef)
+    model.rho = model.rho + 1.0
+    model.sv_coef = -model.sv_coef
+    after = model.decision_function(X)
+    np.testing.assert_array_equal(after, rebuilt.decision_function(X))
+    # sum(-coef K) - (rho + 1) = -(before + rho) - rho - 1
+    np.testing.assert_allclose(after, -before - 2 * rho - 1.0, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(model.predict(X), rebuilt.predict(X))
+    assert not np.array_equal(model.predict(X), votes_before)

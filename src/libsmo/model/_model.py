@@ -175,6 +175,7 @@ class Model:
         object.__setattr__(self, "_checked", True)
         object.__setattr__(self, "_sv_layout", None)
         object.__setattr__(self, "_weights", None)
+        object.__setattr__(self, "_pairs", None)
 
     def check_fields(self):
         """Check the fields again if one was assigned since they were last checked.
@@ -210,6 +211,8 @@ class Model:
                "kernel_evaluations")
     # what a Model pickled before the field existed reads (its __dict__ lacks it)
     kernel_evaluations = ()
+    # (and one pickled before prediction kept its pairs' layout, `_pair_decisions`)
+    _pairs = None
 
     def replace(self, **changes):
         """Make a new Model with the given fields changed and the others shared.
@@ -473,13 +476,22 @@ class Model:
 
                 self._each_kernel_block(X, norms, visit, coef=self.sv_coef[0])
             else:
-                pair_decisions = ovo.PairDecisions(self.sv_coef, self.n_support, self.rho)
+                pair_decisions = self._pair_decisions()
 
                 def visit(rows, K):
                     pair_decisions(K, out[rows])
 
                 self._each_kernel_block(X, norms, visit)
         return _finite_decisions(out[:, 0] if n_pairs == 1 else out)
+
+    def _pair_decisions(self):
+        """The pairs' decision values from a kernel block (`ovo.PairDecisions`: the
+        classes' slices and coefficients, gathered once until a field is assigned,
+        as the support vectors' layout is; a prediction of a few rows took as long
+        to gather them as to compute its kernel values)."""
+        if self._pairs is None:
+            self._pairs = ovo.PairDecisions(self.sv_coef, self.n_support, self.rho)
+        return self._pairs
 
     def _n_decisions(self):
         """Decision values a row: one per pair of classes, else one."""
@@ -500,7 +512,7 @@ class Model:
         raise ValueError, as `decision_function` does."""
         X, norms = self._check_rows(X)
         counts = np.zeros((X.shape[0], self.n_classes), dtype=np.int64)
-        pair_decisions = ovo.PairDecisions(self.sv_coef, self.n_support, self.rho)
+        pair_decisions = self._pair_decisions()
         n_pairs = self._n_decisions()
 
         def visit(rows, K):
