@@ -2,7 +2,7 @@
 
     python benchmarks/bench_small_fits.py                  # SVC: fresh processes and warm
     python benchmarks/bench_small_fits.py --fresh 15 --warm 9 --fits 50
-    python benchmarks/bench_small_fits.py --estimator LinearSVC --predict 7
+    python benchmarks/bench_small_fits.py --estimator SVC LinearSVC --predict 7
     python benchmarks/bench_small_fits.py --profile iris   # cProfile of libsmo's fits
 
 On data this small a fit is mostly the Python around the solver: parameter and data
@@ -173,8 +173,9 @@ def medians(times, k):
     return tuple(statistics.median(t[k] for t in times[lib]) for lib in LIBRARIES)
 
 
-def table(fresh, warm, datasets, estimator):
-    """Medians in ms, wall and CPU, and libsmo's over scikit-learn's."""
+def table(fresh, warm, work, estimator):
+    """Medians in ms, wall and CPU, and libsmo's over scikit-learn's; `work`: each data
+    set's `same_work`."""
     head = (["data", "n x d, classes", "SVs sklearn / libsmo", "max dual_coef_ diff"]
             if estimator == "SVC" else
             ["data", "n x d, classes", "iterations sklearn / libsmo",
@@ -184,9 +185,8 @@ def table(fresh, warm, datasets, estimator):
             head += [f"{measure} {clock} sklearn ms", f"{measure} {clock} libsmo ms",
                      f"{measure} {clock} ratio"]
     lines = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
-    for dataset in datasets:
+    for dataset, (work_theirs, work_ours, diff) in work.items():
         X, y = load(dataset)
-        work_theirs, work_ours, diff = same_work(dataset, estimator)
         row = [dataset, f"{X.shape[0]} x {X.shape[1]}, {len(np.unique(y))}",
                f"{work_theirs} / {work_ours}", f"{diff:.1e}"]
         for times in (fresh, warm):
@@ -216,6 +216,32 @@ def predict_table(times, agree, datasets):
     return "\n".join(lines)
 
 
+def summary_rows(estimator, work, fresh, warm, predict, agree):
+    """One row a data set for the committed results: the same work (`work`, each data
+    set's `same_work`), and libsmo's CPU time over scikit-learn's (medians) for each
+    measure run (None where it did not run)."""
+    def cpu_ratio(times):
+        theirs, ours = medians(times, 1)
+        return round(ours / theirs, 3)
+
+    rows = []
+    for dataset, (work_theirs, work_ours, answers) in work.items():
+        X, y = load(dataset)
+        rows.append({
+            "estimator": estimator, "data": dataset, "rows": int(X.shape[0]),
+            "features": int(X.shape[1]), "classes": int(len(np.unique(y))),
+            "work_sklearn": work_theirs, "work_libsmo": work_ours,
+            "answer_difference": answers,
+            "fresh_fit_ratio": cpu_ratio(fresh[dataset]) if fresh else None,
+            "warm_fit_ratio": cpu_ratio(warm[dataset]) if warm else None,
+            "predict_one_row_ratio": (cpu_ratio(predict[dataset]["one row"])
+                                      if predict else None),
+            "predict_all_rows_ratio": (cpu_ratio(predict[dataset]["all rows"])
+                                       if predict else None),
+            "predictions_agreeing": agree[dataset] if predict else None})
+    return rows
+
+
 def profile(dataset, fits, estimator):
     """cProfile (CPU time) of `fits` libsmo fits, after one: the functions by their
     cumulative time."""
@@ -239,7 +265,8 @@ def main(argv=None):
                         help="fresh processes per library and data set (0: none)")
     parser.add_argument("--warm", type=int, default=7, help="warm repeats (0: none)")
     parser.add_argument("--fits", type=int, default=30, help="fits per warm repeat")
-    parser.add_argument("--estimator", choices=ESTIMATORS, default="SVC")
+    parser.add_argument("--estimator", choices=ESTIMATORS, nargs="+", default=["SVC"],
+                        help="one or both, measured in turn")
     parser.add_argument("--predict", type=int, default=0,
                         help="repeats of the prediction measure (0: none)")
     parser.add_argument("--calls", type=int, default=200,
@@ -252,24 +279,32 @@ def main(argv=None):
         print(*first_fit(*args.child))
         return 0
     if args.profile:
-        print(profile(args.profile, args.fits, args.estimator))
+        print(profile(args.profile, args.fits, args.estimator[0]))
         return 0
     datasets = [d for d in args.datasets.split(",") if d]
     unknown = set(datasets) - set(DATASETS)
     if unknown:
         parser.error(f"unknown data sets {sorted(unknown)}; choose among {DATASETS}")
-    fresh = fresh_times(datasets, args.fresh, args.estimator) if args.fresh else None
-    warm = warm_times(datasets, args.warm, args.fits, args.estimator) if args.warm else None
-    print(table(fresh, warm, datasets, args.estimator))
-    predict, agree = (predict_times(datasets, args.predict, args.calls, args.estimator)
-                      if args.predict else (None, None))
-    if predict:
+    rows, times = [], {}
+    for estimator in args.estimator:
+        fresh = fresh_times(datasets, args.fresh, estimator) if args.fresh else None
+        warm = warm_times(datasets, args.warm, args.fits, estimator) if args.warm else None
+        work = {dataset: same_work(dataset, estimator) for dataset in datasets}
+        print(f"{estimator}:")
+        print(table(fresh, warm, work, estimator))
+        predict, agree = (predict_times(datasets, args.predict, args.calls, estimator)
+                          if args.predict else (None, None))
+        if predict:
+            print()
+            print(predict_table(predict, agree, datasets))
         print()
-        print(predict_table(predict, agree, datasets))
+        rows += summary_rows(estimator, work, fresh, warm, predict, agree)
+        times[estimator] = {"fresh": fresh, "warm": warm, "predict": predict}
     if args.json:
+        command = "python benchmarks/bench_small_fits.py " + " ".join(
+            a for a in (argv if argv is not None else sys.argv[1:]))
         with open(args.json, "w") as f:
-            json.dump({"estimator": args.estimator, "fresh": fresh, "warm": warm,
-                       "predict": predict, "predictions_agreeing": agree}, f, indent=1)
+            json.dump({"commands": [command], "rows": rows, "times": times}, f, indent=1)
     return 0
 
 

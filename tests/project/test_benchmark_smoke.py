@@ -170,31 +170,31 @@ def test_fit_loop_predict_smoke(tmp_path):
 
 
 
-@pytest.mark.parametrize("estimator", ["SVC", "LinearSVC"])
-def test_small_fits_smoke(tmp_path, estimator):
-    """bench_small_fits.py fits and predicts beside scikit-learn (warm, one repeat) and
-    shows the same work: SVC's support vectors and dual coefficients, LinearSVC's
-    objectives; its predictions agree with scikit-learn's on iris."""
+def test_small_fits_smoke(tmp_path):
+    """bench_small_fits.py fits and predicts beside scikit-learn (warm, one repeat),
+    both estimators in one run, and shows the same work: SVC's support vectors and dual
+    coefficients, LinearSVC's objectives; the predictions agree with scikit-learn's on
+    iris; its rows are what the committed small_fits.json holds."""
     out = tmp_path / "small.json"
     proc = subprocess.run(
         [sys.executable, str(RUN.parent / "bench_small_fits.py"), "--datasets", "iris",
-         "--estimator", estimator, "--fresh", "0", "--warm", "1", "--fits", "2",
+         "--estimator", "SVC", "LinearSVC", "--fresh", "0", "--warm", "1", "--fits", "2",
          "--predict", "1", "--calls", "2", "--json", str(out)],
         cwd=tmp_path, capture_output=True, text=True, timeout=300, env=script_env())
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     results = json.loads(out.read_text())
-    assert results["estimator"] == estimator
-    assert results["predictions_agreeing"] == {"iris": 150}
-    for what in ("one row", "all rows"):
-        assert set(results["predict"]["iris"][what]) == {"sklearn", "libsmo"}
-    row = next(line for line in proc.stdout.splitlines() if line.startswith("| iris |"))
-    same_work = row.split(" | ")[2:4]
-    if estimator == "SVC":
-        assert same_work == ["60 / 60", "0.0e+00"]
-    else:
-        # libsmo's Newton method (LIBLINEAR 2.50's) ends within 1e-4 of scikit-learn's
-        assert abs(float(same_work[1])) < 1e-4
-    assert "| iris | 150 of 150 |" in proc.stdout
+    svc, linear = results["rows"]
+    assert (svc["estimator"], linear["estimator"]) == ("SVC", "LinearSVC")
+    for row in (svc, linear):
+        assert row["data"] == "iris" and row["predictions_agreeing"] == 150
+        assert row["fresh_fit_ratio"] is None
+        assert row["warm_fit_ratio"] > 0 and row["predict_one_row_ratio"] > 0
+    assert (svc["work_sklearn"], svc["work_libsmo"], svc["answer_difference"]) == (60, 60, 0)
+    # libsmo's Newton method (LIBLINEAR 2.50's) ends within 1e-4 of scikit-learn's
+    assert abs(linear["answer_difference"]) < 1e-4
+    assert set(results["times"]) == {"SVC", "LinearSVC"}
+    assert "--estimator SVC LinearSVC" in results["commands"][0]
+    assert proc.stdout.count("| iris | 150 of 150 |") == 2
 
 def test_rows_together_smoke(tmp_path):
     """benchmarks/rows_together.py (the measurement behind execution.ROWS_TOGETHER)
