@@ -114,3 +114,23 @@ def test_a_field_assigned_after_a_prediction_changes_the_next_one():
     np.testing.assert_allclose(after, -before - 2 * rho - 1.0, rtol=0, atol=1e-12)
     np.testing.assert_array_equal(model.predict(X), rebuilt.predict(X))
     assert not np.array_equal(model.predict(X), votes_before)
+
+
+def test_a_pickle_holds_the_fields_not_what_prediction_derived():
+    """What prediction derives and keeps (the layouts of the support vectors and of the
+    pairs, a linear model's weights) stays out of a pickle: the same bytes before and
+    after a prediction, and the loaded model, which checks its fields before it
+    predicts, gives the same values."""
+    import pickle
+    X, y = load_dataset("heart_scale")
+    labels = np.digitize(X[:, 0].toarray().ravel(), [-0.3, 0.3])
+    for kernel in ("rbf", "linear"):
+        model = libsmo.train(X, labels, kernel=kernel, C=4)
+        fresh = pickle.dumps(model)
+        values = model.decision_function(X)
+        if kernel == "linear":
+            model.linear_weights()
+        assert pickle.dumps(model) == fresh
+        loaded = pickle.loads(fresh)
+        np.testing.assert_array_equal(loaded.decision_function(X), values)
+        np.testing.assert_array_equal(loaded.predict(X), model.predict(X))

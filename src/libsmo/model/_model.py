@@ -170,6 +170,14 @@ class Model:
             self._forget_derived()
             object.__setattr__(self, "_checked", False)
 
+    def __getstate__(self):
+        # a pickle holds the fields, not what prediction derived from them (copies in
+        # other layouts, made again at the first prediction after loading), and the
+        # loaded model checks its fields once before it predicts, as one built anew
+        state = dict(self.__dict__)
+        state.update(_sv_layout=None, _weights=None, _pairs=None, _checked=False)
+        return state
+
     def _forget_derived(self):
         """Drop what prediction derived from the fields (layouts, norms, weights)."""
         object.__setattr__(self, "_checked", True)
