@@ -1,6 +1,6 @@
-"""Small fits and predictions against scikit-learn: iris, breast cancer, digits and wine.
+"""Small fits and predictions against scikit-learn's: iris, breast cancer, digits, wine.
 
-    python benchmarks/bench_small_fits.py                  # SVC: fresh processes and warm
+    python benchmarks/bench_small_fits.py                  # SVC, fresh and warm
     python benchmarks/bench_small_fits.py --fresh 15 --warm 9 --fits 50
     python benchmarks/bench_small_fits.py --estimator SVC LinearSVC --predict 7
     python benchmarks/bench_small_fits.py --profile iris   # cProfile of libsmo's fits
@@ -27,12 +27,14 @@ shared, wall times wait for the scheduler.
 Both fit --estimator (SVC, the default, or LinearSVC) with scikit-learn's defaults
 (SVC: RBF, gamma="scale", C=1, tol=1e-3; LinearSVC: the squared hinge, dual="auto",
 which on these data, more rows than features, is the primal Newton method, tol=1e-4;
-a ConvergenceWarning, from either library, is left unshown) on the data as scikit-learn ships it (sklearn.datasets, no download). The table gives
-medians in milliseconds and libsmo's over scikit-learn's (below 1: libsmo is faster),
-and what shows that both did the same work: the support vector counts and the largest
-difference of the dual coefficients (SVC), the iterations and the primal objectives
-(LinearSVC: libsmo's Newton method is LIBLINEAR 2.50's, scikit-learn's an older
-trust-region one, which stop at other points of the same tolerance).
+a ConvergenceWarning, from either library, is left unshown) on the data as
+scikit-learn ships it (sklearn.datasets, no download). Each library's estimator is
+fitted once a data set for the answers and the predictions. The table gives medians in
+milliseconds and libsmo's over scikit-learn's (below 1: libsmo is faster), and what
+shows that both did the same work: the support vector counts and the largest difference
+of the dual coefficients (SVC), the iterations and the primal objectives (LinearSVC:
+libsmo's Newton method is LIBLINEAR 2.50's, scikit-learn's an older trust-region one,
+which stop at other points of the same tolerance).
 """
 import argparse
 import cProfile
@@ -126,33 +128,35 @@ def warm_times(datasets, repeats, fits, estimator):
     return times
 
 
-def predict_times(datasets, repeats, calls, estimator):
+def fit_both(X, y, estimator):
+    """{library: its `estimator` fitted on X, y}."""
+    return {lib: quiet_fit(estimator_class(lib, estimator), X, y) for lib in LIBRARIES}
+
+
+def predict_times(data, fitted, repeats, calls):
     """{dataset: {"one row" | "all rows": {library: [(wall, CPU) seconds per call,
-    one repeat's each]}}} of the fitted estimators' predict, and {dataset: how many
-    of the rows' predictions agree}."""
+    one repeat's each]}}} of the fitted estimators' predict (`fitted`: each data set's
+    `fit_both`), and {dataset: how many of the rows' predictions agree}."""
     times, agree = {}, {}
-    for dataset in datasets:
-        X, y = load(dataset)
-        fitted = {lib: quiet_fit(estimator_class(lib, estimator), X, y)
-                  for lib in LIBRARIES}
-        agree[dataset] = int(np.sum(fitted["libsmo"].predict(X)
-                                    == fitted["sklearn"].predict(X)))
+    for dataset, (X, y) in data.items():
+        agree[dataset] = int(np.sum(fitted[dataset]["libsmo"].predict(X)
+                                    == fitted[dataset]["sklearn"].predict(X)))
         times[dataset] = {}
         for what, rows in (("one row", X[:1]), ("all rows", X)):
             times[dataset][what] = {lib: [] for lib in LIBRARIES}
             for _ in range(repeats):
-                for library, est in fitted.items():
+                for library, est in fitted[dataset].items():
                     wall, cpu = timed(lambda: [est.predict(rows) for _ in range(calls)])
                     times[dataset][what][library].append((wall / calls, cpu / calls))
     return times, agree
 
 
-def same_work(dataset, estimator):
-    """(what sklearn did, what libsmo did, the largest difference of their answers):
-    SVC's support vector counts and dual coefficients, LinearSVC's epochs and
-    weights."""
-    X, y = load(dataset)
-    theirs, ours = (quiet_fit(estimator_class(lib, estimator), X, y) for lib in LIBRARIES)
+def same_work(X, y, fitted, estimator):
+    """(what sklearn did, what libsmo did, how their answers differ) of `fitted`
+    (`fit_both` on X, y): SVC's support vector counts and the largest difference of
+    the dual coefficients, LinearSVC's iterations and primal objectives (libsmo's over
+    scikit-learn's, minus 1)."""
+    theirs, ours = fitted["sklearn"], fitted["libsmo"]
     if estimator == "SVC":
         a, b = ours.dual_coef_, theirs.dual_coef_
         diff = float(np.abs(a - b).max()) if a.shape == b.shape else float("nan")
@@ -173,9 +177,14 @@ def medians(times, k):
     return tuple(statistics.median(t[k] for t in times[lib]) for lib in LIBRARIES)
 
 
-def table(fresh, warm, work, estimator):
+def shape_of(X, y):
+    """"n x d, classes" of a data set."""
+    return f"{X.shape[0]} x {X.shape[1]}, {len(np.unique(y))}"
+
+
+def table(fresh, warm, work, data, estimator):
     """Medians in ms, wall and CPU, and libsmo's over scikit-learn's; `work`: each data
-    set's `same_work`."""
+    set's `same_work`, `data` its (X, y)."""
     head = (["data", "n x d, classes", "SVs sklearn / libsmo", "max dual_coef_ diff"]
             if estimator == "SVC" else
             ["data", "n x d, classes", "iterations sklearn / libsmo",
@@ -186,9 +195,8 @@ def table(fresh, warm, work, estimator):
                      f"{measure} {clock} ratio"]
     lines = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
     for dataset, (work_theirs, work_ours, diff) in work.items():
-        X, y = load(dataset)
-        row = [dataset, f"{X.shape[0]} x {X.shape[1]}, {len(np.unique(y))}",
-               f"{work_theirs} / {work_ours}", f"{diff:.1e}"]
+        row = [dataset, shape_of(*data[dataset]), f"{work_theirs} / {work_ours}",
+               f"{diff:.1e}"]
         for times in (fresh, warm):
             for k in (0, 1):
                 if times is None:
@@ -200,15 +208,15 @@ def table(fresh, warm, work, estimator):
     return "\n".join(lines)
 
 
-def predict_table(times, agree, datasets):
-    """Per-call medians in microseconds, CPU time, and libsmo's over scikit-learn's."""
+def predict_table(times, agree, data):
+    """Per-call medians in microseconds, CPU time, and libsmo's over scikit-learn's;
+    `data`: each data set's (X, y)."""
     head = ["data", "predictions agreeing"]
     for what in ("one row", "all rows"):
         head += [f"{what} sklearn us", f"{what} libsmo us", f"{what} ratio"]
     lines = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
-    for dataset in datasets:
-        n = load(dataset)[0].shape[0]
-        row = [dataset, f"{agree[dataset]} of {n}"]
+    for dataset, (X, _) in data.items():
+        row = [dataset, f"{agree[dataset]} of {X.shape[0]}"]
         for what in ("one row", "all rows"):
             theirs, ours = (t * 1e6 for t in medians(times[dataset][what], 1))
             row += [f"{theirs:.1f}", f"{ours:.1f}", f"{ours / theirs:.2f}"]
@@ -216,17 +224,17 @@ def predict_table(times, agree, datasets):
     return "\n".join(lines)
 
 
-def summary_rows(estimator, work, fresh, warm, predict, agree):
-    """One row a data set for the committed results: the same work (`work`, each data
-    set's `same_work`), and libsmo's CPU time over scikit-learn's (medians) for each
-    measure run (None where it did not run)."""
+def summary_rows(estimator, work, data, fresh, warm, predict, agree):
+    """One row a data set (`data`: each one's (X, y)) for the committed results: the
+    same work (`work`, each data set's `same_work`), and libsmo's CPU time over
+    scikit-learn's (medians) for each measure run (None where it did not run)."""
     def cpu_ratio(times):
         theirs, ours = medians(times, 1)
         return round(ours / theirs, 3)
 
     rows = []
     for dataset, (work_theirs, work_ours, answers) in work.items():
-        X, y = load(dataset)
+        X, y = data[dataset]
         rows.append({
             "estimator": estimator, "data": dataset, "rows": int(X.shape[0]),
             "features": int(X.shape[1]), "classes": int(len(np.unique(y))),
@@ -285,26 +293,32 @@ def main(argv=None):
     unknown = set(datasets) - set(DATASETS)
     if unknown:
         parser.error(f"unknown data sets {sorted(unknown)}; choose among {DATASETS}")
+    data = {dataset: load(dataset) for dataset in datasets}
     rows, times = [], {}
     for estimator in args.estimator:
         fresh = fresh_times(datasets, args.fresh, estimator) if args.fresh else None
-        warm = warm_times(datasets, args.warm, args.fits, estimator) if args.warm else None
-        work = {dataset: same_work(dataset, estimator) for dataset in datasets}
+        warm = (warm_times(datasets, args.warm, args.fits, estimator) if args.warm
+                else None)
+        fitted = {dataset: fit_both(X, y, estimator)
+                  for dataset, (X, y) in data.items()}
+        work = {dataset: same_work(X, y, fitted[dataset], estimator)
+                for dataset, (X, y) in data.items()}
         print(f"{estimator}:")
-        print(table(fresh, warm, work, estimator))
-        predict, agree = (predict_times(datasets, args.predict, args.calls, estimator)
+        print(table(fresh, warm, work, data, estimator))
+        predict, agree = (predict_times(data, fitted, args.predict, args.calls)
                           if args.predict else (None, None))
         if predict:
             print()
-            print(predict_table(predict, agree, datasets))
+            print(predict_table(predict, agree, data))
         print()
-        rows += summary_rows(estimator, work, fresh, warm, predict, agree)
+        rows += summary_rows(estimator, work, data, fresh, warm, predict, agree)
         times[estimator] = {"fresh": fresh, "warm": warm, "predict": predict}
     if args.json:
         command = "python benchmarks/bench_small_fits.py " + " ".join(
-            a for a in (argv if argv is not None else sys.argv[1:]))
+            argv if argv is not None else sys.argv[1:])
         with open(args.json, "w") as f:
-            json.dump({"commands": [command], "rows": rows, "times": times}, f, indent=1)
+            json.dump({"commands": [command], "rows": rows, "times": times}, f,
+                      indent=1)
     return 0
 
 
