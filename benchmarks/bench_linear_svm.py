@@ -39,6 +39,14 @@ LIBLINEAR's, as for n_jobs=1). A run that
 stopped at its 300 epochs before eps (LIBLINEAR's hinge; the estimators' warnings) is
 marked "capped" and not checked: its answer depends on the epochs' random orders.
 
+"libsmo-linear-train" is libsmo's LIBLINEAR train() (`libsmo.training._liblinear`, the
+library behind the libsmo-linear-train command) on the same CSR rows with LIBLINEAR's
+parameters, timed as LIBLINEAR's train() is. It stops where LIBLINEAR stops: where
+LIBLINEAR's hinge (-s 3, -s 13) takes its 300 epochs short of eps, so does it, where
+the estimator goes on to eps within the work of 300 full epochs; so on those rows it is
+the same work as LIBLINEAR's, and elsewhere the same stopping rule. Its permutations
+come from fixed seeds, as LIBLINEAR's from its one rand() stream.
+
 The regressions (--data housing bodyfat reviews-rating; --solvers 13 12 11) solve
 LIBLINEAR's -s 13 (epsilon-insensitive loss, dual coordinate descent; "capped" where
 its 300 epochs run out), -s 12 (its square, the dual continued by the Newton method as
@@ -100,6 +108,7 @@ import gc
 import importlib
 import importlib.util
 import json
+import logging
 import math
 import statistics
 import sys
@@ -340,6 +349,51 @@ def liblinear_runner(util, prob, Xt, yt, classes, solver, C, eps, threads, epsil
     return run
 
 
+class _CappedLines(logging.Handler):
+    """Whether libsmo's LIBLINEAR train() logged that a dual's epochs ran out."""
+
+    def __init__(self):
+        super().__init__(logging.INFO)
+        self.capped = False
+
+    def emit(self, record):
+        self.capped |= "reaching max number of iterations" in record.getMessage()
+
+
+def linear_train_runner(X, y, Xt, yt, classes, solver, C, eps, epsilon=None):
+    """A run of libsmo's LIBLINEAR train() (`libsmo.training._liblinear`, the library
+    behind libsmo-linear-train) with LIBLINEAR's parameters: its problem and its stopping
+    rules (300 epochs of a dual, then -s 1 and -s 12 go on by the Newton method), so the
+    same work as LIBLINEAR's train() where a dual's epochs run out before eps, where the
+    estimators go on to eps (`LinearSVC`'s max_iter counts full epochs' visits). Its
+    permutations are libsmo's fixed seeds (LIBLINEAR's runs: one fixed rand() stream),
+    its prediction the model's estimator's (`from_model`)."""
+    from libsmo.training._liblinear import LiblinearParams, train
+    params = LiblinearParams(solver=solver, C=C, eps=eps, bias=1.0,
+                             p=0.1 if epsilon is None else epsilon)
+    regression = classes is None
+    make = libsmo.LinearSVR if regression else libsmo.LinearSVC
+    logger = logging.getLogger("libsmo")
+
+    def run(repeat):
+        lines, level = _CappedLines(), logger.level
+        logger.addHandler(lines)
+        logger.setLevel(logging.INFO)
+        try:
+            cpu = {}
+            model, seconds = timed(lambda: train(X, y, params), cpu)
+        finally:
+            logger.removeHandler(lines)
+            logger.setLevel(level)
+        est = make.from_model(model, X.shape[1])
+        pred, predict_seconds = timed(lambda: est.predict(Xt))
+        return {"train": seconds, "cpu": cpu["seconds"], "predict": predict_seconds,
+                "W": np.atleast_2d(est.coef_), "b": np.atleast_1d(est.intercept_),
+                "capped": lines.capped and solver in CAPPED_BY_EPOCHS,
+                "score": prediction_score(pred, yt, regression)}
+    return run
+
+
 def stopping_violation(est, X, y):
     """LIBSVM's m(a) - M(a) of a two-class SVC(kernel="linear") at its answer, over every
     training row (v_t = y_t - w'x_t; I_up: y = +1 below C or y = -1 above 0, I_low the
@@ -415,6 +469,8 @@ def run_case(name, data, solver, C, args, peers):
         runners["libsmo 2 jobs"] = estimator_runner(
             lambda seed: ours(random_state=seed, n_jobs=2, **common),
             X, y, Xt, yt, regression)
+    runners["libsmo-linear-train"] = linear_train_runner(X, y, Xt, yt, classes, solver,
+                                                         C, args.eps, epsilon)
     if peers["multicore"] is not None and solver in MULTICORE_SOLVERS:
         prob_mc = peers["multicore"].problem(y, X)
         runners["LIBLINEAR-mc 2t"] = liblinear_runner(peers["multicore"], prob_mc, Xt, yt,
@@ -513,7 +569,7 @@ def summarise(name, X, y, classes, solver, C, runs, args):
             else f"{len(classes)} classes")
     print(f"\n{name} ({X.shape[0]} x {X.shape[1]}, {what}), "
           f"-s {solver} ({LOSSES[solver]}), C={C}, eps={args.eps}, median of {args.repeats}")
-    print(f"{'':16s} {'train s':>8s} {'/ LL':>6s} {'cpu / LL':>8s} {'predict s':>9s} "
+    print(f"{'':20s} {'train s':>8s} {'/ LL':>6s} {'cpu / LL':>8s} {'predict s':>9s} "
           f"{'/ LL':>6s} {'primal objective':>18s} {'rel. diff':>9s} "
           f"{'test acc' if classes is not None else 'test MSE':>8s}")
     for k, row in rows.items():
@@ -524,7 +580,7 @@ def summarise(name, X, y, classes, solver, C, runs, args):
             note += f" (LIBSVM's problem; m - M = {row['violation']:.1e})"
         score = (f"{row['score']:8.4g}" if classes is None
                  else f"{100 * row['score']:7.2f}%")
-        print(f"{k:16s} {row['train']:8.3f} {row['ratio']:6.2f} {row['cpu_ratio']:8.2f} "
+        print(f"{k:20s} {row['train']:8.3f} {row['ratio']:6.2f} {row['cpu_ratio']:8.2f} "
               f"{row['predict']:9.4f} {row['predict_ratio']:6.2f} {row['objective']:18.6f} "
               f"{row['rel']:9.1e} {score}{note}", flush=True)
     if disagree:
@@ -544,9 +600,10 @@ def markdown(results):
         if not group:
             continue
         print("\n| data | -s | C | libsmo / LIBLINEAR | (CPU time) " + two_jobs +
-              "| LIBLINEAR-mc 2t / LIBLINEAR | scikit-learn / LIBLINEAR | objective rel. "
+              "| libsmo-linear-train / LIBLINEAR | LIBLINEAR-mc 2t / LIBLINEAR "
+              "| scikit-learn / LIBLINEAR | objective rel. "
               f"diff (libsmo) | predict libsmo / LIBLINEAR | {score} libsmo / LIBLINEAR |")
-        print("|---|---|---|" + "---:|" * (8 if two_jobs else 7))
+        print("|---|---|---|" + "---:|" * (9 if two_jobs else 8))
         for res in group:
             rows = res["rows"]
 
@@ -562,7 +619,9 @@ def markdown(results):
                 capped += f" (LIBLINEAR's runs {ref['spread']:.0e} apart)"
             jobs = f" {ratio('libsmo 2 jobs')} |" if two_jobs else ""
             print(f"| {res['name']} | {res['solver']} | {res['C']} | {ratio('libsmo')} | "
-                  f"{ours['cpu_ratio']:.2f} |{jobs} {ratio('LIBLINEAR-mc 2t')} | "
+                  f"{ours['cpu_ratio']:.2f} |{jobs} {ratio('libsmo-linear-train')}"
+                  f"{' (capped)' if rows['libsmo-linear-train']['capped'] else ''} | "
+                  f"{ratio('LIBLINEAR-mc 2t')} | "
                   f"{ratio('scikit-learn')} | {ours['rel']:.1e}{capped} | "
                   f"{ours['predict_ratio']:.2f} | {shown(ours)} / {shown(ref)} |")
 

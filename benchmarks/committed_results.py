@@ -197,12 +197,23 @@ def capped_note(ours, ref):
     return " (libsmo capped)" if ours["capped"] else ""
 
 
+def command_ratio(runs):
+    """libsmo-linear-train's ratio in a bench_linear_svm.py row (LIBLINEAR's train() on
+    libsmo's solvers: LIBLINEAR's stopping rules), marked where its dual's epochs ran
+    out as LIBLINEAR's do; a dash where it did not run."""
+    run = runs.get("libsmo-linear-train")
+    if run is None:
+        return "-"
+    return ratio(run["train_ratio"]) + (" (capped)" if run["capped"] else "")
+
+
 def linear_svm_table():
     """LinearSVC against LIBLINEAR 2.50, liblinear-multicore and scikit-learn's
     LinearSVC: training ratios over LIBLINEAR's, the primal objectives, accuracies."""
     data = load("linear_svm")
     header = ["case", "LIBLINEAR train s", "libsmo / LIBLINEAR", "(CPU time)",
               "scikit-learn / LIBLINEAR", "libsmo n_jobs=2 / LIBLINEAR",
+              "libsmo-linear-train / LIBLINEAR",
               "liblinear-multicore 2 threads / LIBLINEAR", "primal objective LIBLINEAR",
               "libsmo (rel. diff)", "test accuracy % libsmo / LIBLINEAR / scikit-learn"]
     rows = []
@@ -214,8 +225,8 @@ def linear_svm_table():
             f"{r['data']} ({r['classes']} classes), {r['loss']}, C={r['C']:g}",
             number(ref["train_s"]), run_ratio(runs, "libsmo"),
             run_ratio(runs, "libsmo", "cpu_ratio"), run_ratio(runs, "scikit-learn"),
-            run_ratio(runs, "libsmo 2 jobs"), run_ratio(runs, "LIBLINEAR-mc 2t"),
-            f"{ref['objective']:.6f}",
+            run_ratio(runs, "libsmo 2 jobs"), command_ratio(runs),
+            run_ratio(runs, "LIBLINEAR-mc 2t"), f"{ref['objective']:.6f}",
             f"{ours['objective']:.6f} ({ours['objective_rel_diff']:.1e}){capped}",
             f"{ours['accuracy_percent']:.2f} / {ref['accuracy_percent']:.2f} / "
             f"{sk['accuracy_percent']:.2f}" if sk else
@@ -314,6 +325,7 @@ def linear_svr_table():
     data = load("linear_svr")
     header = ["case", "LIBLINEAR train s", "libsmo / LIBLINEAR", "(CPU time)",
               "scikit-learn / LIBLINEAR", "libsmo n_jobs=2 / LIBLINEAR",
+              "libsmo-linear-train / LIBLINEAR",
               "liblinear-multicore 2 threads / LIBLINEAR",
               "primal objective LIBLINEAR", "libsmo (rel. diff)",
               "scikit-learn (rel. diff)", "test MSE libsmo / LIBLINEAR / scikit-learn"]
@@ -330,7 +342,8 @@ def linear_svr_table():
             f"{r['data']}, {r['loss']} (-s {r['solver']}, {method}), C={r['C']:g}",
             number(ref["train_s"]), run_ratio(runs, "libsmo"),
             run_ratio(runs, "libsmo", "cpu_ratio"), run_ratio(runs, "scikit-learn"),
-            run_ratio(runs, "libsmo 2 jobs"), run_ratio(runs, "LIBLINEAR-mc 2t"),
+            run_ratio(runs, "libsmo 2 jobs"), command_ratio(runs),
+            run_ratio(runs, "LIBLINEAR-mc 2t"),
             f"{ref['objective']:.6g}" + (" (capped)" if ref["capped"] else ""),
             objective(ours), objective(sk) if sk else "-",
             " / ".join(f"{run['test_mse']:.4g}" if run else "-"
