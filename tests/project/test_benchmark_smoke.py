@@ -422,6 +422,36 @@ def test_linear_svr_benchmark_flags_a_worse_objective(benchmarks_package, monkey
     assert bench.summarise("toy", X, y, None, 13, 1.0, capped, args)["disagree"] == []
 
 
+def test_linear_train_runs_stop_where_liblinear_stops(benchmarks_package, monkeypatch):
+    """bench_linear_svm.run_case's libsmo-linear-train runs (libsmo's LIBLINEAR train())
+    on two classes (heart_scale) and 26 (letter's first 2,000 rows), both losses: where
+    LIBLINEAR's hinge stops at its 300 epochs they stop there too while the estimator
+    goes on to eps; where LIBLINEAR reaches eps their objective is LIBLINEAR's within the
+    script's 1e-4 and their accuracy LIBLINEAR's; nothing is flagged."""
+    import argparse
+    import os
+    util = pytest.importorskip("liblinear.liblinearutil")
+    from helpers.data import load_dataset
+    monkeypatch.setattr(os, "environ", dict(os.environ))
+    from benchmarks import bench_linear_svm as bench
+    args = argparse.Namespace(eps=1e-3, epsilon=0.1, objective_tol=1e-4, repeats=1,
+                              no_sklearn=True, svc_linear=False)
+    peers = {"official": util, "multicore": None}
+    for name, n_rows, C in (("heart_scale", None, 1.0), ("letter.scale", 2000, 0.1)):
+        X, y = load_dataset(name, n_rows=n_rows)
+        for solver in (3, 1):
+            res = bench.run_case(name, (X, y, X, y), solver, C, args, peers)
+            assert res["disagree"] == [], res["disagree"]
+            rows = res["rows"]
+            ours, ref = rows["libsmo-linear-train"], rows["LIBLINEAR"]
+            assert ours["capped"] == ref["capped"] == (solver == 3), (name, solver)
+            if ref["capped"]:
+                # the estimator's hinge counts its work, not its epochs, and goes on
+                assert not rows["libsmo"]["capped"]
+            else:
+                assert ours["rel"] <= 1e-4 and ours["score"] == pytest.approx(ref["score"])
+
+
 def test_linear_convergence_count_checks_the_answers(benchmarks_package, monkeypatch):
     """bench_linear_svm.py --convergence: a row for each scaling, loss and C with both
     libraries' warnings, n_iter_, times and objectives; libsmo's answer is held to
