@@ -55,6 +55,7 @@ from libsmo.io.liblinear_model import (
     save_liblinear_model,
 )
 from libsmo.training._linear import (
+    SMOOTHED_MAX_WEIGHTS,
     SOLVER_TYPES,
     FeatureColumns,
     LinearTask,
@@ -203,6 +204,13 @@ class _BaseLinear(BaseEstimator):
             why = " The L1-regularised coordinate descent took max_iter epochs."
         elif self.loss in self._squared_losses:
             why = " The primal Newton method took its maximum of steps."
+        elif self.loss == "hinge":
+            why = (" The dual coordinate descent of loss='hinge' did not reach tol within "
+                   "the work of max_iter full epochs, nor, after it, the Newton method on "
+                   "the smoothed hinge within max_iter steps (tried for at most "
+                   f"{SMOOTHED_MAX_WEIGHTS} weights): scale the features, lower C, raise "
+                   "tol or max_iter, or use the squared hinge, whose stalled dual goes on "
+                   "by the Newton method.")
         else:
             why = (f" The dual coordinate descent of loss={self.loss!r}, which has no "
                    "primal method, did not reach tol within the work of max_iter full "
@@ -369,7 +377,9 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         dual, which has no primal method to go on by, counts its work instead: past
         max_iter epochs it goes on while the rows it visited stay within max_iter full
         epochs' worth (its later epochs, where the shrinking set most rows aside, are
-        short), so its ``n_iter_`` may exceed max_iter.
+        short), and where that ends short of tol, at most max_iter Newton steps on the
+        hinge smoothed over narrowing bands bring it to a point from which the dual
+        meets tol; so its ``n_iter_`` may exceed max_iter.
     warm_start : bool, default=False
         Start each fit from the previous fit's solution when the rows and classes
         are the same (a path of C values).
