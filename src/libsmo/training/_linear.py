@@ -287,21 +287,63 @@ def _smoothed_hinge(values, C, band):
                                                     values - band / 2))
 
 
-def _smoothed_newton(X, y, C, w, band, max_steps, stop_flag, row_norm):
+class _BiasedRows:
+    """The problem's rows with LIBLINEAR's bias feature, for `finish_hinge`'s Newton
+    steps, without a copy of the rows (the caller's X where the problem takes them all
+    in order): X v, X'u and the Hessian's X_B' diag(D) X_B of the rows B."""
+
+    def __init__(self, rows, order):
+        import scipy.sparse as sp
+        self.sparse = sp.issparse(rows.source)
+        self.X = (rows.source if np.array_equal(order, np.arange(rows.n_rows))
+                  else rows.source[order])
+        self.bias = rows.bias
+        self.d = rows.n_features
+        squares = (self.X.multiply(self.X).sum(axis=1) if self.sparse
+                   else (self.X * self.X).sum(axis=1))
+        squares = np.asarray(squares, dtype=np.float64).ravel() + self.bias ** 2
+        self.largest_norm = float(np.sqrt(squares.max())) if len(squares) else 0.0
+
+    def times(self, v):
+        out = np.asarray(self.X @ v[:self.d], dtype=np.float64).ravel()
+        return out + self.bias * v[self.d] if self.bias > 0 else out
+
+    def transposed(self, u):
+        out = np.asarray(self.X.T @ u, dtype=np.float64).ravel()
+        return np.append(out, self.bias * u.sum()) if self.bias > 0 else out
+
+    def hessian(self, band_rows, D):
+        """I + X_B' diag(D) X_B (the bias feature's row and column included), dense."""
+        part = self.X[band_rows]
+        scaled = (part.multiply(D[:, None]).tocsr() if self.sparse
+                  else part * D[:, None])
+        n = self.d + (self.bias > 0)
+        H = np.zeros((n, n))
+        block = part.T @ scaled
+        H[:self.d, :self.d] = block.toarray() if self.sparse else block
+        if self.bias > 0:
+            cross = self.bias * np.asarray(scaled.sum(axis=0), dtype=np.float64).ravel()
+            H[:self.d, self.d] = cross
+            H[self.d, :self.d] = cross
+            H[self.d, self.d] = self.bias ** 2 * D.sum()
+        H[np.diag_indices_from(H)] += 1
+        return H
+
+
+def _smoothed_newton(X, y, C, w, band, max_steps, stop_flag):
     """Minimise 1/2 w'w + sum_i C_i h(1 - y_i w'x_i), the hinge smoothed over `band`
     (`_smoothed_hinge`), by Newton's method from w with exact steps (the d x d Hessian
     I + X_B' diag(C_B / band) X_B of the rows B within the band, by Cholesky's
     factorisation) and Armijo's line search (the full step where no step passes it:
-    rounding near the minimiser). The objective is quadratic wherever the rows keep
-    their places (within, beyond or below the band), so a full step after which none
-    moved lands on the minimiser; it also ends where the gradient is within band /
-    `row_norm` (the rows' largest norm), so that no row's x_i'w is off the minimiser's
-    by more than the band. Returns (w, steps, reached)."""
+    rounding near the minimiser). `X` is a `_BiasedRows`. The objective is quadratic
+    wherever the rows keep their places (within, beyond or below the band), so a full
+    step after which none moved lands on the minimiser; it also ends where the
+    gradient is within band / the rows' largest norm, so that no row's x_i'w is off
+    the minimiser's by more than the band. Returns (w, steps, reached)."""
     import scipy.linalg
-    import scipy.sparse as sp
     full_step, places = False, None
     for steps in range(max_steps + 1):
-        scores = np.asarray(X @ w).ravel()
+        scores = X.times(w)
         violation = 1 - y * scores
         within = (violation > 0) & (violation < band)
         beyond = violation >= band
@@ -313,17 +355,12 @@ def _smoothed_newton(X, y, C, w, band, max_steps, stop_flag, row_norm):
             return w, steps, False
         places = (within, beyond)
         weight = C * np.where(within, violation / band, beyond)   # a_i of the point
-        gradient = w - np.asarray(X.T @ (weight * y)).ravel()
-        if np.linalg.norm(gradient) * row_norm <= band:
+        gradient = w - X.transposed(weight * y)
+        if np.linalg.norm(gradient) * X.largest_norm <= band:
             return w, steps, True
-        rows = X[np.flatnonzero(within)]
-        scaled = (sp.diags(C[within] / band) @ rows) if sp.issparse(rows) else \
-            rows * (C[within] / band)[:, None]
-        hessian = np.asarray((rows.T @ scaled).todense() if sp.issparse(rows)
-                             else rows.T @ scaled)
-        hessian[np.diag_indices_from(hessian)] += 1
+        hessian = X.hessian(np.flatnonzero(within), C[within] / band)
         step = -scipy.linalg.cho_solve(scipy.linalg.cho_factor(hessian), gradient)
-        along = np.asarray(X @ step).ravel()
+        along = X.times(step)
         slope = gradient @ step
         before = 0.5 * (w @ w) + _smoothed_hinge(violation, C, band).sum()
         length = 1.0
@@ -365,34 +402,26 @@ def finish_hinge(task, stalled):
         are more weights, the Newton steps ran out or the dual did not confirm (the
         stalled fit stands).
     """
-    import scipy.sparse as sp
     rows = task.rows
     if rows.n_weights > SMOOTHED_MAX_WEIGHTS:
         return None
     order = np.asarray(task.order)
-    X = rows.source if np.array_equal(order, np.arange(rows.n_rows)) else \
-        rows.source[order]
-    if rows.bias > 0:
-        column = np.full((len(order), 1), rows.bias)
-        X = (sp.hstack([X, column], format="csr") if sp.issparse(X)
-             else np.hstack([X, column]))
+    X = _BiasedRows(rows, order)
     y = np.where(np.asarray(task.targets)[order] > 0, 1.0, -1.0)
     C = np.asarray(task.bounds, dtype=np.float64)[order]
-    squares = X.multiply(X).sum(axis=1) if sp.issparse(X) else (X * X).sum(axis=1)
-    row_norm = float(np.sqrt(np.max(squares))) if len(order) else 0.0
     last_band = task.tol / 4
     band, w, steps = FIRST_BAND, np.array(stalled.w, dtype=np.float64), 0
     while True:
         band = max(band, last_band)
         w, used, reached = _smoothed_newton(X, y, C, w, band, task.max_iter - steps,
-                                            task.stop_flag, row_norm)
+                                            task.stop_flag)
         steps += used
         if not reached:
             return None
         if band == last_band:
             break
         band *= BAND_FACTOR
-    violation = 1 - y * np.asarray(X @ w).ravel()
+    violation = 1 - y * X.times(w)
     start = np.zeros(rows.n_rows)
     start[order] = C * np.clip(violation / band, 0.0, 1.0)
     confirmed = svc_dual(rows, order, task.targets, task.bounds, seed=task.seed,
