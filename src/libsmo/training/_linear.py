@@ -206,7 +206,8 @@ def solve_task(task):
     and after a dual that reached max_iter with a squared loss the Newton method from
     the dual's weights, at LIBLINEAR's reduced tolerance (LIBLINEAR's -s 1 and -s 12).
     The other losses' dual, where the task counts its work (`epochs_as_work`), goes on
-    past max_iter epochs within max_iter full epochs' visits (`dual_visits`).
+    past max_iter epochs within max_iter full epochs' visits (`dual_visits`), and the
+    hinge's, where that ends short of tol, by `finish_hinge`.
 
     Returns
     -------
