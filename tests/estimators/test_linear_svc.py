@@ -528,6 +528,31 @@ def test_the_smoothed_finish_keeps_to_its_limits(monkeypatch):
     assert fit.method == "dual" and not fit.converged
 
 
+@pytest.mark.parametrize("bias", [0.0, 2.5])
+def test_the_smoothed_finish_reads_the_rows_in_place(layout, bias, monkeypatch):
+    """The finish's rows (`_BiasedRows`): X v, X'u and I + X_B' diag(D) X_B with the bias
+    feature implicit, the band's rows gathered a few at a time, as the same products of
+    the rows with a bias column appended (the problem's order a subset of the rows)."""
+    from libsmo.training import _linear as tl
+    X, _ = load_dataset("heart_scale")
+    X = in_layout(X.toarray(), layout)
+    order = np.arange(3, 250, 2)
+    dense = np.asarray(X.toarray() if sp.issparse(X) else X)[order]
+    if bias:
+        dense = np.hstack([dense, np.full((len(order), 1), bias)])
+    monkeypatch.setattr(tl, "HESSIAN_ROWS", 7)
+    rows = tl._BiasedRows(LinearRows(X, bias), order)
+    rng = np.random.RandomState(0)
+    v, u = rng.randn(dense.shape[1]), rng.randn(len(order))
+    np.testing.assert_allclose(rows.times(v), dense @ v, rtol=1e-12)
+    np.testing.assert_allclose(rows.transposed(u), dense.T @ u, rtol=1e-12, atol=1e-12)
+    band = np.array([0, 4, 5, 9, 30, 31, 32, 33, 34, 35, 36, 37, 60, 61, 100])
+    D = rng.rand(len(band))
+    expected = np.eye(dense.shape[1]) + dense[band].T @ (D[:, None] * dense[band])
+    np.testing.assert_allclose(rows.hessian(band, D), expected, rtol=1e-12, atol=1e-12)
+    assert rows.largest_norm == pytest.approx(np.sqrt((dense ** 2).sum(axis=1).max()))
+
+
 def test_hinge_stall_says_why():
     X, y = load_dataset("heart_scale")
     with pytest.warns(ConvergenceWarning, match="Newton method on the smoothed hinge"):

@@ -272,6 +272,8 @@ BAND_FACTOR = 0.1
 # the weights (features and bias) at most whose d x d Hessian `finish_hinge` solves
 # with: 32 MB of it
 SMOOTHED_MAX_WEIGHTS = 2048
+# the band's rows gathered at a time for the Hessian (a copy of at most these rows)
+HESSIAN_ROWS = 4096
 # the epochs the dual may take from the last band's point to meet its stopping rule
 CONFIRM_EPOCHS = 50
 # Armijo's fraction and halvings in the smoothed problems' line search (LIBLINEAR's
@@ -314,18 +316,22 @@ class _BiasedRows:
         return np.append(out, self.bias * u.sum()) if self.bias > 0 else out
 
     def hessian(self, band_rows, D):
-        """I + X_B' diag(D) X_B (the bias feature's row and column included), dense."""
-        part = self.X[band_rows]
-        scaled = (part.multiply(D[:, None]).tocsr() if self.sparse
-                  else part * D[:, None])
+        """I + X_B' diag(D) X_B (the bias feature's row and column included), dense;
+        the rows B gathered `HESSIAN_ROWS` at a time, so that the copies stay small
+        however many rows the band holds."""
         n = self.d + (self.bias > 0)
         H = np.zeros((n, n))
-        block = part.T @ scaled
-        H[:self.d, :self.d] = block.toarray() if self.sparse else block
+        for first in range(0, len(band_rows), HESSIAN_ROWS):
+            part = self.X[band_rows[first:first + HESSIAN_ROWS]]
+            weights = D[first:first + HESSIAN_ROWS, None]
+            scaled = part.multiply(weights).tocsr() if self.sparse else part * weights
+            block = part.T @ scaled
+            H[:self.d, :self.d] += block.toarray() if self.sparse else block
+            if self.bias > 0:
+                H[:self.d, self.d] += self.bias * np.asarray(
+                    scaled.sum(axis=0), dtype=np.float64).ravel()
         if self.bias > 0:
-            cross = self.bias * np.asarray(scaled.sum(axis=0), dtype=np.float64).ravel()
-            H[:self.d, self.d] = cross
-            H[self.d, :self.d] = cross
+            H[self.d, :self.d] = H[:self.d, self.d]
             H[self.d, self.d] = self.bias ** 2 * D.sum()
         H[np.diag_indices_from(H)] += 1
         return H
