@@ -571,10 +571,13 @@ def test_linear_memory_benchmark_smoke(tmp_path, benchmarks_package, monkeypatch
         assert runs["LIBLINEAR"]["extra_peak_mb"] >= 0.9 * feature_nodes_mb, row
         for run in runs.values():
             assert run["extra_peak_mb"] >= run["retained_mb"] >= 0, row
-            # the MB rounded to 0.1 in the file, the ratio from the unrounded figures
+            # the MB rounded to 0.1 in the file, the ratio from the unrounded figures:
+            # each MB within 0.05 of the file's, so the ratio within 0.05 (1 + ratio)
+            # / reference of theirs
             reference = runs["LIBLINEAR"]["extra_peak_mb"]
-            assert math.isclose(run["memory_ratio"], run["extra_peak_mb"] / reference,
-                                rel_tol=0.01, abs_tol=0.1 / reference), row
+            shown = run["extra_peak_mb"] / reference
+            assert math.isclose(run["memory_ratio"], shown, rel_tol=0.01,
+                                abs_tol=0.051 * (1 + shown) / reference), row
         if not (runs["libsmo"]["capped"] or runs["LIBLINEAR"]["capped"]):
             assert runs["libsmo"]["objective_rel_diff"] <= 1e-4, row
         if row["data"] == "reviews-rating":

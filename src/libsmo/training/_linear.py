@@ -339,15 +339,14 @@ class _BiasedRows:
 
 def _smoothed_newton(X, y, C, w, band, max_steps, stop_flag):
     """Minimise 1/2 w'w + sum_i C_i h(1 - y_i w'x_i), the hinge smoothed over `band`
-    (`_smoothed_hinge`), by Newton's method from w with exact steps (the d x d Hessian
-    I + X_B' diag(C_B / band) X_B of the rows B within the band, by Cholesky's
-    factorisation) and Armijo's line search (the full step where no step passes it:
+    (`_smoothed_hinge`), by Newton's method from w with exact steps (solved with the
+    d x d Hessian I + X_B' diag(C_B / band) X_B of the rows B within the band) and
+    Armijo's line search (the full step where no step passes it:
     rounding near the minimiser). `X` is a `_BiasedRows`. The objective is quadratic
     wherever the rows keep their places (within, beyond or below the band), so a full
     step after which none moved lands on the minimiser; it also ends where the
     gradient is within band / the rows' largest norm, so that no row's x_i'w is off
     the minimiser's by more than the band. Returns (w, steps, reached)."""
-    import scipy.linalg
     full_step, places = False, None
     for steps in range(max_steps + 1):
         scores = X.times(w)
@@ -366,7 +365,8 @@ def _smoothed_newton(X, y, C, w, band, max_steps, stop_flag):
         if np.linalg.norm(gradient) * X.largest_norm <= band:
             return w, steps, True
         hessian = X.hessian(np.flatnonzero(within), C[within] / band)
-        step = -scipy.linalg.cho_solve(scipy.linalg.cho_factor(hessian), gradient)
+        # (numpy's own LAPACK: importing scipy.linalg in a fit costs megabytes)
+        step = -np.linalg.solve(hessian, gradient)
         along = X.times(step)
         slope = gradient @ step
         before = 0.5 * (w @ w) + _smoothed_hinge(violation, C, band).sum()
@@ -398,8 +398,9 @@ def finish_hinge(task, stalled):
     violation over the band's width, at most C_i) whose projected gradients all lie
     within the band; the dual from that point must then meet its own stopping rule,
     at tol, within `CONFIRM_EPOCHS` epochs. The answer is the dual's, ended by the
-    dual's rule. For at most `SMOOTHED_MAX_WEIGHTS` weights (the Newton steps solve
-    with the dense Hessian).
+    dual's rule. For at most `SMOOTHED_MAX_WEIGHTS` weights: the Newton steps solve
+    with the dense Hessian, whose d x d doubles (a few copies at a time) are the
+    finish's memory beyond the dual's.
 
     Returns
     -------
