@@ -224,9 +224,7 @@ def make_fit(library, solver, C, eps, util, epsilon=0.1, seed=0):
         def weights(fitted, classes):
             model, _, printed = fitted
             W, B = linear.liblinear_weights(model, classes)
-            capped = ("reaching max number of iterations" in "".join(printed)
-                      and solver in linear.CAPPED_BY_EPOCHS)
-            return W, B, capped
+            return W, B, linear.capped_by_epochs("".join(printed), solver)
         return fit, weights
     if library == "libsmo":
         from libsmo import LinearSVC, LinearSVR

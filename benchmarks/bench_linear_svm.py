@@ -146,6 +146,8 @@ SQUARED_LOSS = (1, 12, 11)
 PRIMAL_SOLVERS = (11,)    # the estimators' dual=False
 # the duals whose 300 epochs end the run (-s 1 and -s 12 go on by the Newton method)
 CAPPED_BY_EPOCHS = (3, 13)
+# the line LIBLINEAR (and libsmo's LIBLINEAR train()) prints when a dual's epochs run out
+CAPPED_LINE = "reaching max number of iterations"
 # liblinear-multicore's parallel solvers among these ("-m": -s 0, 1, 2, 3, 5, 6, 11, 21;
 # its -s 12 and -s 13 are LIBLINEAR's one-thread dual)
 MULTICORE_SOLVERS = (3, 1, 11)
@@ -321,6 +323,12 @@ def liblinear_weights(model, classes):
     return np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
 
 
+def capped_by_epochs(printed, solver):
+    """Whether a run of LIBLINEAR's `solver` that printed `printed` stopped at its
+    dual's 300 epochs short of eps (-s 3 and -s 13: the others go on by Newton)."""
+    return CAPPED_LINE in printed and solver in CAPPED_BY_EPOCHS
+
+
 def liblinear_runner(util, prob, Xt, yt, classes, solver, C, eps, threads, epsilon=None):
     """A run of LIBLINEAR `solver`; `classes` None for a regression (its -p `epsilon`)."""
     # -B 1 in the parameters: train() sets the problem's bias to the parameters' own
@@ -341,23 +349,21 @@ def liblinear_runner(util, prob, Xt, yt, classes, solver, C, eps, threads, epsil
         model, seconds = timed(lambda: util.train(prob, param), cpu)
         W, B = liblinear_weights(model, classes)
         (pred, _, _), predict_seconds = timed(lambda: util.predict(yt, Xt, model, "-q"))
-        capped = ("reaching max number of iterations" in "".join(printed)
-                  and solver in CAPPED_BY_EPOCHS)
         return {"train": seconds, "cpu": cpu["seconds"], "predict": predict_seconds,
                 "W": W, "b": B, "score": prediction_score(pred, yt, classes is None),
-                "capped": capped}
+                "capped": capped_by_epochs("".join(printed), solver)}
     return run
 
 
-class _CappedLines(logging.Handler):
-    """Whether libsmo's LIBLINEAR train() logged that a dual's epochs ran out."""
+class _LoggedLines(logging.Handler):
+    """The lines libsmo's LIBLINEAR train() logged (its info())."""
 
     def __init__(self):
         super().__init__(logging.INFO)
-        self.capped = False
+        self.lines = []
 
     def emit(self, record):
-        self.capped |= "reaching max number of iterations" in record.getMessage()
+        self.lines.append(record.getMessage())
 
 
 def linear_train_runner(X, y, Xt, yt, classes, solver, C, eps, epsilon=None):
@@ -376,7 +382,7 @@ def linear_train_runner(X, y, Xt, yt, classes, solver, C, eps, epsilon=None):
     logger = logging.getLogger("libsmo")
 
     def run(repeat):
-        lines, level = _CappedLines(), logger.level
+        lines, level = _LoggedLines(), logger.level
         logger.addHandler(lines)
         logger.setLevel(logging.INFO)
         try:
@@ -389,7 +395,7 @@ def linear_train_runner(X, y, Xt, yt, classes, solver, C, eps, epsilon=None):
         pred, predict_seconds = timed(lambda: est.predict(Xt))
         return {"train": seconds, "cpu": cpu["seconds"], "predict": predict_seconds,
                 "W": np.atleast_2d(est.coef_), "b": np.atleast_1d(est.intercept_),
-                "capped": lines.capped and solver in CAPPED_BY_EPOCHS,
+                "capped": capped_by_epochs("".join(lines.lines), solver),
                 "score": prediction_score(pred, yt, regression)}
     return run
 

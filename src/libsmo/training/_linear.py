@@ -341,8 +341,8 @@ def _smoothed_newton(X, y, C, w, band, max_steps, stop_flag):
     """Minimise 1/2 w'w + sum_i C_i h(1 - y_i w'x_i), the hinge smoothed over `band`
     (`_smoothed_hinge`), by Newton's method from w with exact steps (solved with the
     d x d Hessian I + X_B' diag(C_B / band) X_B of the rows B within the band) and
-    Armijo's line search (the full step where no step passes it:
-    rounding near the minimiser). `X` is a `_BiasedRows`. The objective is quadratic
+    Armijo's line search (the full step where no step passes it: rounding near the
+    minimiser). `X` is a `_BiasedRows`. The objective is quadratic
     wherever the rows keep their places (within, beyond or below the band), so a full
     step after which none moved lands on the minimiser; it also ends where the
     gradient is within band / the rows' largest norm, so that no row's x_i'w is off
@@ -365,7 +365,6 @@ def _smoothed_newton(X, y, C, w, band, max_steps, stop_flag):
         if np.linalg.norm(gradient) * X.largest_norm <= band:
             return w, steps, True
         hessian = X.hessian(np.flatnonzero(within), C[within] / band)
-        # (numpy's own LAPACK: importing scipy.linalg in a fit costs megabytes)
         step = -np.linalg.solve(hessian, gradient)
         along = X.times(step)
         slope = gradient @ step
