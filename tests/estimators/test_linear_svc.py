@@ -553,6 +553,52 @@ def test_the_smoothed_finish_reads_the_rows_in_place(layout, bias, monkeypatch):
     assert rows.largest_norm == pytest.approx(np.sqrt((dense ** 2).sum(axis=1).max()))
 
 
+def test_the_smoothed_line_search_is_exact():
+    """Along a Newton step the smoothed hinge's objective is piecewise quadratic, and
+    `_exact_length` returns its minimiser: f there lies below f at every length of a
+    fine grid around it, and f's derivative, computed here from the rows, is zero.
+    From the band's minimiser (where `_smoothed_newton` ends) no row changes its place
+    over the next Newton step, and the length is exactly 1.0, Newton's own."""
+    from libsmo.training import _linear as tl
+    X, y = load_dataset("heart_scale")
+    rows = tl._BiasedRows(LinearRows(X, 1.0), np.arange(X.shape[0]))
+    dense = np.hstack([X.toarray(), np.ones((X.shape[0], 1))])
+    signs = np.where(y > 0, 1.0, -1.0)
+    C, band = np.full(len(y), 10.0), 0.01
+
+    def violations(w):
+        return 1 - signs * (dense @ w)
+
+    def objective(w):
+        d = violations(w)
+        h = np.where(d <= 0, 0.0, np.where(d < band, d * d / (2 * band), d - band / 2))
+        return 0.5 * (w @ w) + (C * h).sum()
+
+    def newton_step(w):
+        d = violations(w)
+        within = (d > 0) & (d < band)
+        gradient = w - dense.T @ (C * np.where(within, d / band, d >= band) * signs)
+        step = -np.linalg.solve(rows.hessian(np.flatnonzero(within), C[within] / band),
+                                gradient)
+        return step, gradient @ step, d, signs * (dense @ step)
+
+    w = np.random.RandomState(0).randn(dense.shape[1]) * 0.1
+    step, slope, d, along = newton_step(w)
+    length = tl._exact_length(step, slope, d, along, C, band)
+    assert 0 < length < 1
+    derivative = slope + length * (step @ step) + (C * along * (
+        np.clip(d / band, 0, 1) - np.clip((d - length * along) / band, 0, 1))).sum()
+    assert abs(derivative) <= 1e-9 * abs(slope)
+    grid = length * np.linspace(0.5, 1.5, 201)
+    assert objective(w + length * step) <= min(objective(w + t * step) for t in grid)
+
+    w, _, reached = tl._smoothed_newton(rows, signs, C, w, band, 1000,
+                                        np.zeros(1, dtype=np.int8))
+    assert reached
+    step, slope, d, along = newton_step(w)
+    assert tl._exact_length(step, slope, d, along, C, band) == 1.0
+
+
 def test_hinge_stall_says_why():
     X, y = load_dataset("heart_scale")
     with pytest.warns(ConvergenceWarning, match="Newton method on the smoothed hinge"):
