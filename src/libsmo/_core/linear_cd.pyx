@@ -505,9 +505,10 @@ cdef struct SvrRun:
 cdef void _svr_epochs(Example* ex, int* index, const RowData* r, double* w,
                       Py_ssize_t l, double p, double tol, long max_iter,
                       long long max_visits, uint32_t seed, const signed char* flag,
-                      bint stop_if_slow, SvrRun* run) noexcept nogil:
+                      bint stop_if_slow, double reference, SvrRun* run) noexcept nogil:
     """`svr_dual`'s epochs over its examples' records, in a function of their own (as
-    `_svc_epochs`: the row loops inlined)."""
+    `_svc_epochs`: the row loops inlined); tol is relative to `reference` where it is
+    positive, else to the first epoch's summed violation."""
     cdef Progress progress
     cdef Py_ssize_t active = l, s
     cdef long it = 0
@@ -578,7 +579,7 @@ cdef void _svr_epochs(Example* ex, int* index, const RowData* r, double* w,
             if d != 0:
                 add_span(r, e.start, e.end, d, w)
         if it == 0:
-            Gnorm1_init = Gnorm1_new
+            Gnorm1_init = reference if reference > 0 else Gnorm1_new
         it += 1
         status = poll_stop(flag)
         if status != RUNNING:
@@ -607,7 +608,7 @@ cdef void _svr_epochs(Example* ex, int* index, const RowData* r, double* w,
 def svr_dual(LinearRows rows not None, order, targets, bounds, *, double epsilon=0.0,
              bint squared_loss=False, double tol=0.1, long max_iter=1000,
              unsigned long seed=0, start=None, signed char[::1] stop_flag=None,
-             bint stop_if_slow=False, long long max_visits=0):
+             bint stop_if_slow=False, long long max_visits=0, double reference=0.0):
     """Minimise LIBLINEAR's dual of the L2-regularised epsilon-insensitive (L1-loss) or
     squared epsilon-insensitive (L2-loss) SVR by coordinate descent.
 
@@ -628,10 +629,15 @@ def svr_dual(LinearRows rows not None, order, targets, bounds, *, double epsilon
         first epoch's, the stopping measure that `stop_if_slow` watches).
     start : array of shape (n_rows,), optional
         Starting b of every row, clipped into [-U_i, U_i].
+    reference : float, default=0
+        The summed violation that tol is relative to; 0: the first epoch's (LIBLINEAR's
+        rule). A run from a `start` near the optimum passes the run's that it continues,
+        whose first epoch set the scale.
 
     Returns
     -------
     LinearSolution
+        Its `reference`: the summed violation that tol was relative to.
 
     Raises
     ------
@@ -640,10 +646,10 @@ def svr_dual(LinearRows rows not None, order, targets, bounds, *, double epsilon
     """
     cdef Py_ssize_t n = rows.n_rows, nw = rows.n_weights
     if (not tol > 0 or max_iter < 0 or seed > 0xFFFFFFFF or not epsilon >= 0
-            or max_visits < 0):
-        raise ValueError(f"tol must be > 0, max_iter >= 0, seed a 32-bit int, epsilon >= 0 "
-                         f"and max_visits >= 0; got {tol!r}, {max_iter!r}, {seed!r}, "
-                         f"{epsilon!r}, {max_visits!r}")
+            or max_visits < 0 or not reference >= 0):
+        raise ValueError(f"tol must be > 0, max_iter >= 0, seed a 32-bit int, epsilon >= 0, "
+                         f"max_visits >= 0 and reference >= 0; got {tol!r}, {max_iter!r}, "
+                         f"{seed!r}, {epsilon!r}, {max_visits!r}, {reference!r}")
     members, C, y, first = problem_inputs(rows, order, targets, bounds, start)
     cdef _Examples examples = _examples(rows, members, y, C, first, squared_loss, True)
     cdef Example* ex = examples.ex
@@ -655,7 +661,7 @@ def svr_dual(LinearRows rows not None, order, targets, bounds, *, double epsilon
     cdef double* w = &examples.w[0]
     with nogil:
         _svr_epochs(ex, examples.index, &examples.r, w, examples.l, p, tol, max_iter,
-                    max_visits, <uint32_t>seed, flag, stop_if_slow, &run)
+                    max_visits, <uint32_t>seed, flag, stop_if_slow, reference, &run)
         for t in range(nw):
             v += w[t] * w[t]
         v = 0.5 * v
@@ -670,7 +676,8 @@ def svr_dual(LinearRows rows not None, order, targets, bounds, *, double epsilon
     if status == INTERRUPTED:
         raise_pending_signal()
     return LinearSolution(np.asarray(examples.w)[:nw], dual, it, v, STATUS_NAMES[status],
-                          Gnorm1_new / Gnorm1_init if Gnorm1_init > 0 else 0.0)
+                          Gnorm1_new / Gnorm1_init if Gnorm1_init > 0 else 0.0,
+                          max(Gnorm1_init, 0.0))
 
 
 def bounded_draws(unsigned long seed, ranges):

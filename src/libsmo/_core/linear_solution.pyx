@@ -27,17 +27,21 @@ cdef class LinearSolution:
         The solver's stopping figure at the end (the dual: the last epoch's spread of
         projected gradients; regression and L1: summed violation over the first
         epoch's; Newton: |grad f| over its value at 0).
+    reference : float
+        The regression dual's summed violation that tol was relative to (its first
+        epoch's, or the one it was given); 0 for the other solvers.
     """
     cdef readonly object w, dual
     cdef readonly long n_iter
-    cdef readonly double objective, violation
+    cdef readonly double objective, violation, reference
     cdef readonly str status
 
-    def __init__(self, w, dual, n_iter, objective, status, violation):
+    def __init__(self, w, dual, n_iter, objective, status, violation, reference=0.0):
         w.flags.writeable = False
         dual.flags.writeable = False
         self.w, self.dual, self.n_iter = w, dual, n_iter
         self.objective, self.status, self.violation = objective, status, violation
+        self.reference = reference
 
     def __repr__(self):
         return (f"LinearSolution(status={self.status!r}, n_iter={self.n_iter}, "

@@ -204,18 +204,14 @@ class _BaseLinear(BaseEstimator):
             why = " The L1-regularised coordinate descent took max_iter epochs."
         elif self.loss in self._squared_losses:
             why = " The primal Newton method took its maximum of steps."
-        elif self.loss == "hinge":
-            why = (" The dual coordinate descent of loss='hinge' did not reach tol within "
-                   "the work of max_iter full epochs, nor, after it, the Newton method on "
-                   "the smoothed hinge within max_iter steps (tried for at most "
-                   f"{SMOOTHED_MAX_WEIGHTS} weights): scale the features, lower C, raise "
-                   "tol or max_iter, or use the squared hinge, whose stalled dual goes on "
-                   "by the Newton method.")
         else:
-            why = (f" The dual coordinate descent of loss={self.loss!r}, which has no "
-                   "primal method, did not reach tol within the work of max_iter full "
-                   "epochs: scale the features, lower C, raise tol or max_iter, or use "
-                   "the squared loss, whose stalled dual goes on by the Newton method.")
+            loss = "hinge" if self.loss == "hinge" else "loss"
+            why = (f" The dual coordinate descent of loss={self.loss!r} did not reach tol "
+                   "within the work of max_iter full epochs, nor, after it, the Newton "
+                   f"method on the smoothed {loss} within max_iter steps (tried for at most "
+                   f"{SMOOTHED_MAX_WEIGHTS} weights): scale the features, lower C, raise "
+                   f"tol or max_iter, or use the squared {loss}, whose stalled dual goes "
+                   "on by the Newton method.")
         return NOT_CONVERGED + why
 
     def _coef_and_intercept(self, W):
@@ -820,8 +816,10 @@ default='epsilon_insensitive'
         The most epochs of the dual, or Newton steps of the primal. The
         epsilon-insensitive loss's dual, which has no primal method to go on by,
         counts its work instead: past max_iter epochs it goes on while the rows it
-        visited stay within max_iter full epochs' worth, so its ``n_iter_`` may
-        exceed max_iter.
+        visited stay within max_iter full epochs' worth, and where that ends short
+        of tol, at most max_iter Newton steps on the loss smoothed over narrowing
+        bands bring it to a point from which the dual meets tol; so its ``n_iter_``
+        may exceed max_iter.
     warm_start : bool, default=False
         Start each fit from the previous fit's solution when the rows are the same.
     n_jobs : int, default=None

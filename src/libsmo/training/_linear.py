@@ -1,8 +1,9 @@
 """The linear SVMs' binary (and regression) problems as tasks, and how each is solved:
 LIBLINEAR's dual coordinate descent (`libsmo._core.linear_cd`) or its primal Newton
 method (`libsmo._core.linear_newton`), and the switch from a stalled dual to the Newton
-method that LIBLINEAR makes for the squared losses (-s 1, -s 12), and for the hinge the
-Newton method on its smoothed primal before its dual confirms (`finish_hinge`); the
+method that LIBLINEAR makes for the squared losses (-s 1, -s 12), and for the hinge and
+the epsilon-insensitive loss the Newton method on their smoothed primal before their
+dual confirms (`finish_smoothed`); the
 L1-regularised squared hinge over the features' columns (`libsmo._core.linear_l1`,
 -s 5); and Crammer and Singer's joint multi-class problem (`libsmo._core.linear_cs`,
 -s 4).
@@ -22,7 +23,7 @@ from libsmo._core.linear_newton import primal_newton
 from libsmo._core.linear_rows import LinearRows
 
 __all__ = ["FeatureColumns", "LinearFit", "LinearTask", "choose_dual", "dual_visits",
-           "finish_hinge", "primal_tolerance", "shared_diagonals", "solve_crammer_singer",
+           "finish_smoothed", "primal_tolerance", "shared_diagonals", "solve_crammer_singer",
            "solve_guarded", "solve_task"]
 
 # the (loss, penalty, dual) that LIBLINEAR solves, with its solver numbers
@@ -207,7 +208,8 @@ def solve_task(task):
     the dual's weights, at LIBLINEAR's reduced tolerance (LIBLINEAR's -s 1 and -s 12).
     The other losses' dual, where the task counts its work (`epochs_as_work`), goes on
     past max_iter epochs within max_iter full epochs' visits (`dual_visits`), and the
-    hinge's, where that ends short of tol, by `finish_hinge`.
+    hinge's and the epsilon-insensitive loss's, where that ends short of tol, by
+    `finish_smoothed`.
 
     Returns
     -------
@@ -245,9 +247,8 @@ def solve_task(task):
                        squared_hinge=task.squared, seed=task.seed, start=start,
                        diagonal=task.diagonal, stop_if_slow=task.squared,
                        max_visits=dual_visits(task), **common)
-    if (sol.status == "max_iter" and task.epochs_as_work and not task.squared
-            and not task.regression):
-        finished = finish_hinge(task, sol)
+    if sol.status == "max_iter" and task.epochs_as_work and not task.squared:
+        finished = finish_smoothed(task, sol)
         if finished is not None:
             return finished
     if sol.status not in ("max_iter", "slow") or not task.squared:
@@ -262,15 +263,16 @@ def solve_task(task):
                      newton.status in REACHED, "dual+primal", newton.objective, sol)
 
 
-# the smoothed hinge's bands `finish_hinge` narrows through: from violations up to 0.01
-# (the stalled dual's w is near the hinge's optimum: wider first bands added Newton
-# steps on most of the convergence benchmark's fits that finish), a tenth of the last
-# each time, down to a
+# the smoothed losses' bands `finish_smoothed` narrows through, in the units of the
+# dual's stopping rule (the hinge's margins; the regression's first epoch's mean
+# violation, which its tol is relative to): from violations up to 0.01 (the stalled
+# dual's w is near the optimum: wider first bands added Newton steps on most of the
+# convergence benchmark's fits that finish), a tenth of the last each time, down to a
 # quarter of the dual's tolerance (there every projected gradient of the dual point the
 # band gives lies within the tolerance's quarter)
 FIRST_BAND = 0.01
 BAND_FACTOR = 0.1
-# the weights (features and bias) at most whose d x d Hessian `finish_hinge` solves
+# the weights (features and bias) at most whose d x d Hessian `finish_smoothed` solves
 # with: 32 MB of it
 SMOOTHED_MAX_WEIGHTS = 2048
 # the band's rows gathered at a time for the Hessian (a copy of at most these rows)
@@ -280,7 +282,7 @@ CONFIRM_EPOCHS = 50
 
 
 class _BiasedRows:
-    """The problem's rows with LIBLINEAR's bias feature, for `finish_hinge`'s Newton
+    """The problem's rows with LIBLINEAR's bias feature, for `finish_smoothed`'s Newton
     steps, without a copy of the rows (the caller's X where the problem takes them all
     in order): X v, X'u and the Hessian's X_B' diag(D) X_B of the rows B."""
 
@@ -295,6 +297,7 @@ class _BiasedRows:
                    else (self.X * self.X).sum(axis=1))
         squares = np.asarray(squares, dtype=np.float64).ravel() + self.bias ** 2
         self.largest_norm = float(np.sqrt(squares.max())) if len(squares) else 0.0
+        self.n_rows = self.X.shape[0]
 
     def times(self, v):
         out = np.asarray(self.X @ v[:self.d], dtype=np.float64).ravel()
@@ -371,23 +374,55 @@ def _exact_length(step, slope, violation, along, C, band):
     return float(begin - at_begin / rates[segment])
 
 
-def _smoothed_newton(X, y, C, w, band, max_steps, stop_flag):
-    """Minimise 1/2 w'w + sum_i C_i h(1 - y_i w'x_i), the hinge smoothed over `band`
-    (h(d) = d^2 / (2 band) within the band (0, band), d - band / 2 beyond it, 0 below),
-    by Newton's method from w with exact steps (solved with the
-    d x d Hessian I + X_B' diag(C_B / band) X_B of the rows B within the band) and an
+@dataclass(frozen=True)
+class _SmoothedTerms:
+    """The terms C_t h(v_t) of a smoothed problem, each a one-sided loss of a row's
+    score x_r'w: the violation v_t = offset_t - sign_t x_r'w, smoothed over a band by
+    h (`_smoothed_newton`). The hinge has a term a row (sign y_i, offset 1); the
+    epsilon-insensitive loss two, y_i - p - x_i'w and x_i'w - y_i - p, of which at
+    most one is positive (`rows` maps the terms to their rows; None: one a row)."""
+    rows: object
+    signs: np.ndarray
+    offsets: np.ndarray
+    C: np.ndarray
+
+    @classmethod
+    def of_task(cls, task, order):
+        C = np.asarray(task.bounds, dtype=np.float64)[order]
+        if not task.regression:
+            signs = np.where(np.asarray(task.targets)[order] > 0, 1.0, -1.0)
+            return cls(None, signs, np.ones(len(order)), C)
+        y, n = np.asarray(task.targets, dtype=np.float64)[order], len(order)
+        return cls(np.tile(np.arange(n), 2), np.repeat([1.0, -1.0], n),
+                   np.concatenate((y - task.epsilon, -y - task.epsilon)), np.tile(C, 2))
+
+    def of_rows(self, row_values):
+        """The terms' values of their rows' `row_values`."""
+        return row_values if self.rows is None else row_values[self.rows]
+
+    def to_rows(self, values, n_rows):
+        """The terms' `values` summed into their rows."""
+        return (values if self.rows is None else
+                np.bincount(self.rows, weights=values, minlength=n_rows))
+
+
+def _smoothed_newton(X, terms, w, band, max_steps, stop_flag):
+    """Minimise 1/2 w'w + sum_t C_t h(v_t), the loss `terms` smoothed over `band`
+    (h(v) = v^2 / (2 band) within the band (0, band), v - band / 2 beyond it, 0 below),
+    by Newton's method from w with exact steps (solved with the d x d Hessian
+    I + X_B' diag(C_B / band) X_B of the rows B whose term lies within the band) and an
     exact line search (`_exact_length`: along a step the objective is piecewise
     quadratic; a backtracking search, which halves the step until the rows that the
     step carries past the band's edges allow it, took 653 steps on the standardised
-    w8a at C = 10 and a band of 0.01 where the exact one took 253). `X` is a
-    `_BiasedRows`. The objective is quadratic wherever the rows keep their places
-    (within, beyond or below the band), so a full step after which none moved lands
-    on the minimiser; it also ends where the gradient is within band / the rows'
-    largest norm, so that no row's x_i'w is off the minimiser's by more than the band.
-    Returns (w, steps, reached)."""
+    w8a's hinge at C = 10 and a band of 0.01 where the exact one took 253). `X` is a
+    `_BiasedRows`, `terms` a `_SmoothedTerms`. The objective is quadratic wherever the
+    terms keep their places (within, beyond or below the band), so a full step after
+    which none moved lands on the minimiser; it also ends where the gradient is within
+    band / the rows' largest norm, so that no row's x_i'w is off the minimiser's by
+    more than the band. Returns (w, steps, reached)."""
     full_step, places = False, None
     for steps in range(max_steps + 1):
-        violation = 1 - y * X.times(w)
+        violation = terms.offsets - terms.signs * terms.of_rows(X.times(w))
         within = (violation > 0) & (violation < band)
         beyond = violation >= band
         moved = places is None or not (np.array_equal(within, places[0])
@@ -397,33 +432,41 @@ def _smoothed_newton(X, y, C, w, band, max_steps, stop_flag):
         if steps == max_steps or stop_flag[0] != 0:
             return w, steps, False
         places = (within, beyond)
-        weight = C * np.where(within, violation / band, beyond)   # a_i of the point
-        gradient = w - X.transposed(weight * y)
+        weight = terms.C * np.where(within, violation / band, beyond)   # of the point
+        gradient = w - X.transposed(terms.to_rows(weight * terms.signs, X.n_rows))
         if np.linalg.norm(gradient) * X.largest_norm <= band:
             return w, steps, True
-        hessian = X.hessian(np.flatnonzero(within), C[within] / band)
+        # a row has at most one term within the band (the regression's two terms sum
+        # to -2p <= 0), so the band's terms are distinct rows
+        band_terms = np.flatnonzero(within)
+        band_rows = band_terms if terms.rows is None else terms.rows[band_terms]
+        hessian = X.hessian(band_rows, terms.C[band_terms] / band)
         step = -np.linalg.solve(hessian, gradient)
-        length = _exact_length(step, gradient @ step, violation, y * X.times(step), C,
-                               band)
+        along = terms.signs * terms.of_rows(X.times(step))
+        length = _exact_length(step, gradient @ step, violation, along, terms.C, band)
         w, full_step = w + length * step, length == 1.0
     return w, max_steps, False
 
 
-def finish_hinge(task, stalled):
-    """Finish a hinge dual that spent its work (`dual_visits`) short of tol.
+def finish_smoothed(task, stalled):
+    """Finish a hinge or epsilon-insensitive dual that spent its work (`dual_visits`)
+    short of tol.
 
-    The hinge has no Newton method of its own (no second derivative), but the hinge
-    smoothed over a band of margins, quadratic there, has, and its optimum tends to the
-    hinge's as the band narrows. From the stalled dual's w, Newton's method
+    These losses have no Newton method of their own (no second derivative), but the
+    loss smoothed over a band of violations, quadratic there, has, and its optimum
+    tends to the loss's as the band narrows. From the stalled dual's w, Newton's method
     (`_smoothed_newton`) minimises it as the band narrows tenfold at a time from
-    `FIRST_BAND` to a quarter of tol, within max_iter Newton steps in all; the last
-    band's optimality conditions give a dual point (a_i = C_i times the row's
-    violation over the band's width, at most C_i) whose projected gradients all lie
-    within the band; the dual from that point must then meet its own stopping rule,
-    at tol, within `CONFIRM_EPOCHS` epochs. The answer is the dual's, ended by the
-    dual's rule. For at most `SMOOTHED_MAX_WEIGHTS` weights: the Newton steps solve
-    with the dense Hessian, whose d x d doubles (a few copies at a time) are the
-    finish's memory beyond the dual's.
+    `FIRST_BAND` to a quarter of tol (in the dual's units: the regression's tol is
+    relative to its first epoch's summed violation, so its bands scale with that
+    epoch's mean violation), within max_iter Newton steps in all; the last band's
+    optimality conditions give a dual point (a term's C times its violation over the
+    band's width, at most C; the regression's signed by its side of the tube) whose
+    projected gradients all lie within the band; the dual from that point must then
+    meet its own stopping rule, at tol, within `CONFIRM_EPOCHS` epochs (the
+    regression's relative to the stalled run's first epoch). The answer is the
+    dual's, ended by the dual's rule. For at most `SMOOTHED_MAX_WEIGHTS` weights: the
+    Newton steps solve with the dense Hessian, whose d x d doubles (a few copies at a
+    time) are the finish's memory beyond the dual's.
 
     Returns
     -------
@@ -434,17 +477,17 @@ def finish_hinge(task, stalled):
         stalled fit stands).
     """
     rows = task.rows
-    if rows.n_weights > SMOOTHED_MAX_WEIGHTS:
-        return None
     order = np.asarray(task.order)
+    scale = stalled.reference / len(order) if task.regression else 1.0
+    if rows.n_weights > SMOOTHED_MAX_WEIGHTS or not scale > 0:
+        return None
     X = _BiasedRows(rows, order)
-    y = np.where(np.asarray(task.targets)[order] > 0, 1.0, -1.0)
-    C = np.asarray(task.bounds, dtype=np.float64)[order]
-    last_band = task.tol / 4
-    band, w, steps = FIRST_BAND, np.array(stalled.w, dtype=np.float64), 0
+    terms = _SmoothedTerms.of_task(task, order)
+    last_band = scale * task.tol / 4
+    band, w, steps = scale * FIRST_BAND, np.array(stalled.w, dtype=np.float64), 0
     while True:
         band = max(band, last_band)
-        w, used, reached = _smoothed_newton(X, y, C, w, band, task.max_iter - steps,
+        w, used, reached = _smoothed_newton(X, terms, w, band, task.max_iter - steps,
                                             task.stop_flag)
         steps += used
         if not reached:
@@ -452,12 +495,20 @@ def finish_hinge(task, stalled):
         if band == last_band:
             break
         band *= BAND_FACTOR
-    violation = 1 - y * X.times(w)
+    violation = terms.offsets - terms.signs * terms.of_rows(X.times(w))
+    magnitude = terms.C * np.clip(violation / band, 0.0, 1.0)
     start = np.zeros(rows.n_rows)
-    start[order] = C * np.clip(violation / band, 0.0, 1.0)
-    confirmed = svc_dual(rows, order, task.targets, task.bounds, seed=task.seed,
-                         start=start, diagonal=task.diagonal, tol=task.tol,
-                         max_iter=CONFIRM_EPOCHS, stop_flag=task.stop_flag)
+    if task.regression:
+        start[order] = terms.to_rows(terms.signs * magnitude, len(order))
+        confirmed = svr_dual(rows, order, task.targets, task.bounds, epsilon=task.epsilon,
+                             seed=task.seed, start=start, tol=task.tol,
+                             max_iter=CONFIRM_EPOCHS, stop_flag=task.stop_flag,
+                             reference=stalled.reference)
+    else:
+        start[order] = magnitude
+        confirmed = svc_dual(rows, order, task.targets, task.bounds, seed=task.seed,
+                             start=start, diagonal=task.diagonal, tol=task.tol,
+                             max_iter=CONFIRM_EPOCHS, stop_flag=task.stop_flag)
     if confirmed.status != "optimal":
         return None
     return LinearFit(confirmed.w, confirmed.dual,
