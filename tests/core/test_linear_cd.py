@@ -245,6 +245,27 @@ def test_regression_dual_and_newton(squared):
     assert -sol.objective == pytest.approx(primal, rel=1e-4)
 
 
+def test_the_regression_duals_tol_is_relative_to_its_reference():
+    """svr_dual's tol bounds the summed violation relative to its first epoch's (the
+    solution's `reference`), or to a reference it is given: from a point near the
+    optimum, relative to the run's own first epoch it must go on further (its first
+    epoch's violation is already small), relative to the first run's reference it
+    stops at once."""
+    X, y = load_dataset("housing_scale")
+    order, C, rows = np.arange(len(y)), np.full(len(y), 1.0), LinearRows(X, 1.0)
+    first = svr_dual(rows, order, y, C, epsilon=0.5, tol=1e-3, max_iter=100000, seed=2)
+    assert first.status == "optimal" and first.reference > 0
+    assert first.violation <= 1e-3
+    near = np.asarray(first.dual)
+    own = svr_dual(rows, order, y, C, epsilon=0.5, tol=1e-3, max_iter=100000, seed=3,
+                   start=near)
+    given = svr_dual(rows, order, y, C, epsilon=0.5, tol=1e-3, max_iter=100000, seed=3,
+                     start=near, reference=first.reference)
+    assert given.reference == first.reference and own.reference < first.reference
+    assert given.status == own.status == "optimal"
+    assert given.n_iter < own.n_iter
+
+
 @pytest.mark.parametrize("squared", [False, True])
 @pytest.mark.parametrize("layout", ["dense", "csr", "csr32", "unit"])
 def test_a_given_diagonal_takes_the_same_steps(layout, squared):
@@ -445,6 +466,8 @@ def test_bad_input_is_refused():
         svc_dual(rows, order, signs[:-1], ones)
     with pytest.raises(ValueError, match="tol"):
         svr_dual(rows, order, signs, ones, epsilon=-1.0)
+    with pytest.raises(ValueError, match="reference >= 0"):
+        svr_dual(rows, order, signs, ones, reference=-1.0)
     with pytest.raises(ValueError, match="finite and > 0"):
         primal_newton(rows, order, signs, np.full(len(signs), np.inf))
     with pytest.raises(TypeError, match="C-contiguous"):

@@ -492,6 +492,45 @@ def test_linear_convergence_count_checks_the_answers(benchmarks_package, monkeyp
     assert len(failed) == 4, failed
 
 
+def test_linear_convergence_count_takes_linear_svr_on_the_regression_sets(
+        benchmarks_package, monkeypatch):
+    """--convergence on a regression set counts LinearSVR's warnings, both losses: on
+    bodyfat at C = 10 scikit-learn's epsilon-insensitive dual stops at its 1,000
+    epochs and warns, libsmo's is finished without a warning, and its objective, held
+    to scikit-learn's, is below it. The squared loss's Newton method, whose answer
+    there is above scikit-learn's by more than 1e-4, is held to its own stopping
+    rule, computed from the answer; answers made worse fail both checks."""
+    import libsmo
+    import argparse
+    import os
+
+    from helpers.data import load_dataset
+    pytest.importorskip("sklearn")
+    monkeypatch.setattr(os, "environ", dict(os.environ))
+    from benchmarks import bench_linear_svm as bench
+    X, y = load_dataset("bodyfat_scale")
+    monkeypatch.setattr(bench, "dataset", lambda name, data_dir: (X, y, X, y))
+    args = argparse.Namespace(data_dir=None, objective_tol=1e-4)
+    rows, failed = bench.count_convergence_warnings(["bodyfat"], [10.0], args)
+    assert failed == []
+    assert [(r["scaling"], r["loss"], r["classes"]) for r in rows] == [
+        (scaling, loss, 0) for scaling in ("as given", "standardised")
+        for loss in ("squared_epsilon_insensitive", "epsilon_insensitive")]
+    dual = rows[1]["runs"]
+    assert dual["scikit-learn"]["warns"] and dual["scikit-learn"]["n_iter"] == 1000
+    assert not dual["libsmo"]["warns"] and rows[1]["objective_rel_diff"] < 0
+    assert rows[0]["objective_rel_diff"] > 1e-4 and rows[0]["gradient_ratio"] <= 1e-4
+
+    class Worse(libsmo.LinearSVR):
+        def fit(self, X, y, sample_weight=None):
+            super().fit(X, y, sample_weight)
+            self.coef_ = 1.5 * self.coef_
+            return self
+    monkeypatch.setattr(bench.libsmo, "LinearSVR", Worse)
+    _, failed = bench.count_convergence_warnings(["bodyfat"], [10.0], args)
+    assert len(failed) == 4, failed
+
+
 def test_svc_linear_is_checked_by_libsvms_stopping_rule(benchmarks_package, monkeypatch):
     """bench_linear_svm's --svc-linear runs: SVC(kernel="linear")'s m(a) - M(a) over
     every training row, computed from the fitted attributes (sparse as scikit-learn
