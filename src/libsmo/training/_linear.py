@@ -23,8 +23,8 @@ from libsmo._core.linear_newton import primal_newton
 from libsmo._core.linear_rows import LinearRows
 
 __all__ = ["FeatureColumns", "LinearFit", "LinearTask", "choose_dual", "dual_visits",
-           "finish_smoothed", "primal_tolerance", "shared_diagonals", "solve_crammer_singer",
-           "solve_guarded", "solve_task"]
+           "finish_smoothed", "primal_tolerance", "shared_diagonals",
+           "solve_crammer_singer", "solve_guarded", "solve_task"]
 
 # the (loss, penalty, dual) that LIBLINEAR solves, with its solver numbers
 SOLVER_TYPES = {("hinge", "l2", True): 3, ("squared_hinge", "l2", True): 1,
@@ -335,11 +335,14 @@ def _exact_length(step, slope, violation, along, C, band):
     Along the line the objective is convex and piecewise quadratic: its derivative
     f'(t) = slope + t s's - sum_i C_i a_i min(max((v_i - t a_i) / band, 0), 1), with v_i
     the row's violation and a_i = y_i x_i's (`along`), is piecewise linear and
-    nondecreasing, bending where a row enters or leaves the band. The bends beyond 0
-    are sorted, f' is carried from one to the next, and the root is solved on the
-    segment where f' turns nonnegative. Where no row changes its place over the full
-    step, or rounding leaves no descent (slope >= 0 near the minimiser), the full step
-    (Newton's, the quadratic's minimiser) is taken.
+    nondecreasing, bending where a row enters or leaves the band. An upper end of the
+    root is found first (1, Newton's length, where f'(1) >= 0, else doubled until f'
+    turns), so that only the bends up to it are sorted (of a few hundred thousand
+    rows, most bend far beyond the root); f' is carried from one bend to the next,
+    and the root is solved on the segment where f' turns nonnegative. Where no row
+    changes its place over the full step, or rounding leaves no descent (slope >= 0
+    near the minimiser), the full step (Newton's, the quadratic's minimiser) is
+    taken.
 
     Returns
     -------
@@ -353,13 +356,21 @@ def _exact_length(step, slope, violation, along, C, band):
     # each moving row's ramp: the lengths at which it is at the band's edges (v = 0, band)
     at_zero, at_band = v / a, (v - band) / a
     starts, ends = np.minimum(at_zero, at_band), np.maximum(at_zero, at_band)
-    curvature = c * a * a / band
-    # f' rises at rate s's plus the curvature of the rows inside their ramps
-    rate = step @ step + curvature[(starts <= 0) & (ends > 0)].sum()
-    ahead_start, ahead_end = starts > 0, ends > 0
-    bends = np.concatenate((starts[ahead_start], ends[ahead_end]))
-    if not len(bends) or bends.min() > 1.0:
+    if not (((starts > 0) & (starts <= 1.0)).any() or ((ends > 0) & (ends <= 1.0)).any()):
         return 1.0
+    ss, pull = step @ step, c * a
+    curvature = pull * a / band
+    # f' rises at rate s's plus the curvature of the rows inside their ramps
+    rate = ss + curvature[(starts <= 0) & (ends > 0)].sum()
+
+    def derivative_at(t):
+        inside = np.clip(v / band, 0.0, 1.0) - np.clip((v - t * a) / band, 0.0, 1.0)
+        return slope + t * ss + pull @ inside
+    upper = 1.0
+    while derivative_at(upper) < 0:
+        upper *= 2
+    ahead_start, ahead_end = (starts > 0) & (starts <= upper), (ends > 0) & (ends <= upper)
+    bends = np.concatenate((starts[ahead_start], ends[ahead_end]))
     changes = np.concatenate((curvature[ahead_start], -curvature[ahead_end]))
     order = np.argsort(bends, kind="stable")
     bends, changes = bends[order], changes[order]
@@ -370,7 +381,8 @@ def _exact_length(step, slope, violation, along, C, band):
     segment = turned[0] if len(turned) else len(bends)
     begin = bends[segment - 1] if segment > 0 else 0.0
     at_begin = derivative[segment - 1] if segment > 0 else slope
-    # beyond the last bend f' still rises at s's > 0, so the root is finite
+    # no bend lies between the last one sorted and `upper`, where f' >= 0: the root is
+    # on that last segment
     return float(begin - at_begin / rates[segment])
 
 
@@ -419,10 +431,14 @@ def _smoothed_newton(X, terms, w, band, max_steps, stop_flag):
     terms keep their places (within, beyond or below the band), so a full step after
     which none moved lands on the minimiser; it also ends where the gradient is within
     band / the rows' largest norm, so that no row's x_i'w is off the minimiser's by
-    more than the band. Returns (w, steps, reached)."""
+    more than the band. The rows' scores X w are carried from step to step (X w plus
+    the length times the step's X s, which the line search needs anyway), so that a
+    step passes over the rows twice (X'u and X s) besides the Hessian's band.
+    Returns (w, steps, reached)."""
     full_step, places = False, None
+    scores = X.times(w)
     for steps in range(max_steps + 1):
-        violation = terms.offsets - terms.signs * terms.of_rows(X.times(w))
+        violation = terms.offsets - terms.signs * terms.of_rows(scores)
         within = (violation > 0) & (violation < band)
         beyond = violation >= band
         moved = places is None or not (np.array_equal(within, places[0])
@@ -442,9 +458,11 @@ def _smoothed_newton(X, terms, w, band, max_steps, stop_flag):
         band_rows = band_terms if terms.rows is None else terms.rows[band_terms]
         hessian = X.hessian(band_rows, terms.C[band_terms] / band)
         step = -np.linalg.solve(hessian, gradient)
-        along = terms.signs * terms.of_rows(X.times(step))
-        length = _exact_length(step, gradient @ step, violation, along, terms.C, band)
+        step_scores = X.times(step)
+        length = _exact_length(step, gradient @ step, violation,
+                               terms.signs * terms.of_rows(step_scores), terms.C, band)
         w, full_step = w + length * step, length == 1.0
+        scores = scores + length * step_scores
     return w, max_steps, False
 
 
