@@ -452,6 +452,17 @@ def test_linear_train_runs_stop_where_liblinear_stops(benchmarks_package, monkey
                 assert ours["rel"] <= 1e-4 and ours["score"] == pytest.approx(ref["score"])
 
 
+def with_coef_scaled(estimator, factor):
+    """A subclass of the linear `estimator` whose fit leaves coef_ times `factor`: an
+    answer made worse, which the benchmarks' checks must flag."""
+    class Worse(estimator):
+        def fit(self, X, y, sample_weight=None):
+            super().fit(X, y, sample_weight)
+            self.coef_ = factor * self.coef_
+            return self
+    return Worse
+
+
 def test_linear_convergence_count_checks_the_answers(benchmarks_package, monkeypatch):
     """bench_linear_svm.py --convergence: a row for each scaling, loss and C with both
     libraries' warnings, n_iter_, times and objectives; libsmo's answer is held to
@@ -482,12 +493,7 @@ def test_linear_convergence_count_checks_the_answers(benchmarks_package, monkeyp
     assert hinge["scikit-learn"]["warns"] and hinge["scikit-learn"]["n_iter"] == 1000
     assert not hinge["libsmo"]["warns"] and hinge["libsmo"]["n_iter"] > 1000
 
-    class Worse(libsmo.LinearSVC):
-        def fit(self, X, y, sample_weight=None):
-            super().fit(X, y, sample_weight)
-            self.coef_ = 2 * self.coef_
-            return self
-    monkeypatch.setattr(bench.libsmo, "LinearSVC", Worse)
+    monkeypatch.setattr(bench.libsmo, "LinearSVC", with_coef_scaled(libsmo.LinearSVC, 2))
     _, failed = bench.count_convergence_warnings(["heart_scale"], [1.0], args)
     assert len(failed) == 4, failed
 
@@ -521,12 +527,7 @@ def test_linear_convergence_count_takes_linear_svr_on_the_regression_sets(
     assert not dual["libsmo"]["warns"] and rows[1]["objective_rel_diff"] < 0
     assert rows[0]["objective_rel_diff"] > 1e-4 and rows[0]["gradient_ratio"] <= 1e-4
 
-    class Worse(libsmo.LinearSVR):
-        def fit(self, X, y, sample_weight=None):
-            super().fit(X, y, sample_weight)
-            self.coef_ = 1.5 * self.coef_
-            return self
-    monkeypatch.setattr(bench.libsmo, "LinearSVR", Worse)
+    monkeypatch.setattr(bench.libsmo, "LinearSVR", with_coef_scaled(libsmo.LinearSVR, 1.5))
     _, failed = bench.count_convergence_warnings(["bodyfat"], [10.0], args)
     assert len(failed) == 4, failed
 
