@@ -333,9 +333,10 @@ def _exact_length(step, slope, violation, along, C, band):
     """The length t > 0 that minimises the smoothed problem along a Newton step s.
 
     Along the line the objective is convex and piecewise quadratic: its derivative
-    f'(t) = slope + t s's - sum_i C_i a_i min(max((v_i - t a_i) / band, 0), 1), with v_i
-    the row's violation and a_i = y_i x_i's (`along`), is piecewise linear and
-    nondecreasing, bending where a row enters or leaves the band. An upper end of the
+    f'(t) = slope + t s's + sum_t C_t a_t (h'(v_t) - h'(v_t - t a_t)), with h'(v) =
+    min(max(v / band, 0), 1), v_t the term's violation and a_t = sign_t x_r's (`along`;
+    see `_SmoothedTerms`), is piecewise linear and nondecreasing, bending where a term
+    enters or leaves the band. An upper end of the
     root is found first (1, Newton's length, where f'(1) >= 0, else doubled until f'
     turns), so that only the bends up to it are sorted (of a few hundred thousand
     rows, most bend far beyond the root); f' is carried from one bend to the next,
@@ -425,8 +426,8 @@ def _smoothed_newton(X, terms, w, band, max_steps, stop_flag):
     I + X_B' diag(C_B / band) X_B of the rows B whose term lies within the band) and an
     exact line search (`_exact_length`: along a step the objective is piecewise
     quadratic; a backtracking search, which halves the step until the rows that the
-    step carries past the band's edges allow it, took 653 steps on the standardised
-    w8a's hinge at C = 10 and a band of 0.01 where the exact one took 253). `X` is a
+    step carries past the band's edges allow it, makes little progress a step and ran
+    out of steps on the standardised w8a's hinge at C = 10). `X` is a
     `_BiasedRows`, `terms` a `_SmoothedTerms`. The objective is quadratic wherever the
     terms keep their places (within, beyond or below the band), so a full step after
     which none moved lands on the minimiser; it also ends where the gradient is within
