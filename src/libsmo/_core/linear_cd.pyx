@@ -631,8 +631,8 @@ def svr_dual(LinearRows rows not None, order, targets, bounds, *, double epsilon
         Starting b of every row, clipped into [-U_i, U_i].
     reference : float, default=0
         The summed violation that tol is relative to; 0: the first epoch's (LIBLINEAR's
-        rule). A run from a `start` near the optimum passes the run's that it continues,
-        whose first epoch set the scale.
+        rule). A run that continues another from a `start` near the optimum passes
+        that run's reference, whose first epoch set the scale.
 
     Returns
     -------
