@@ -648,6 +648,13 @@ def test_hinge_stall_says_why():
         libsmo.LinearSVC(loss="hinge", C=100.0, max_iter=3, random_state=0).fit(X, y)
 
 
+def test_crammer_singer_stall_says_why():
+    X, y = load_dataset("pendigits", n_rows=600)
+    with pytest.warns(ConvergenceWarning, match="took max_iter epochs: scale the features.*"
+                                                "multi_class='ovr'"):
+        libsmo.LinearSVC(multi_class="crammer_singer", max_iter=3, random_state=0).fit(X, y)
+
+
 def test_fitted_attributes_and_prediction(layout):
     X, y = load_dataset("pendigits", n_rows=600)
     X = in_layout(X.toarray() / 100.0, layout)

@@ -565,7 +565,9 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
                                    float(self.tol), int(self.max_iter), seed)
         if not fit.converged:
             warnings.warn(NOT_CONVERGED + " The Crammer-Singer dual coordinate descent "
-                          "took max_iter epochs.", ConvergenceWarning, stacklevel=3)
+                          "took max_iter epochs: scale the features, lower C, raise tol "
+                          "or max_iter, or use multi_class='ovr', whose stalled problems "
+                          "go on by Newton's method.", ConvergenceWarning, stacklevel=3)
         self.n_iter_ = int(fit.n_iter)
         coef, intercept = self._coef_and_intercept(np.atleast_2d(fit.w))
         if len(self.classes_) == 2:
