@@ -245,6 +245,34 @@ def test_regression_dual_and_newton(squared):
     assert -sol.objective == pytest.approx(primal, rel=1e-4)
 
 
+@pytest.mark.parametrize("squared", [False, True])
+def test_revisits_reach_the_same_optimum_in_fewer_epochs(squared):
+    """heart_scale at C = 1 and tol 1e-4: after each epoch that did not meet tol the
+    epoch's two extreme violators take more steps (`revisits`); the dual meets the same
+    stopping rule (its last epoch's spread of projected gradients within tol; from the
+    rows, at the end, within twice tol, as LIBLINEAR's own steps: the epoch measures
+    each row when it visits it) at the same optimum, in fewer epochs over 20 seeds."""
+    X, y = load_dataset("heart_scale")
+    signs = np.where(y > 0, 1.0, -1.0)
+    order, C, rows = np.arange(len(y)), np.ones(len(y)), LinearRows(X, 1.0)
+    dense = np.hstack([X.toarray(), np.ones((len(y), 1))])
+    epochs = {0: 0, 16: 0}
+    for seed in range(20):
+        runs = {k: svc_dual(rows, order, signs, C, squared_hinge=squared, tol=1e-4,
+                            max_iter=100_000, seed=seed, revisits=k) for k in epochs}
+        for k, sol in runs.items():
+            assert sol.status == "optimal"
+            epochs[k] += sol.n_iter
+        sol = runs[16]
+        assert sol.objective == pytest.approx(runs[0].objective, rel=1e-6)
+        a = np.asarray(sol.dual)
+        G = signs * (dense @ sol.w) - 1 + (a / 2 if squared else 0)
+        PG = np.where(a <= 0, np.minimum(G, 0),
+                      np.where(a >= (np.inf if squared else 1), np.maximum(G, 0), G))
+        assert sol.violation <= 1e-4 and PG.max() - PG.min() <= 2e-4
+    assert epochs[16] < epochs[0]
+
+
 def test_the_regression_duals_tol_is_relative_to_its_reference():
     """svr_dual's tol bounds the summed violation relative to its first epoch's (the
     solution's `reference`), or to a reference it is given: from a point near the
@@ -468,6 +496,8 @@ def test_bad_input_is_refused():
         svr_dual(rows, order, signs, ones, epsilon=-1.0)
     with pytest.raises(ValueError, match="reference >= 0"):
         svr_dual(rows, order, signs, ones, reference=-1.0)
+    with pytest.raises(ValueError, match="revisits >= 0"):
+        svc_dual(rows, order, signs, ones, revisits=-1)
     with pytest.raises(ValueError, match="finite and > 0"):
         primal_newton(rows, order, signs, np.full(len(signs), np.inf))
     with pytest.raises(TypeError, match="C-contiguous"):

@@ -102,8 +102,8 @@ def test_the_dual_takes_scikit_learns_steps(name, loss, layout):
                                ({"class_weight": {1: 3.0}, "C": 0.3,
                                  "intercept_scaling": 2.5},
                                 {"sample_weight": sample_weight})]:
-        ours = quiet_fit(libsmo.LinearSVC(loss=loss, dual=True, random_state=3, **params),
-                         X, y, **fit_params)
+        ours = quiet_fit(libsmo.LinearSVC(loss=loss, dual=True, random_state=3, revisits=0,
+                                          **params), X, y, **fit_params)
         theirs = quiet_fit(sk.LinearSVC(loss=loss, dual=True, random_state=3,
                                         max_iter=100_000, **params), X, y, **fit_params)
         assert theirs.n_iter_ < 100_000
@@ -122,7 +122,7 @@ def test_the_hinge_dual_goes_on_where_scikit_learn_stops():
         capped = sk.LinearSVC(loss="hinge", random_state=0).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
-        ours = libsmo.LinearSVC(loss="hinge", random_state=0).fit(X, y)
+        ours = libsmo.LinearSVC(loss="hinge", random_state=0, revisits=0).fit(X, y)
     theirs = sk.LinearSVC(loss="hinge", random_state=0, max_iter=100_000).fit(X, y)
     assert capped.n_iter_ == 1000 < ours.n_iter_ == theirs.n_iter_
     np.testing.assert_array_equal(ours.coef_, theirs.coef_)
@@ -177,7 +177,8 @@ def test_one_vs_rest_as_scikit_learn():
     X, y = load_dataset("pendigits", n_rows=2000)
     X = X / 100.0
     C = 0.5
-    ours = libsmo.LinearSVC(C=C, dual=True, tol=1e-5, random_state=0, max_iter=5000).fit(X, y)
+    ours = libsmo.LinearSVC(C=C, dual=True, tol=1e-5, random_state=0, max_iter=5000,
+                            revisits=0).fit(X, y)
     theirs = sk.LinearSVC(C=C, dual=True, tol=1e-5, random_state=0, max_iter=5000).fit(X, y)
     np.testing.assert_array_equal(ours.classes_, theirs.classes_)
     np.testing.assert_array_equal(ours.coef_[0], theirs.coef_[0])
@@ -356,7 +357,7 @@ def test_one_vs_rest_classes_share_the_diagonal(loss, class_weight):
     compared = 0
     for k, c in enumerate(clf.classes_):
         alone = svc_dual(rows, order, y == c, bounds[k], squared_hinge=loss != "hinge",
-                         tol=1e-4, max_iter=200, seed=seed + k,
+                         tol=1e-4, max_iter=200, seed=seed + k, revisits=clf.revisits,
                          max_visits=200 * len(order) if loss == "hinge" else 0)
         # (a class that ran out of epochs went on in the fit: a squared hinge by
         # Newton, a hinge by the Newton method on its smoothed primal)
@@ -456,7 +457,7 @@ def test_a_slow_dual_that_converges_keeps_scikit_learns_steps(name, C):
     X, y = load_dataset(name)
     if len(np.unique(y)) > 2:
         y = np.where(y == np.unique(y)[0], 1, -1)
-    ours = libsmo.LinearSVC(C=C, dual=True, random_state=0).fit(X, y)
+    ours = libsmo.LinearSVC(C=C, dual=True, random_state=0, revisits=0).fit(X, y)
     theirs = sk.LinearSVC(C=C, dual=True, random_state=0).fit(X, y)
     assert 150 < theirs.n_iter_ < 1000
     assert ours.n_iter_ == theirs.n_iter_
@@ -648,6 +649,13 @@ def test_hinge_stall_says_why():
         libsmo.LinearSVC(loss="hinge", C=100.0, max_iter=3, random_state=0).fit(X, y)
 
 
+def test_revisits_are_validated():
+    X, y = load_dataset("heart_scale")
+    for bad in (-1, 1.5, 2 ** 21):
+        with pytest.raises((ValueError, TypeError), match="revisits"):
+            libsmo.LinearSVC(revisits=bad).fit(X, y)
+
+
 def test_crammer_singer_stall_says_why():
     X, y = load_dataset("pendigits", n_rows=600)
     with pytest.warns(ConvergenceWarning, match="took max_iter epochs: scale the features.*"
@@ -737,7 +745,8 @@ def test_float32_rows_give_the_float64_model():
         if params["dual"]:
             # (given the epochs libsmo's hinge dual takes past its default max_iter)
             theirs = sk.LinearSVC(random_state=0, max_iter=100_000, **params).fit(X, y)
-            np.testing.assert_array_equal(ours.coef_, theirs.coef_)
+            steps = libsmo.LinearSVC(random_state=0, revisits=0, **params).fit(X, y)
+            np.testing.assert_array_equal(steps.coef_, theirs.coef_)
         np.testing.assert_array_equal(ours.decision_function(X), double.decision_function(X))
 
 

@@ -88,6 +88,8 @@ COMMON = {
 SOLVER_NAMES = {number: name for name, number in SVM_SOLVERS.items()}
 INT32 = np.iinfo(np.int32)
 INT16_MAX = int(np.iinfo(np.int16).max)
+# LinearSVC's revisits at most (the solver's count is a C int; far more than any use)
+MAX_REVISITS = 1 << 20
 
 
 def fit_seed(random_state):
@@ -386,6 +388,15 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         or a squared-hinge dual that reached max_iter): there n_jobs threads share
         its passes over the rows (liblinear-multicore's ``-m``), and its sums,
         added in shares, give the same optimum in bits that depend on n_jobs.
+    revisits : int, default=16
+        After each epoch of the dual coordinate descent that has not met tol, the
+        rows of its largest and smallest projected gradient take this many more
+        coordinate steps each, in turn. Where two coupled rows hold the stopping
+        measure above tol (each step of one undoing part of the other's), they settle
+        in a few steps instead of one an epoch: on text data the dual then reaches
+        tol in fewer epochs, often a third to a half of them. 0 takes LIBLINEAR's and
+        scikit-learn's steps: with the same random_state a two-class problem's
+        ``coef_`` is then scikit-learn's (libsmo's own parameter).
 
     Attributes
     ----------
@@ -414,7 +425,7 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
     is ``classes_[1]``, for k classes k one-vs-rest problems, class i's weight on its
     own rows; a sample of weight 0 or less is left out. The rows go to the solver
     grouped by class and the permutations come from scikit-learn's Mersenne Twister,
-    so that a binary problem takes scikit-learn's steps. The bias is regularised, so
+    so that with ``revisits=0`` a binary problem takes scikit-learn's steps. The bias is regularised, so
     the optimum differs from `libsmo.SVC` with a linear kernel (LIBSVM's problem).
 
     References
@@ -441,6 +452,7 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         "multi_class": pv.OneOf(("ovr", "crammer_singer")),
         "class_weight": AnyOf(pv.OneOf(("balanced",)), pv.ClassWeights()),
         "n_jobs": SOLVER["n_jobs"],
+        "revisits": pv.Positive(integer=True, allow_zero=True, maximum=MAX_REVISITS),
         **COMMON,
     }
     _squared_losses = ("squared_hinge",)
@@ -455,7 +467,7 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
     def __init__(self, penalty="l2", loss="squared_hinge", *, dual="auto", tol=1e-4,
                  C=1.0, multi_class="ovr", fit_intercept=True, intercept_scaling=1,
                  class_weight=None, verbose=0, random_state=None, max_iter=1000,
-                 warm_start=False, n_jobs=None):
+                 warm_start=False, n_jobs=None, revisits=16):
         self.penalty = penalty
         self.loss = loss
         self.dual = dual
@@ -470,6 +482,7 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         self.max_iter = max_iter
         self.warm_start = warm_start
         self.n_jobs = n_jobs
+        self.revisits = revisits
 
     def fit(self, X, y, sample_weight=None):
         """Fit the classifier on samples X and labels y.
@@ -551,7 +564,7 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         tasks = [LinearTask(rows, order, np.where(p, 1.0, -1.0), b, dual, squared, False,
                             0.0, float(self.tol), int(self.max_iter),
                             (seed + k) & 0xFFFFFFFF, stop_flag, start, columns, diagonal,
-                            epochs_as_work=True)
+                            epochs_as_work=True, revisits=int(self.revisits))
                  for k, (p, b, start, diagonal)
                  in enumerate(zip(positives, bounds, starts, diagonals))]
         _, weights = self._solve(tasks, self.n_jobs)

@@ -98,6 +98,10 @@ class LinearTask:
     # full epochs (`svc_dual`'s max_visits): the estimators' rule; LIBLINEAR's
     # commands stop at max_iter epochs, as LIBLINEAR does
     epochs_as_work: bool = False
+    # the classification dual's extra steps on each epoch's two extreme violators
+    # (`svc_dual`'s revisits): the estimators' default; 0, LIBLINEAR's steps, for its
+    # commands and where scikit-learn's steps are asked for
+    revisits: int = 0
 
 
 @dataclass(frozen=True)
@@ -246,7 +250,7 @@ def solve_task(task):
         sol = svc_dual(task.rows, task.order, task.targets, task.bounds,
                        squared_hinge=task.squared, seed=task.seed, start=start,
                        diagonal=task.diagonal, stop_if_slow=task.squared,
-                       max_visits=dual_visits(task), **common)
+                       max_visits=dual_visits(task), revisits=task.revisits, **common)
     if sol.status == "max_iter" and task.epochs_as_work and not task.squared:
         finished = finish_smoothed(task, sol)
         if finished is not None:
@@ -527,7 +531,8 @@ def finish_smoothed(task, stalled):
         start[order] = magnitude
         confirmed = svc_dual(rows, order, task.targets, task.bounds, seed=task.seed,
                              start=start, diagonal=task.diagonal, tol=task.tol,
-                             max_iter=CONFIRM_EPOCHS, stop_flag=task.stop_flag)
+                             max_iter=CONFIRM_EPOCHS, stop_flag=task.stop_flag,
+                             revisits=task.revisits)
     if confirmed.status != "optimal":
         return None
     return LinearFit(confirmed.w, confirmed.dual,
