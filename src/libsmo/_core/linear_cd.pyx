@@ -684,9 +684,10 @@ def svr_dual(LinearRows rows not None, order, targets, bounds, *, double epsilon
     cdef Py_ssize_t n = rows.n_rows, nw = rows.n_weights
     if (not tol > 0 or max_iter < 0 or seed > 0xFFFFFFFF or not epsilon >= 0
             or max_visits < 0 or not reference >= 0):
-        raise ValueError(f"tol must be > 0, max_iter >= 0, seed a 32-bit int, epsilon >= 0, "
-                         f"max_visits >= 0 and reference >= 0; got {tol!r}, {max_iter!r}, "
-                         f"{seed!r}, {epsilon!r}, {max_visits!r}, {reference!r}")
+        raise ValueError(f"tol must be > 0, max_iter >= 0, seed a 32-bit int, "
+                         f"epsilon >= 0, max_visits >= 0 and reference >= 0; got {tol!r}, "
+                         f"{max_iter!r}, {seed!r}, {epsilon!r}, {max_visits!r}, "
+                         f"{reference!r}")
     members, C, y, first = problem_inputs(rows, order, targets, bounds, start)
     cdef _Examples examples = _examples(rows, members, y, C, first, squared_loss, True)
     cdef Example* ex = examples.ex

@@ -210,10 +210,10 @@ class _BaseLinear(BaseEstimator):
             loss = "hinge" if self.loss == "hinge" else "loss"
             why = (f" The dual coordinate descent of loss={self.loss!r} did not reach tol "
                    "within the work of max_iter full epochs, nor, after it, the Newton "
-                   f"method on the smoothed {loss} within max_iter steps (tried for at most "
-                   f"{SMOOTHED_MAX_WEIGHTS} weights): scale the features, lower C, raise "
-                   f"tol or max_iter, or use the squared {loss}, whose stalled dual goes "
-                   "on by the Newton method.")
+                   f"method on the smoothed {loss} within max_iter steps (tried for at "
+                   f"most {SMOOTHED_MAX_WEIGHTS} weights): scale the features, lower C, "
+                   f"raise tol or max_iter, or use the squared {loss}, whose stalled dual "
+                   "goes on by the Newton method.")
         return NOT_CONVERGED + why
 
     def _coef_and_intercept(self, W):
@@ -388,15 +388,16 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         or a squared-hinge dual that reached max_iter): there n_jobs threads share
         its passes over the rows (liblinear-multicore's ``-m``), and its sums,
         added in shares, give the same optimum in bits that depend on n_jobs.
-    revisits : int, default=16
+    revisits : int, default=0
         After each epoch of the dual coordinate descent that has not met tol, the
         rows of its largest and smallest projected gradient take this many more
-        coordinate steps each, in turn. Where two coupled rows hold the stopping
-        measure above tol (each step of one undoing part of the other's), they settle
-        in a few steps instead of one an epoch: on text data the dual then reaches
-        tol in fewer epochs, often a third to a half of them. 0 takes LIBLINEAR's and
-        scikit-learn's steps: with the same random_state a two-class problem's
-        ``coef_`` is then scikit-learn's (libsmo's own parameter).
+        coordinate steps each, in turn (libsmo's own parameter; 16 is a good value).
+        Where two coupled rows hold the stopping measure above tol (each step of one
+        undoing part of the other's), they settle in a few steps instead of one an
+        epoch: on text data the dual then often reaches tol in a third to a half of
+        the epochs, at the same optimum, in other steps than scikit-learn's. 0 takes
+        LIBLINEAR's and scikit-learn's steps: with the same random_state a two-class
+        problem's ``coef_`` is scikit-learn's.
 
     Attributes
     ----------
@@ -467,7 +468,7 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
     def __init__(self, penalty="l2", loss="squared_hinge", *, dual="auto", tol=1e-4,
                  C=1.0, multi_class="ovr", fit_intercept=True, intercept_scaling=1,
                  class_weight=None, verbose=0, random_state=None, max_iter=1000,
-                 warm_start=False, n_jobs=None, revisits=16):
+                 warm_start=False, n_jobs=None, revisits=0):
         self.penalty = penalty
         self.loss = loss
         self.dual = dual
