@@ -126,6 +126,7 @@ if not __package__:
 
 import libsmo  # noqa: E402
 from benchmarks import data as bench_data  # noqa: E402
+from benchmarks.committed_results import objective_check  # noqa: E402
 from benchmarks.measure import blas_threads  # noqa: E402
 
 DATASETS = {
@@ -731,15 +732,6 @@ def write_rows(path, rows):
 DEFAULT_TOL = 1e-4
 
 
-def verdict(row, checked_bad):
-    """What the convergence table says of a row's check beside its objective."""
-    if checked_bad:
-        return " (above scikit-learn)"
-    if "gradient_ratio" in row:
-        return f" (Newton's rule met: {row['gradient_ratio']:.1e})"
-    return ""
-
-
 def count_convergence_warnings(names, Cs, args):
     """ConvergenceWarnings of libsmo's and scikit-learn's LinearSVC (LinearSVR on the
     regression sets, its epsilon 0) at their defaults (tol 1e-4, max_iter 1000,
@@ -805,7 +797,8 @@ def count_convergence_warnings(names, Cs, args):
                           f"{'yes' if ours['warns'] else 'no'} | "
                           f"{'yes' if theirs['warns'] else 'no'} | {ours['n_iter']} | "
                           f"{theirs['n_iter']} | {ours['seconds'] / theirs['seconds']:.2f} | "
-                          f"{rel:.1e}{verdict(row, checked_bad)} |",
+                          f"{objective_check(row)}"
+                          f"{' (above scikit-learn)' if checked_bad else ''} |",
                           flush=True)
     counts = {k: sum(r["runs"][k]["warns"] for r in rows) for k in ("libsmo", "scikit-learn")}
     print(f"\nConvergenceWarnings over {len(rows)} fits each: libsmo {counts['libsmo']}, "

@@ -417,6 +417,10 @@ class _SmoothedTerms:
         """The terms' values of their rows' `row_values`."""
         return row_values if self.rows is None else row_values[self.rows]
 
+    def violations(self, scores):
+        """Each term's violation v_t = offset_t - sign_t x_r'w of the rows' `scores`."""
+        return self.offsets - self.signs * self.of_rows(scores)
+
     def to_rows(self, values, n_rows):
         """The terms' `values` summed into their rows."""
         return (values if self.rows is None else
@@ -443,7 +447,7 @@ def _smoothed_newton(X, terms, w, band, max_steps, stop_flag):
     full_step, places = False, None
     scores = X.times(w)
     for steps in range(max_steps + 1):
-        violation = terms.offsets - terms.signs * terms.of_rows(scores)
+        violation = terms.violations(scores)
         within = (violation > 0) & (violation < band)
         beyond = violation >= band
         moved = places is None or not (np.array_equal(within, places[0])
@@ -518,7 +522,7 @@ def finish_smoothed(task, stalled):
         if band == last_band:
             break
         band *= BAND_FACTOR
-    violation = terms.offsets - terms.signs * terms.of_rows(X.times(w))
+    violation = terms.violations(X.times(w))
     magnitude = terms.C * np.clip(violation / band, 0.0, 1.0)
     start = np.zeros(rows.n_rows)
     if task.regression:
