@@ -5,7 +5,8 @@ dual's progress shows that it would (`libsmo._core.linear_epochs.progress_slow`)
 its primal objective must be at most scikit-learn's.
 
 Each case is a binary problem (a set of more than two labels: its first label against
-the rest) fitted by `libsmo.LinearSVC(C=C, dual=True, random_state=0)` and
+the rest) fitted by `libsmo.LinearSVC(C=C, dual=True, random_state=0, revisits=0)` (the
+steps of scikit-learn's dual, whose watch is what is checked here) and
 `sklearn.svm.LinearSVC` with the same arguments, at scikit-learn's defaults otherwise
 (squared hinge, tol 1e-4, max_iter 1000), one thread, the two alternating; printed are
 scikit-learn's epochs, libsmo's iterations (epochs, plus Newton steps where it handed
@@ -20,6 +21,7 @@ ratios, not seconds.
     python benchmarks/bench_linear_handover.py --data a1a,ijcnn1.val --C 1,10 --repeats 3
 """
 import argparse
+import functools
 import sys
 import time
 import warnings
@@ -55,7 +57,9 @@ def binary_problem(name, data_dir):
 def compare(name, X, y, C, repeats):
     """One case: both fits `repeats` times, alternating; the row printed and kept."""
     from sklearn.svm import LinearSVC
-    makers = {"libsmo": libsmo.LinearSVC, "scikit-learn": LinearSVC}
+    # revisits=0: libsmo's default revisits take other steps than scikit-learn's
+    makers = {"libsmo": functools.partial(libsmo.LinearSVC, revisits=0),
+              "scikit-learn": LinearSVC}
     seconds = {k: [] for k in makers}
     models = {}
     for r in range(repeats):

@@ -102,7 +102,7 @@ class BenchmarkTable(Directive):
             header, rows = committed_results.TABLES[name]()
         if not rows:
             raise self.error(f"benchmark table {name!r} has no rows for {self.options}")
-        file = "fastest_peer" if name == "objectives" else name
+        file = committed_results.TABLE_SOURCES.get(name, name)
         result = [table_node(header, rows)]
         if "no-source" not in self.options:
             result += source_nodes(committed_results.load(file))

@@ -428,7 +428,8 @@ def test_linear_train_runs_stop_where_liblinear_stops(benchmarks_package, monkey
     LIBLINEAR's hinge stops at its 300 epochs they stop there too while the estimator
     goes on to eps; where LIBLINEAR reaches eps their objective is LIBLINEAR's within the
     script's 1e-4 and their accuracy LIBLINEAR's; nothing is flagged (the estimator
-    with revisits, --revisits 16, held to LIBLINEAR's objective as libsmo's run is)."""
+    with LIBLINEAR's steps beside its default revisits, --revisits 0, held to
+    LIBLINEAR's objective as libsmo's run is)."""
     import argparse
     import os
     util = pytest.importorskip("liblinear.liblinearutil")
@@ -436,7 +437,7 @@ def test_linear_train_runs_stop_where_liblinear_stops(benchmarks_package, monkey
     monkeypatch.setattr(os, "environ", dict(os.environ))
     from benchmarks import bench_linear_svm as bench
     args = argparse.Namespace(eps=1e-3, epsilon=0.1, objective_tol=1e-4, repeats=1,
-                              no_sklearn=True, svc_linear=False, revisits=16)
+                              no_sklearn=True, svc_linear=False, revisits=0)
     peers = {"official": util, "multicore": None}
     for name, n_rows, C in (("heart_scale", None, 1.0), ("letter.scale", 2000, 0.1)):
         X, y = load_dataset(name, n_rows=n_rows)
@@ -741,3 +742,29 @@ def test_linear_handover_benchmark_flags_other_steps(benchmarks_package, monkeyp
                         functools.partial(libsmo.LinearSVC, tol=1e-2))
     assert bench.main(["--data", "heart_scale", "--C", "1",
                        "--data-dir", str(REPO_DATA_DIR)]) == 1
+
+
+def test_the_revisits_table_names_the_revisits_its_rows_ran(benchmarks_package,
+                                                             monkeypatch):
+    """committed_results.linear_revisits_table shows linear_svm.json's rows that ran the
+    estimator at other revisits beside its default, the two counts in its header; rows
+    that ran other counts from each other are refused."""
+    from benchmarks import committed_results
+
+    def row(C, counts):
+        run = {"train_s": 1.0, "train_ratio": 0.5, "objective_rel_diff": -1e-6,
+               "capped": False}
+        runs = {"LIBLINEAR": dict(run, train_ratio=1.0), "libsmo": run,
+                "libsmo revisits": dict(run, train_ratio=0.75)}
+        return {"data": "reviews", "solver": 3, "C": C, "revisits": counts, "runs": runs}
+
+    plain = {"data": "a9a", "solver": 3, "C": 1.0, "runs": {}}
+    rows = [plain, row(1.0, {"libsmo": 16, "libsmo revisits": 0})]
+    monkeypatch.setattr(committed_results, "load", lambda name: {"rows": rows})
+    header, table = committed_results.linear_revisits_table()
+    assert header[4:6] == ["libsmo (revisits=16) / LIBLINEAR", "revisits=0 / LIBLINEAR"]
+    assert table == [["reviews", "3", "1", "1.000", "0.50", "0.75", "-1.0e-06",
+                      "-1.0e-06"]]
+    rows.append(row(10.0, {"libsmo": 16, "libsmo revisits": 4}))
+    with pytest.raises(ValueError, match="other revisits"):
+        committed_results.linear_revisits_table()

@@ -9,17 +9,19 @@ class i's weight for its rows and C for the others'), two classes one problem wh
 positive class is classes_[1]; C_i = C x class weight x sample weight, and a sample of
 weight 0 or less is left out. The rows go to the solver grouped by class in sorted
 order, and the permutations come from scikit-learn's Mersenne Twister seeded with the
-int scikit-learn's fit draws from random_state: a binary problem (and the first class's
-of several) takes the same steps as scikit-learn's LinearSVC, to the bit. Class k of
-several is seeded with that int + k, so that the classes can train at once
-(``n_jobs``, threads: the solvers release the GIL) and give the same model for every
-n_jobs.
+int scikit-learn's fit draws from random_state: with revisits=0 a binary problem (and
+the first class's of several) takes the same steps as scikit-learn's LinearSVC, to the
+bit. Class k of several is seeded with that int + k, so that the classes can train at
+once (``n_jobs``, threads: the solvers release the GIL) and give the same model for
+every n_jobs.
 
 Beyond scikit-learn: a squared-loss dual that reaches max_iter epochs, or whose
 progress shows that it would (`libsmo._core.linear_epochs`), goes on by the Newton
 method from its weights (LIBLINEAR's switch for -s 1 and -s 12; scikit-learn's copy
 warns instead), ``warm_start=True`` starts each fit from the previous solution (a
-path of C values), ``n_jobs`` trains the one-vs-rest classes as joblib tasks.
+path of C values), ``n_jobs`` trains the one-vs-rest classes as joblib tasks, and the
+classification dual gives each epoch's two extreme violators ``revisits`` more steps
+(by default 16: fewer epochs where coupled rows would hold it above tol).
 """
 import dataclasses
 import functools
@@ -342,7 +344,8 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         that reaches max_iter epochs finishes by the Newton method from its weights
         (up to 1000 steps), as LIBLINEAR's ``-s 1`` does; so does one whose progress
         over 25 epochs (from the 50th) shows that max_iter epochs would not reach
-        tol, without them (a dual that reaches tol takes scikit-learn's steps).
+        tol, without them (with ``revisits=0`` a dual that reaches tol takes
+        scikit-learn's steps).
     tol : float, default=1e-4
         LIBLINEAR's ``-e``: the dual stops when its projected gradients lie within
         tol; the primal when the gradient's norm is within ``tol * min(#pos, #neg) /
@@ -369,7 +372,8 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         Print each problem's method, iterations and objective after the fit.
     random_state : int, RandomState instance or None, default=None
         The seed of the dual's random permutations, drawn from random_state at every
-        fit as scikit-learn draws it (so the same int gives scikit-learn's steps).
+        fit as scikit-learn draws it (so that, with ``revisits=0``, the same int
+        gives scikit-learn's steps).
     max_iter : int, default=1000
         The most epochs of the dual, or Newton steps of the primal. The hinge loss's
         dual, which has no primal method to go on by, counts its work instead: past
@@ -388,16 +392,16 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         or a squared-hinge dual that reached max_iter): there n_jobs threads share
         its passes over the rows (liblinear-multicore's ``-m``), and its sums,
         added in shares, give the same optimum in bits that depend on n_jobs.
-    revisits : int, default=0
+    revisits : int, default=16
         After each epoch of the dual coordinate descent that has not met tol, the
         rows of its largest and smallest projected gradient take this many more
-        coordinate steps each, in turn (libsmo's own parameter; 16 is a good value).
-        Where two coupled rows hold the stopping measure above tol (each step of one
-        undoing part of the other's), they settle in a few steps instead of one an
-        epoch: on text data the dual then often reaches tol in a third to a half of
-        the epochs, at the same optimum, in other steps than scikit-learn's. 0 takes
-        LIBLINEAR's and scikit-learn's steps: with the same random_state a two-class
-        problem's ``coef_`` is scikit-learn's.
+        coordinate steps each, in turn (libsmo's own parameter). Where two coupled
+        rows hold the stopping measure above tol (each step of one undoing part of
+        the other's), they settle in a few steps instead of one an epoch: on text
+        data the dual then often reaches tol in a third to a half of the epochs, at
+        the same optimum. 0 takes LIBLINEAR's and scikit-learn's steps: with the same
+        random_state a two-class problem's ``coef_`` is then scikit-learn's, to the
+        bit.
 
     Attributes
     ----------
@@ -426,8 +430,8 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
     is ``classes_[1]``, for k classes k one-vs-rest problems, class i's weight on its
     own rows; a sample of weight 0 or less is left out. The rows go to the solver
     grouped by class and the permutations come from scikit-learn's Mersenne Twister,
-    so that with ``revisits=0`` a binary problem takes scikit-learn's steps. The bias is regularised, so
-    the optimum differs from `libsmo.SVC` with a linear kernel (LIBSVM's problem).
+    so that with ``revisits=0`` a binary problem takes scikit-learn's steps. The bias
+    is regularised, so the optimum differs from `libsmo.SVC` with a linear kernel (LIBSVM's problem).
 
     References
     ----------
@@ -468,7 +472,7 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
     def __init__(self, penalty="l2", loss="squared_hinge", *, dual="auto", tol=1e-4,
                  C=1.0, multi_class="ovr", fit_intercept=True, intercept_scaling=1,
                  class_weight=None, verbose=0, random_state=None, max_iter=1000,
-                 warm_start=False, n_jobs=None, revisits=0):
+                 warm_start=False, n_jobs=None, revisits=16):
         self.penalty = penalty
         self.loss = loss
         self.dual = dual

@@ -99,8 +99,8 @@ class LinearTask:
     # commands stop at max_iter epochs, as LIBLINEAR does
     epochs_as_work: bool = False
     # the classification dual's extra steps on each epoch's two extreme violators
-    # (`svc_dual`'s revisits): the estimators' default; 0, LIBLINEAR's steps, for its
-    # commands and where scikit-learn's steps are asked for
+    # (`svc_dual`'s revisits): LinearSVC passes its own (16 by default); 0, LIBLINEAR's
+    # steps, for LIBLINEAR's commands and where scikit-learn's steps are asked for
     revisits: int = 0
 
 
