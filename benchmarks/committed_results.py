@@ -335,6 +335,8 @@ def linear_revisits_table():
     LIBLINEAR's."""
     data = load("linear_svm")
     shown = [r for r in data["rows"] if "libsmo revisits" in r["runs"]]
+    if not shown:
+        raise ValueError("linear_svm.json has no rows run with --revisits")
     counts = {(r["revisits"]["libsmo"], r["revisits"]["libsmo revisits"]) for r in shown}
     if len(counts) != 1:
         raise ValueError(f"linear_svm.json's rows ran other revisits: {sorted(counts)}")

@@ -748,7 +748,7 @@ def test_the_revisits_table_names_the_revisits_its_rows_ran(benchmarks_package,
                                                              monkeypatch):
     """committed_results.linear_revisits_table shows linear_svm.json's rows that ran the
     estimator at other revisits beside its default, the two counts in its header; rows
-    that ran other counts from each other are refused."""
+    that ran other counts from each other are refused, as is a file without such rows."""
     from benchmarks import committed_results
 
     def row(C, counts):
@@ -767,4 +767,7 @@ def test_the_revisits_table_names_the_revisits_its_rows_ran(benchmarks_package,
                       "-1.0e-06"]]
     rows.append(row(10.0, {"libsmo": 16, "libsmo revisits": 4}))
     with pytest.raises(ValueError, match="other revisits"):
+        committed_results.linear_revisits_table()
+    del rows[1:]
+    with pytest.raises(ValueError, match="no rows run with --revisits"):
         committed_results.linear_revisits_table()

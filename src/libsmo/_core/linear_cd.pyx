@@ -304,15 +304,18 @@ cdef struct SvcRun:
     double pg_min
 
 
-cdef inline void _revisit(Example* e, const RowData* r, double* w) noexcept nogil:
-    """One more coordinate step on example e: its a minimises the dual with the
-    others fixed (the epoch's step, without the shrinking's tests)."""
-    cdef double G = (dot_span(r, e.start, e.end, w, 0.0) * e.target - e.margin
-                     + e.dual * e.diag)
+cdef inline double _gradient(const Example* e, const RowData* r,
+                             const double* w) noexcept nogil:
+    """The classification dual's gradient at example e: y x'w - (1 - s y) + a D_ii."""
+    return dot_span(r, e.start, e.end, w, 0.0) * e.target - e.margin + e.dual * e.diag
+
+
+cdef inline void _step(Example* e, double G, const RowData* r, double* w) noexcept nogil:
+    """The coordinate step on example e of gradient G: its a minimises the dual with
+    the others fixed, clipped into [0, U], and w follows (LIBLINEAR's step)."""
     cdef double a_old = e.dual
     e.dual = at_most(at_least(e.dual - G / e.qd, 0.0), e.upper)
-    if e.dual != a_old:
-        add_span(r, e.start, e.end, (e.dual - a_old) * e.target, w)
+    add_span(r, e.start, e.end, (e.dual - a_old) * e.target, w)
 
 
 cdef void _svc_epochs(Example* ex, int* index, const RowData* r, double* w,
@@ -330,7 +333,7 @@ cdef void _svc_epochs(Example* ex, int* index, const RowData* r, double* w,
     cdef int status = RUNNING
     cdef smo_mt19937 gen
     cdef Example* e
-    cdef double G, PG, Ci, d, a_old
+    cdef double G, PG, Ci
     cdef double PGmax_old = INFINITY, PGmin_old = -INFINITY
     cdef double PGmax_new = 0.0, PGmin_new = 0.0
     cdef Example* highest
@@ -347,10 +350,8 @@ cdef void _svc_epochs(Example* ex, int* index, const RowData* r, double* w,
         s = 0
         while s < active:
             e = _visit(ex, index, s, active, r)
-            G = dot_span(r, e.start, e.end, w, 0.0)
-            G = G * e.target - e.margin
+            G = _gradient(e, r, w)
             Ci = e.upper
-            G += e.dual * e.diag
             PG = 0
             if e.dual == 0:
                 if G > PGmax_old:
@@ -375,10 +376,7 @@ cdef void _svc_epochs(Example* ex, int* index, const RowData* r, double* w,
             PGmax_new = at_least(PGmax_new, PG)
             PGmin_new = at_most(PGmin_new, PG)
             if fabs(PG) > MOVE_MIN:
-                a_old = e.dual
-                e.dual = at_most(at_least(e.dual - G / e.qd, 0.0), Ci)
-                d = (e.dual - a_old) * e.target
-                add_span(r, e.start, e.end, d, w)
+                _step(e, G, r, w)
             s += 1
         # the epoch's extreme violators are often a pair of coupled examples, each
         # step of one undoing part of the other's, which hold the spread above tol for
@@ -386,8 +384,8 @@ cdef void _svc_epochs(Example* ex, int* index, const RowData* r, double* w,
         if revisits > 0 and PGmax_new - PGmin_new > tol and highest != NULL \
                 and lowest != NULL:
             for again in range(revisits):
-                _revisit(highest, r, w)
-                _revisit(lowest, r, w)
+                _step(highest, _gradient(highest, r, w), r, w)
+                _step(lowest, _gradient(lowest, r, w), r, w)
         it += 1
         status = poll_stop(flag)
         if status != RUNNING:

@@ -431,7 +431,8 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
     own rows; a sample of weight 0 or less is left out. The rows go to the solver
     grouped by class and the permutations come from scikit-learn's Mersenne Twister,
     so that with ``revisits=0`` a binary problem takes scikit-learn's steps. The bias
-    is regularised, so the optimum differs from `libsmo.SVC` with a linear kernel (LIBSVM's problem).
+    is regularised, so the optimum differs from `libsmo.SVC` with a linear kernel
+    (LIBSVM's problem).
 
     References
     ----------
