@@ -113,15 +113,18 @@ def test_stops_like_the_kernel_solver():
         seen.append(info)
         return False
 
+    # (at C = 1 the start meets the stopping rule and SMO takes no step; at C = 10 the
+    # start stops at its epoch cap and SMO has many left)
     with pytest.warns(libsmo.ConvergenceWarning):
-        model = libsmo.train(X, y, callback=stop_early, callback_every=10, **primal)
+        model = libsmo.train(X, y, C=10.0, callback=stop_early, callback_every=10,
+                             **primal)
     assert model.status == ["stopped"] and seen and seen[0]["objective"] < 0
 
     def interrupt(info):
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        libsmo.train(X, y, callback=interrupt, callback_every=10, **primal)
+        libsmo.train(X, y, C=10.0, callback=interrupt, callback_every=10, **primal)
 
 
 def test_choice_is_validated():
@@ -154,7 +157,7 @@ def test_auto_takes_the_primal_solver_where_q_outgrows_the_cache():
 
 def test_auto_takes_the_primal_solver_below_the_bound_where_the_start_pays():
     """"auto" below Q's bound: 3,000 rows of a9a (|x|^2 = 14 or less) at C = 0.05 go to
-    the primal solver (mean C |x|^2 below 5), at C = 5 to kernel rows (above 50); the
+    the primal solver (mean C |x|^2 below 10), at C = 5 to kernel rows (above 10); the
     answers are the other solver's optimum."""
     X, y = load_dataset("a9a", n_rows=3000)   # Q: 36 MB, within the 200 MB bound
     for C, solver in ((0.05, "primal"), (5.0, "kernel")):

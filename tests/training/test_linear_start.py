@@ -59,6 +59,31 @@ def test_coordinate_descent_start_is_near_libsvms_optimum(C, weight):
     assert model.objective[0] == pytest.approx(peer.objectives[0], rel=1e-4)
 
 
+def test_the_start_revisits_only_in_its_runs_at_smos_tol(monkeypatch):
+    """The start's runs of coordinate descent at SMO's tol or tighter give each epoch's
+    extreme violators START_REVISITS more steps; the looser runs keep LIBLINEAR's
+    steps; the start stays feasible (the fit from it is LIBSVM's optimum: the test
+    above)."""
+    from libsmo.training import _linear_start
+    X, y = load_dataset("a9a", n_rows=8000)
+    X = sp.csr_matrix(X)
+    signs = np.where(y > 0, 1.0, -1.0)
+    bounds = np.ones(X.shape[0])
+    runs, solve = [], _linear_start.svc_dual
+
+    def recorded(*args, **kwargs):
+        runs.append((kwargs["tol"], kwargs.get("revisits", 0)))
+        return solve(*args, **kwargs)
+
+    monkeypatch.setattr(_linear_start, "svc_dual", recorded)
+    start = _linear_start.dual_cd_start(X, np.arange(X.shape[0]), signs, bounds, 1e-3)
+    assert {tol <= 1e-3 for tol, _ in runs} == {True, False}
+    for tol, revisits in runs:
+        assert revisits == (_linear_start.START_REVISITS if tol <= 1e-3 else 0), runs
+    assert np.all((start.alpha >= 0) & (start.alpha <= bounds))
+    assert abs(signs @ start.alpha) < 1e-9 * bounds.sum()
+
+
 def test_linear_gradients_are_the_kernel_solvers():
     """G = Q a - e and G_bar = sum over the variables at C of C_s Q_s, through w, equal
     the sums over the Gram matrix (a subset of rows, in another order)."""

@@ -64,8 +64,9 @@ BYTE_ROWS_PROBE = 256
 # linear_solver="auto" below that bound: a C-SVC problem of at least this many rows
 # whose mean C_i |x_i|^2 is at most this goes to the primal solver all the same
 # (`Executor._start_pays`); the coordinate descent's start needs more epochs as that
-# product grows, while kernel rows cost the same
-START_PAYS = ((2_000, 5.0), (5_000, 50.0))
+# product grows, while kernel rows cost the same (tuned on bench_linear_auto.py's cases
+# with the start's revisits, `_linear_start.START_REVISITS`)
+START_PAYS = ((2_000, 10.0), (5_000, 150.0))
 
 # With n_threads > 1, one-vs-one pairs run n_threads at once, each on a share of the
 # cache, except a pair whose whole Q matrix (float32) takes more than this many shares:
@@ -209,10 +210,9 @@ class Executor:
         of at least n rows and mean C_i |x_i|^2 at most c for a pair (n, c) of
         START_PAYS. The start's epochs grow with C |x|^2 (the dual's diagonal against
         its bounds) and kernel rows' cost with n^2; `benchmarks/bench_linear_auto.py`
-        measures both sides (the Performance page: where the rule holds, the primal is
-        the faster on a9a, letter, pendigits, random Fourier features and TF-IDF
-        reviews, and beyond it raw word counts at C = 1 are not; w8a, whose 3%
-        positives need few kernel rows, is the exception measured)."""
+        measures both sides (the Performance page: of its 64 cases the rule picks the
+        slower solver in seven, four on w8a, up to 1.9 times the faster's time (its 3%
+        positives need few kernel rows), and three at its edges, up to 1.4)."""
         n = problem.n_variables
         if (n < min(rows for rows, _ in START_PAYS)
                 or not self._starts_from_coordinate_descent(problem)

@@ -60,6 +60,12 @@ RESIDUAL_SHARE = 0.25
 # where it is
 EPOCHS = 1000
 MAX_ROUNDS = 50
+# the runs at SMO's tol or tighter give each epoch's two extreme violators this many
+# more steps (`svc_dual`'s revisits, LinearSVC's default): there a pair of coupled rows
+# can hold a run for hundreds of epochs. The looser runs keep LIBLINEAR's steps: with
+# revisits they end at other points, from which the multiplier's steps can take more
+# runs than the revisits save
+START_REVISITS = 16
 
 
 def coordinate_rows(X):
@@ -159,7 +165,8 @@ def dual_cd_start(X, rows, signs, upper_bound, tol, stop_flag=None):
     for _ in range(MAX_ROUNDS):
         solution = svc_dual(data, order, row_signs, row_bounds, tol=run_tol,
                             max_iter=EPOCHS, start=alpha, shift=shift, diagonal=diagonal,
-                            stop_flag=stop_flag)
+                            stop_flag=stop_flag,
+                            revisits=START_REVISITS if run_tol <= tol else 0)
         alpha = solution.dual
         residual = float(signs @ alpha[order])
         # the multiplier's step: B^2 y'a is B times the bias feature's weight
