@@ -506,6 +506,14 @@ def run_case(name, data, solver, C, args, peers):
         runners["libsmo revisits"] = estimator_runner(
             lambda seed: ours(random_state=seed, revisits=args.revisits, **common),
             X, y, Xt, yt)
+    if args.float32 and X.dtype == np.float64:
+        # the same rows stored as float32 (a vectorizer's dtype=np.float32), converted
+        # before the clock starts, as a caller converts once: the solvers read them in
+        # place, 8 bytes a stored value with its column index instead of 12; held to
+        # LIBLINEAR's objective on the float64 rows as libsmo's run is
+        X32 = X.astype(np.float32)
+        runners["libsmo float32"] = estimator_runner(
+            lambda seed: ours(random_state=seed, **common), X32, y, Xt, yt, regression)
     if (not regression and len(classes) > 2) or solver in PRIMAL_SOLVERS:
         # n_jobs=2: the one-vs-rest problems two at once; one problem's Newton method
         # on two threads over its rows (liblinear-multicore's -m 2)
@@ -667,18 +675,37 @@ def markdown(results, revisits=None):
                   f"{ratio('LIBLINEAR-mc 2t')} | "
                   f"{ratio('scikit-learn')} | {ours['rel']:.1e}{capped} | "
                   f"{ours['predict_ratio']:.2f} | {shown(ours)} / {shown(ref)} |")
-    revisited = [res for res in results if "libsmo revisits" in res["rows"]]
-    if revisited:
-        print(f"\n| data | -s | C | libsmo revisits={revisits} / LIBLINEAR "
-              f"| libsmo / LIBLINEAR | objective rel. diff (revisits={revisits}) |")
-        print("|---|---|---|---:|---:|---:|")
-        for res in revisited:
-            rows = res["rows"]
-            ref = rows.get("LIBLINEAR", rows["libsmo"])
-            capped = " (capped)" if ref["capped"] else ""
-            print(f"| {res['name']} | {res['solver']} | {res['C']} | "
-                  f"{rows['libsmo revisits']['ratio']:.2f} | {rows['libsmo']['ratio']:.2f} | "
-                  f"{rows['libsmo revisits']['rel']:.1e}{capped} |")
+    markdown_beside(results, "libsmo float32",
+                    "| libsmo / LIBLINEAR | libsmo float32 / LIBLINEAR | float32 / float64 "
+                    "| objective rel. diff (float32) |",
+                    lambda rows, capped: (
+                        f"{rows['libsmo']['ratio']:.2f} | "
+                        f"{rows['libsmo float32']['ratio']:.2f} | "
+                        f"{rows['libsmo float32']['train'] / rows['libsmo']['train']:.2f} | "
+                        f"{rows['libsmo float32']['rel']:.1e}{capped} |"))
+    markdown_beside(results, "libsmo revisits",
+                    f"| libsmo revisits={revisits} / LIBLINEAR | libsmo / LIBLINEAR "
+                    f"| objective rel. diff (revisits={revisits}) |",
+                    lambda rows, capped: (
+                        f"{rows['libsmo revisits']['ratio']:.2f} | "
+                        f"{rows['libsmo']['ratio']:.2f} | "
+                        f"{rows['libsmo revisits']['rel']:.1e}{capped} |"))
+
+
+def markdown_beside(results, run, columns, cells):
+    """A pipe table of the cases that ran `run` beside libsmo's: the case (data, -s, C),
+    then `columns` (a header's cells after those), each case's `cells(rows, capped)`
+    (capped: the note where LIBLINEAR stopped at its epochs)."""
+    shown = [res for res in results if run in res["rows"]]
+    if not shown:
+        return
+    print("\n| data | -s | C " + columns)
+    print("|---|---|---|" + "---:|" * (columns.count("|") - 1))
+    for res in shown:
+        rows = res["rows"]
+        ref = rows.get("LIBLINEAR", rows["libsmo"])
+        print(f"| {res['name']} | {res['solver']} | {res['C']} | "
+              + cells(rows, " (capped)" if ref["capped"] else ""))
 
 
 def result_rows(results, args):
@@ -837,6 +864,10 @@ def main(argv=None):
                         help="write the results as rows of the committed results' "
                              "linear_svm.json / linear_svr.json (with --convergence: "
                              "linear_convergence.json) to this file")
+    parser.add_argument("--float32", action="store_true",
+                        help="also the estimator on the rows stored as float32 (converted "
+                             "before the clock starts), held to LIBLINEAR's objective on "
+                             "the float64 rows")
     parser.add_argument("--revisits", type=int, default=None,
                         help="also LinearSVC(revisits=N) on the classification duals, "
                              "beside the default (0: LIBLINEAR's steps)")

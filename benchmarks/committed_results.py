@@ -328,15 +328,29 @@ def linear_convergence_table():
     return header, rows
 
 
+def rows_beside(name, run, option):
+    """The rows of `name`.json (bench_linear_svm.py's) that ran `run` beside libsmo's
+    run, as the script's `option` adds it; a file without any is refused."""
+    shown = [r for r in load(name)["rows"] if run in r["runs"]]
+    if not shown:
+        raise ValueError(f"{name}.json has no rows run with {option}")
+    return shown
+
+
+def case_cells(row):
+    """A bench_linear_svm.py row's case (data, -s, C) and LIBLINEAR's time, and the note
+    its objectives take where LIBLINEAR stopped at its epochs."""
+    ref = row["runs"]["LIBLINEAR"]
+    return ([row["data"], str(row["solver"]), f"{row['C']:g}", f"{ref['train_s']:.3f}"],
+            " (capped)" if ref["capped"] else "")
+
+
 def linear_revisits_table():
     """LinearSVC at its default revisits beside revisits=0 (LIBLINEAR's and
     scikit-learn's steps), from linear_svm.json's rows that ran both: training ratios
     over LIBLINEAR's time and each one's primal objective's relative difference from
     LIBLINEAR's."""
-    data = load("linear_svm")
-    shown = [r for r in data["rows"] if "libsmo revisits" in r["runs"]]
-    if not shown:
-        raise ValueError("linear_svm.json has no rows run with --revisits")
+    shown = rows_beside("linear_svm", "libsmo revisits", "--revisits")
     counts = {(r["revisits"]["libsmo"], r["revisits"]["libsmo revisits"]) for r in shown}
     if len(counts) != 1:
         raise ValueError(f"linear_svm.json's rows ran other revisits: {sorted(counts)}")
@@ -347,13 +361,29 @@ def linear_revisits_table():
               f"objective rel. diff (revisits={other})"]
     rows = []
     for r in shown:
-        runs = r["runs"]
-        ref, ours, other_run = runs["LIBLINEAR"], runs["libsmo"], runs["libsmo revisits"]
-        capped = " (capped)" if ref["capped"] else ""
-        rows.append([r["data"], str(r["solver"]), f"{r['C']:g}", f"{ref['train_s']:.3f}",
-                     ratio(ours["train_ratio"]), ratio(other_run["train_ratio"]),
-                     f"{ours['objective_rel_diff']:.1e}{capped}",
-                     f"{other_run['objective_rel_diff']:.1e}{capped}"])
+        (case, capped), runs = case_cells(r), r["runs"]
+        ours, other_run = runs["libsmo"], runs["libsmo revisits"]
+        rows.append(case + [ratio(ours["train_ratio"]), ratio(other_run["train_ratio"]),
+                            f"{ours['objective_rel_diff']:.1e}{capped}",
+                            f"{other_run['objective_rel_diff']:.1e}{capped}"])
+    return header, rows
+
+
+def linear_float32_table():
+    """LinearSVC on the rows stored as float32 beside the float64 rows, from
+    linear_float32.json's rows that ran both (bench_linear_svm.py --float32): training
+    ratios over LIBLINEAR's time, float32's over float64's, and float32's primal
+    objective's relative difference from LIBLINEAR's (on the float64 rows)."""
+    header = ["data", "-s", "C", "LIBLINEAR train s", "libsmo / LIBLINEAR",
+              "libsmo float32 / LIBLINEAR", "float32 / float64",
+              "objective rel. diff (float32)"]
+    rows = []
+    for r in rows_beside("linear_float32", "libsmo float32", "--float32"):
+        (case, capped), runs = case_cells(r), r["runs"]
+        ours, single = runs["libsmo"], runs["libsmo float32"]
+        rows.append(case + [ratio(ours["train_ratio"]), ratio(single["train_ratio"]),
+                            ratio(single["train_s"] / ours["train_s"]),
+                            f"{single['objective_rel_diff']:.1e}{capped}"])
     return header, rows
 
 
@@ -486,7 +516,7 @@ TABLES = {"fastest_peer": fastest_peer_table, "objectives": objectives_table,
           "svc_linear": svc_linear_table, "linear_auto": linear_auto_table,
           "linear_memory": linear_memory_table, "linear_handover": linear_handover_table,
           "linear_convergence": linear_convergence_table, "small_fits": small_fits_table,
-          "linear_revisits": linear_revisits_table}
+          "linear_revisits": linear_revisits_table, "linear_float32": linear_float32_table}
 # the tables made from another table's file: that file, by table
 TABLE_SOURCES = {"objectives": "fastest_peer", "linear_revisits": "linear_svm"}
 

@@ -429,7 +429,8 @@ def test_linear_train_runs_stop_where_liblinear_stops(benchmarks_package, monkey
     goes on to eps; where LIBLINEAR reaches eps their objective is LIBLINEAR's within the
     script's 1e-4 and their accuracy LIBLINEAR's; nothing is flagged (the estimator
     with LIBLINEAR's steps beside its default revisits, --revisits 0, held to
-    LIBLINEAR's objective as libsmo's run is)."""
+    LIBLINEAR's objective as libsmo's run is, and with --float32 the estimator on the
+    rows stored as float32, held so too)."""
     import argparse
     import os
     util = pytest.importorskip("liblinear.liblinearutil")
@@ -437,7 +438,7 @@ def test_linear_train_runs_stop_where_liblinear_stops(benchmarks_package, monkey
     monkeypatch.setattr(os, "environ", dict(os.environ))
     from benchmarks import bench_linear_svm as bench
     args = argparse.Namespace(eps=1e-3, epsilon=0.1, objective_tol=1e-4, repeats=1,
-                              no_sklearn=True, svc_linear=False, revisits=0)
+                              no_sklearn=True, svc_linear=False, revisits=0, float32=True)
     peers = {"official": util, "multicore": None}
     for name, n_rows, C in (("heart_scale", None, 1.0), ("letter.scale", 2000, 0.1)):
         X, y = load_dataset(name, n_rows=n_rows)
@@ -445,7 +446,7 @@ def test_linear_train_runs_stop_where_liblinear_stops(benchmarks_package, monkey
             res = bench.run_case(name, (X, y, X, y), solver, C, args, peers)
             assert res["disagree"] == [], res["disagree"]
             rows = res["rows"]
-            assert "libsmo revisits" in rows
+            assert "libsmo revisits" in rows and "libsmo float32" in rows
             ours, ref = rows["libsmo-linear-train"], rows["LIBLINEAR"]
             assert ours["capped"] == ref["capped"] == (solver == 3), (name, solver)
             if ref["capped"]:
@@ -742,6 +743,29 @@ def test_linear_handover_benchmark_flags_other_steps(benchmarks_package, monkeyp
                         functools.partial(libsmo.LinearSVC, tol=1e-2))
     assert bench.main(["--data", "heart_scale", "--C", "1",
                        "--data-dir", str(REPO_DATA_DIR)]) == 1
+
+
+def test_the_float32_table_shows_the_rows_that_ran_float32(benchmarks_package,
+                                                           monkeypatch):
+    """committed_results.linear_float32_table shows linear_float32.json's rows that ran
+    the estimator on float32 rows beside float64 ones: both ratios over LIBLINEAR's
+    time, float32's over float64's, float32's objective against LIBLINEAR's; a file
+    without such rows is refused."""
+    from benchmarks import committed_results
+    run = {"train_s": 1.0, "train_ratio": 0.6, "objective_rel_diff": 2e-6,
+           "capped": False}
+    runs = {"LIBLINEAR": dict(run, train_s=2.0, train_ratio=1.0), "libsmo": run,
+            "libsmo float32": dict(run, train_s=0.8, train_ratio=0.48)}
+    rows = [{"data": "a9a", "solver": 3, "C": 1.0, "runs": {}},
+            {"data": "reviews", "solver": 1, "C": 0.1, "runs": runs}]
+    monkeypatch.setattr(committed_results, "load", lambda name: {"rows": rows})
+    header, table = committed_results.linear_float32_table()
+    assert header[4:7] == ["libsmo / LIBLINEAR", "libsmo float32 / LIBLINEAR",
+                           "float32 / float64"]
+    assert table == [["reviews", "1", "0.1", "2.000", "0.60", "0.48", "0.80", "2.0e-06"]]
+    del rows[1:]
+    with pytest.raises(ValueError, match="no rows run with --float32"):
+        committed_results.linear_float32_table()
 
 
 def test_the_revisits_table_names_the_revisits_its_rows_ran(benchmarks_package,
