@@ -20,7 +20,7 @@ prediction on the test rows, with BLAS on one thread (see `one_blas_thread`).
 
 What a full run finds (a 2-core machine): the approximation closes in on the exact
 model as D grows (a9a: 83.96%, 84.76%, 84.85%, 84.99% for D = 100 to 3000 against
-85.09% exact; ijcnn1: 92.82%, 97.44%, 98.62%, 99.11% against 99.22%), and on these two
+85.09% exact; ijcnn1: 92.82%, 97.42%, 98.62%, 99.11% against 99.22%), and on these two
 sets the exact model is the most accurate; it is the fastest to train on ijcnn1, and
 on a9a only D = 100 trains faster, a point of accuracy lower, each step in D
 multiplying the time. Prediction from the primal
