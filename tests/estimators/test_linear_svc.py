@@ -733,6 +733,35 @@ def test_crammer_singer_takes_scikit_learns_steps(name, scale):
         assert ours.n_iter_ == theirs.n_iter_
 
 
+def test_crammer_singer_reads_a_row_storing_a_column_many_times():
+    """CSR rows are read as given, and scipy's non-canonical rows may store a column
+    more than once: a row of 1,000 more stored values than the data has features (its
+    last value split into parts). The solver's buffer for one row's entries once had
+    the features' length, and such a row overran it (a crash); now the fit is
+    scikit-learn's on the same rows, bit for bit, and near the canonical rows' (the
+    stored parts' squares make the step sizes, as in LIBLINEAR)."""
+    X, y = load_dataset("pendigits", n_rows=300)
+    X = sp.csr_matrix(X.toarray() / 100.0)
+    last, extra = X.indptr[1] - 1, 1000
+    value, column = X.data[last], X.indices[last]
+    data = np.r_[X.data[:last], 0.9 * value, np.full(extra, 0.1 * value / extra),
+                 X.data[last + 1:]]
+    indices = np.r_[X.indices[:last + 1], np.full(extra, column), X.indices[last + 1:]]
+    indptr = np.r_[0, X.indptr[1:] + extra]
+    split = sp.csr_matrix((data, indices.astype(np.int32), indptr.astype(np.int32)),
+                          shape=X.shape)
+    assert split.indptr[1] > X.shape[1] + 1
+    np.testing.assert_allclose(split.toarray(), X.toarray(), rtol=0, atol=1e-12)
+    ours = libsmo.LinearSVC(multi_class="crammer_singer", random_state=2,
+                            max_iter=100000).fit(split, y)
+    theirs = sk.LinearSVC(multi_class="crammer_singer", random_state=2).fit(split, y)
+    np.testing.assert_array_equal(ours.coef_, theirs.coef_)
+    np.testing.assert_array_equal(ours.intercept_, theirs.intercept_)
+    canonical = libsmo.LinearSVC(multi_class="crammer_singer", random_state=2,
+                                 max_iter=100000).fit(X, y)
+    np.testing.assert_allclose(ours.coef_, canonical.coef_, rtol=0, atol=1e-2)
+
+
 def test_float32_rows_give_the_float64_model():
     """float32 data (a vectorizer's dtype=np.float32) is read without a copy and gives
     the model of its float64 copy, which scikit-learn trains on: the same bits."""

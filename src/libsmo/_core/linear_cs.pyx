@@ -66,6 +66,17 @@ cdef Py_ssize_t _entries(const RowData* r, Py_ssize_t i, int* cols,
     return n
 
 
+cdef Py_ssize_t _most_entries(LinearRows rows):
+    """The most entries `_entries` lists for one row (at least 1): the dense rows'
+    width or the longest CSR row's stored values, not the features' count, since the
+    caller's CSR rows may store a column more than once (scipy's non-canonical format,
+    which the linear estimators read in place), and the bias."""
+    cdef Py_ssize_t most = rows.n_features
+    if rows.sparse and rows.n_rows > 0:
+        most = int(np.diff(np.asarray(rows.indptr)).max())
+    return max(most + (1 if rows.bias > 0 else 0), 1)
+
+
 cdef void _sub_problem(double A_i, int yi, double C_yi, int active_i, const double* B,
                        double* D, double* alpha_new) noexcept nogil:
     """The k variables of one row: alpha_new from the gradients' offsets B."""
@@ -159,8 +170,9 @@ def crammer_singer(LinearRows rows not None, order, labels, bounds, int n_classe
     cdef double[::1] G = np.zeros(k), B = np.zeros(k), D = np.zeros(k)
     cdef double[::1] alpha_new = np.zeros(k), d_val = np.zeros(k)
     cdef int[::1] d_ind = np.zeros(k, dtype=np.int32)
-    cdef int[::1] cols = np.zeros(nw, dtype=np.int32)
-    cdef double[::1] vals = np.zeros(nw)
+    cdef Py_ssize_t most = _most_entries(rows)
+    cdef int[::1] cols = np.zeros(most, dtype=np.int32)
+    cdef double[::1] vals = np.zeros(most)
     cdef RowData r = rows.view()
     cdef smo_mt19937 gen
     cdef Py_ssize_t t, s, j, e, n_entries, active = l
