@@ -207,13 +207,15 @@ class _BaseLinear(BaseEstimator):
         if any(f.method == "l1" for f in fits):
             why = " The L1-regularised coordinate descent took max_iter epochs."
         elif self.loss in self._squared_losses:
-            why = " The primal Newton method took its maximum of steps."
+            why = (" The primal Newton method took its maximum of steps, or found no "
+                   "more decrease short of tol and the dual did not reach tol after it.")
         else:
             loss = "hinge" if self.loss == "hinge" else "loss"
             why = (f" The dual coordinate descent of loss={self.loss!r} did not reach tol "
-                   "within the work of max_iter full epochs, nor, after it, the Newton "
-                   f"method on the smoothed {loss} within max_iter steps (tried for at "
-                   f"most {SMOOTHED_MAX_WEIGHTS} weights): scale the features, lower C, "
+                   "within the work of max_iter full epochs, nor, after it, from the "
+                   f"point the Newton method on the smoothed {loss} gave within max_iter "
+                   f"steps (tried for at most {SMOOTHED_MAX_WEIGHTS} weights; the fit "
+                   "keeps that point where it is the better): scale the features, lower C, "
                    f"raise tol or max_iter, or use the squared {loss}, whose stalled dual "
                    "goes on by the Newton method.")
         return NOT_CONVERGED + why

@@ -132,7 +132,8 @@ class FeatureColumns:
 class LinearFit:
     """A solved problem: the weights (bias last), the dual point, the iterations the
     methods took in all, whether it reached its tolerance, the method that finished
-    it ("dual", "primal", or "dual+primal" after a switch) and its objective; after a
+    it ("dual", "primal", "dual+primal" after a switch, "dual+primal+dual" where the
+    dual went on after the switched method stalled) and its objective; after a
     switch, the dual's own `LinearSolution` (its epochs, objective and point, which
     liblinear-train reports before it switches)."""
     w: np.ndarray
@@ -263,8 +264,36 @@ def solve_task(task):
                            regression=task.regression, epsilon=task.epsilon,
                            start=sol.w, n_threads=task.threads,
                            **dict(common, tol=tol, max_iter=SWITCH_MAX_ITER))
+    if newton.status == "stalled" and sol.status == "slow" and task.epochs_as_work:
+        return _resume_after_stall(task, sol, newton, common)
     return LinearFit(newton.w, newton.dual, sol.n_iter + newton.n_iter,
                      newton.status in REACHED, "dual+primal", newton.objective, sol)
+
+
+def _resume_after_stall(task, slow, newton, common):
+    """After an estimator's dual handed over early ("slow", not after its max_iter
+    epochs) and the Newton method then found no more decrease short of its tolerance
+    ("stalled": rounding on ill-conditioned rows, where LIBLINEAR stops without a
+    warning), the dual goes on from the Newton method's dual point for the rest of its
+    max_iter epochs, without the watch. Its answer where it meets tol; else the
+    Newton method's, not converged (the fit warns)."""
+    epochs = max(task.max_iter - slow.n_iter, 1)
+    if task.regression:
+        resumed = svr_dual(task.rows, task.order, task.targets, task.bounds,
+                           epsilon=task.epsilon, squared_loss=True, seed=task.seed,
+                           start=newton.dual, reference=slow.reference,
+                           **dict(common, max_iter=epochs))
+    else:
+        resumed = svc_dual(task.rows, task.order, task.targets, task.bounds,
+                           squared_hinge=True, seed=task.seed, start=newton.dual,
+                           diagonal=task.diagonal, revisits=task.revisits,
+                           **dict(common, max_iter=epochs))
+    n_iter = slow.n_iter + newton.n_iter + resumed.n_iter
+    if resumed.status == "optimal":
+        return LinearFit(resumed.w, resumed.dual, n_iter, True, "dual+primal+dual",
+                         resumed.objective, slow)
+    return LinearFit(newton.w, newton.dual, n_iter, False, "dual+primal",
+                     newton.objective, slow)
 
 
 # the smoothed losses' bands `finish_smoothed` narrows through, in the units of the
@@ -426,6 +455,13 @@ class _SmoothedTerms:
         return (values if self.rows is None else
                 np.bincount(self.rows, weights=values, minlength=n_rows))
 
+    def primal(self, X, w):
+        """The unsmoothed primal objective 1/2 w'w + sum_t C_t max(0, v_t) at w, for
+        the rows `X` (a `_BiasedRows`)."""
+        w = np.asarray(w, dtype=np.float64)
+        return 0.5 * float(w @ w) + float(self.C @ np.maximum(self.violations(X.times(w)),
+                                                                0.0))
+
 
 def _smoothed_newton(X, terms, w, band, max_steps, stop_flag):
     """Minimise 1/2 w'w + sum_t C_t h(v_t), the loss `terms` smoothed over `band`
@@ -466,7 +502,12 @@ def _smoothed_newton(X, terms, w, band, max_steps, stop_flag):
         band_terms = np.flatnonzero(within)
         band_rows = band_terms if terms.rows is None else terms.rows[band_terms]
         hessian = X.hessian(band_rows, terms.C[band_terms] / band)
-        step = -np.linalg.solve(hessian, gradient)
+        try:
+            step = -np.linalg.solve(hessian, gradient)
+        except np.linalg.LinAlgError:
+            # C / band so large that the identity is lost in the rounding of the
+            # band's part: no step to take here, the finish gives up
+            return w, steps, False
         step_scores = X.times(step)
         length = _exact_length(step, gradient @ step, violation,
                                terms.signs * terms.of_rows(step_scores), terms.C, band)
@@ -499,9 +540,11 @@ def finish_smoothed(task, stalled):
     -------
     LinearFit or None
         The dual's fit from the smoothed point (method "dual+smoothed", n_iter the
-        dual's epochs, the Newton steps and the confirming epochs); None where there
-        are more weights, the Newton steps ran out or the dual did not confirm (the
-        stalled fit stands).
+        dual's epochs, the Newton steps and the confirming epochs); not converged
+        where the dual did not confirm within its epochs but ended at a lower primal
+        objective than the stalled fit's; None where there are more weights, the
+        Newton steps ran out or could not be solved, or the dual did not confirm and
+        ended no lower (the stalled fit stands).
     """
     rows = task.rows
     order = np.asarray(task.order)
@@ -537,10 +580,18 @@ def finish_smoothed(task, stalled):
                              start=start, diagonal=task.diagonal, tol=task.tol,
                              max_iter=CONFIRM_EPOCHS, stop_flag=task.stop_flag,
                              revisits=task.revisits)
-    if confirmed.status != "optimal":
+    n_iter = stalled.n_iter + steps + confirmed.n_iter
+    if confirmed.status == "optimal":
+        return LinearFit(confirmed.w, confirmed.dual, n_iter, True, "dual+smoothed",
+                         confirmed.objective, stalled)
+    if confirmed.status != "max_iter" or \
+            terms.primal(X, confirmed.w) >= terms.primal(X, stalled.w):
         return None
-    return LinearFit(confirmed.w, confirmed.dual,
-                     stalled.n_iter + steps + confirmed.n_iter, True, "dual+smoothed",
+    # the confirming dual ran out of epochs, near the smoothed optimum: whether it
+    # meets tol can turn on the last bits of the rows' values (dense against CSR
+    # rows of the same data), and its point is still better than the stalled one,
+    # which may be far from the optimum; it is the answer, not converged
+    return LinearFit(confirmed.w, confirmed.dual, n_iter, False, "dual+smoothed",
                      confirmed.objective, stalled)
 
 
