@@ -104,6 +104,23 @@ def test_no_sample_left_is_scikit_learns_error(Est, message):
         Est().fit(X, y, sample_weight=-np.ones(len(y)))
 
 
+@pytest.mark.parametrize("Est", [libsmo.SVC, libsmo.LinearSVC, libsmo.LinearSVR])
+@pytest.mark.parametrize("bad", [-np.inf, np.inf, np.nan])
+def test_a_weight_that_is_not_finite_is_refused_by_name(Est, bad):
+    """A negative weight leaves its sample out, as scikit-learn's LIBSVM does, but -inf
+    is no weight: it is refused as NaN and +inf are, naming the sample (-inf once
+    became a weight of 0, silently). scikit-learn's LinearSVC and LinearSVR refuse all
+    three; its SVC trains on them."""
+    X, y = load_dataset("heart_scale")
+    w = np.ones(len(y))
+    w[3] = bad
+    with pytest.raises(ValueError, match=r"sample_weight\[3\]"):
+        Est().fit(X, y, sample_weight=w)
+    if Est is not libsmo.SVC:
+        with pytest.raises(ValueError):
+            getattr(sk, Est.__name__)().fit(X, y, sample_weight=w)
+
+
 def test_one_class_left_is_scikit_learns_error():
     X, y = load_dataset("heart_scale")
     w = np.where(y > 0, 1.0, -1.0)

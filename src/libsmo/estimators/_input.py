@@ -330,14 +330,15 @@ def effective_sample_weight(sample_weight, n):
     TypeError
         Weights that are not numbers.
     ValueError
-        The wrong length, NaN or +inf, or no sample left (scikit-learn's message).
+        The wrong length, NaN or infinity, or no sample left (scikit-learn's message).
     """
     if sample_weight is None:
         return None
     w = np.asarray(sample_weight)
     if w.dtype.kind in "biuf":
         w = w.astype(np.float64)
-        w[w < 0] = 0.0   # NaN stays NaN, so that check_sample_weight names it
-        if w.size == n and not np.isnan(w).any() and not (w > 0).any():
+        # (NaN and -inf stay, so that check_sample_weight names them)
+        w[(w < 0) & np.isfinite(w)] = 0.0
+        if w.size == n and np.isfinite(w).all() and not (w > 0).any():
             raise ValueError(ALL_LEFT_OUT)
     return v.check_sample_weight(w, n)
