@@ -74,6 +74,30 @@ def test_a_fifo_is_written_in_place(writer, trained, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
 
 
+@pytest.mark.skipif(not os.path.isdir("/dev/fd"), reason="no /dev/fd on this system")
+@pytest.mark.parametrize("writer", sorted(WRITERS))
+def test_a_pipe_named_by_dev_fd_is_written_in_place(writer, trained, tmp_path):
+    """/dev/stdout on a pipe (`libsmo-linear-predict t m /dev/stdout | cat`), /dev/fd/N
+    and a shell's >(...) name a pipe through links that end in "pipe:[...]", which
+    names no file: the write goes to the name given (it once looked for a folder to
+    make a temporary file in beside "pipe:[...]" and failed)."""
+    expected = expected_bytes(writer, trained, tmp_path)
+    assert len(expected) < 4096     # the pipe's buffer holds it: no reader needed
+    read_end, write_end = os.pipe()
+    try:
+        WRITERS[writer](*trained, f"/dev/fd/{write_end}")
+        os.close(write_end)
+        write_end = None
+        received = b""
+        while chunk := os.read(read_end, 1 << 16):
+            received += chunk
+        assert received == expected
+    finally:
+        os.close(read_end)
+        if write_end is not None:
+            os.close(write_end)
+
+
 def character_device(tmp_path, name, major, minor):
     """A node of the given device in tmp_path when this process may make one (root),
     else the system's own (/dev/null, /dev/full), which a process that may not make

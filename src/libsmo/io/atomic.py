@@ -104,20 +104,22 @@ def write_atomically(f, data, compress=False):
             data = bz2.compress(data)
         elif path.endswith(".xz"):
             data = lzma.compress(data)
-    # the file a link names (through every link in the chain, even a dangling one)
-    path = os.path.realpath(path)
     try:
-        mode = os.stat(path).st_mode
+        mode = os.stat(path).st_mode     # through the links
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            # links in a loop name no file (realpath leaves the loop as it is): refused,
-            # as fopen refuses it, instead of replacing the link with a regular file
+            # links in a loop name no file: refused, as fopen refuses it, instead of
+            # replacing the link with a regular file
             raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), os.fsdecode(
                 os.fspath(f))) from None
         mode = None
     if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        # by the name given: /dev/stdout on a pipe resolves to /proc/self/fd/1 and on
+        # to "pipe:[...]", which names no file
         _write_in_place(path, data)
         return
+    # the file a link names (through every link in the chain, even a dangling one)
+    path = os.path.realpath(path)
     _replace_atomically(path, data, None if mode is None else stat.S_IMODE(mode))
 
 
