@@ -238,6 +238,13 @@ def test_file_errors_name_the_file_and_line(tmp_path):
     assert line.startswith("ERROR: class labels must be integers, as LIBLINEAR's model "
                            "files store them: example 1 has label 1.5")
     assert not (tmp_path / "m").exists()
+    # the C ints at both ends are labels (-2^31 was once refused as out of range)
+    labels.write_text("-2147483648 1:1\n2147483647 1:2\n")
+    run(["libsmo-linear-train", "-q", labels, "m"], tmp_path)
+    assert b"label -2147483648 2147483647\n" in (tmp_path / "m").read_bytes()
+    labels.write_text("-2147483649 1:1\n1 1:2\n")
+    out = run(["libsmo-linear-train", labels, "m2"], tmp_path, ok=False)
+    assert "example 1 has label -2.14748e+09" in out.stderr
 
 
 def test_predict_errors(tmp_path):

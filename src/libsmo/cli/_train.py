@@ -181,7 +181,7 @@ def check_labels(y, svm_type, files="LIBSVM's"):
     import numpy as np
     if svm_type not in CLASSIFICATION_TYPES or len(y) == 0:
         return
-    bad = np.flatnonzero((y != np.round(y)) | (np.abs(y) > INT_MAX))
+    bad = np.flatnonzero((y != np.round(y)) | (y < -INT_MAX - 1) | (y > INT_MAX))
     if len(bad):
         raise CommandError(f"ERROR: class labels must be integers, as {files} model files "
                            f"store them: example {bad[0] + 1} has label {float(y[bad[0]]):g}")

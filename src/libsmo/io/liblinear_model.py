@@ -19,6 +19,8 @@ regression (no label line), else nr_class (one column per class, in the label li
 order). Numbers are written with C's ``%.17g``, so that they read back to the same
 doubles.
 """
+import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,6 +39,11 @@ REGRESSION = ("L2R_L2LOSS_SVR", "L2R_L2LOSS_SVR_DUAL", "L2R_L1LOSS_SVR_DUAL")
 # LIBLINEAR's other solver types: read as the names of what libsmo does not train
 OTHER_SOLVERS = ("L2R_LR", "L1R_LR", "L2R_LR_DUAL", "ONECLASS_SVM")
 INT32_MAX = 2**31 - 1
+# the bytes of weights' text the reader parses, and the weights the writer formats
+# (a 16th: each a string of its own while the chunk is joined), at a time
+WEIGHT_CHUNK = 1 << 18
+# the bytes of a chunk of weights read at once (`_plain_numbers`)
+NUMBER_BYTES = b"0123456789+-.eE \t\n\r\v\f"
 
 
 @dataclass(frozen=True)
@@ -133,8 +140,12 @@ def _check(model):
         if len(model.labels) < 2 or len(set(model.labels)) != len(model.labels):
             raise ValueError(f"labels must be two or more distinct integers, got "
                              f"{model.labels}")
-        if any(not -INT32_MAX - 1 <= label <= INT32_MAX for label in model.labels):
-            raise ValueError("LIBLINEAR's labels are 32-bit integers")
+        if any(isinstance(label, (bool, np.bool_)) or not isinstance(label, numbers.Real)
+               or label != int(label) or not -INT32_MAX - 1 <= label <= INT32_MAX
+               for label in model.labels):
+            raise ValueError(f"LIBLINEAR's labels are 32-bit integers, got {model.labels}")
+    if np.iscomplexobj(model.w):
+        raise ValueError("w must hold real numbers, got complex ones")
     w = np.asarray(model.w, dtype=np.float64)
     if w.shape != (model.n_rows, model.nr_w):
         raise ValueError(f"w has shape {w.shape}, LIBLINEAR's format needs "
@@ -184,8 +195,14 @@ def liblinear_model_to_bytes(model):
     if model.labels is not None:
         lines.append("label " + " ".join(str(int(label)) for label in model.labels))
     lines += [f"nr_feature {int(model.n_features)}", f"bias {model.bias:.17g}", "w"]
-    lines += ["".join(f"{value:.17g} " for value in row) for row in w.tolist()]
-    return ("\n".join(lines) + "\n").encode("ascii")
+    parts = [("\n".join(lines) + "\n").encode("ascii")]
+    # the rows a chunk at a time: every weight's text as a string of its own at once
+    # took many times the file's size
+    for first in range(0, w.shape[0], WEIGHT_CHUNK // 16):
+        rows = w[first:first + WEIGHT_CHUNK // 16].tolist()
+        parts.append("".join("".join(f"{value:.17g} " for value in row) + "\n"
+                             for row in rows).encode("ascii"))
+    return b"".join(parts)
 
 
 def save_liblinear_model(model, f):
@@ -229,10 +246,28 @@ def save_liblinear_model(model, f):
     write_atomically(f, liblinear_model_to_bytes(model))
 
 
+def _plain_numbers(chunk, room):
+    """The weights of a chunk of lines as an array, at once, where every byte is one a
+    decimal number or a space may hold, every token parses as a finite number
+    (numpy's parse, which is Python's float()) and there are at most `room`; None
+    otherwise, and the chunk is read token by token, which names the line at fault."""
+    if chunk.translate(None, NUMBER_BYTES):
+        return None
+    tokens = chunk.split()
+    if len(tokens) > room:
+        return None
+    try:
+        parsed = np.array(tokens, dtype=bytes).astype(np.float64)
+    except ValueError:
+        return None
+    return parsed if np.isfinite(parsed).all() else None
+
+
 def _int(name, line_no, line, token, what, low=0):
     if not INT_RE.match(token):
         fail_at_line(name, line_no, line, f"{what} must be an integer")
-    value = int(token)
+    # (Python's int() refuses over 4,300 digits with a message of its own)
+    value = int(token) if len(token) <= 20 else INT32_MAX + 1
     if not low <= value <= INT32_MAX:
         fail_at_line(name, line_no, line, f"{what} must be in [{low}, {INT32_MAX}]")
     return value
@@ -279,12 +314,13 @@ def load_liblinear_model(f):
     ((1, -1), 2, 1.0, (3, 1))
     """
     raw, name = _read_all(f)
-    lines = raw.split(b"\n")
-    header, line_no = {}, 0
+    header, line_no, position = {}, 0, 0
     while True:
-        if line_no == len(lines):
+        if position > len(raw):     # (past the text's last line, as split gives it)
             raise ValueError(f"{name}: no 'w' line: not a LIBLINEAR model file")
-        line = lines[line_no]
+        end = raw.find(b"\n", position)
+        end = len(raw) if end < 0 else end
+        line, position = raw[position:end], end + 1
         line_no += 1
         tokens = line.split()
         if not tokens:
@@ -316,9 +352,9 @@ def load_liblinear_model(f):
     (token,), at, text = header["nr_feature"]
     n_features = _int(name, at, text, token, "nr_feature")
     (token,), at, text = header["bias"]
-    if not FLOAT_RE.match(token):
+    bias = float(token) if FLOAT_RE.match(token) else math.nan
+    if not math.isfinite(bias):     # (1e400 matches and overflows)
         fail_at_line(name, at, text, "bias must be a finite number")
-    bias = float(token)
     labels = None
     if solver in REGRESSION:
         if "label" in header:
@@ -335,18 +371,37 @@ def load_liblinear_model(f):
             fail_at_line(name, at, text, "a label given twice")
     shape = LiblinearModel(solver, labels, n_features, bias, np.zeros((0, 0)))
     expected = shape.n_rows * shape.nr_w
-    values = []
-    for line in lines[line_no:]:
-        line_no += 1
-        for token in line.split():
-            if not FLOAT_RE.match(token):
-                fail_at_line(name, line_no, line, "a weight must be a finite number")
-            if len(values) == expected:
-                fail_at_line(name, line_no, line, f"more than the {expected} weights "
-                             f"nr_feature {n_features}, bias and nr_class need")
-            values.append(float(token))
-    if len(values) != expected:
-        raise ValueError(f"{name}: {len(values)} weights where nr_feature {n_features}, "
+    # at most what the file's text can hold (a weight takes two bytes at least), so
+    # that nr_feature alone cannot ask for memory
+    values = np.empty(min(expected, (len(raw) - min(position, len(raw))) // 2 + 1))
+    count = 0
+    # the weights' lines a chunk at a time: a list of every line (and of every
+    # weight as a Python float) took many times the file's size
+    while position < len(raw):
+        end = raw.find(b"\n", position + WEIGHT_CHUNK)
+        end = len(raw) if end < 0 else end
+        chunk = raw[position:end]
+        parsed = _plain_numbers(chunk, expected - count)
+        if parsed is not None:
+            values[count:count + len(parsed)] = parsed
+            count += len(parsed)
+            line_no += chunk.count(b"\n") + 1
+            position = end + 1
+            continue
+        for line in chunk.split(b"\n"):
+            line_no += 1
+            for token in line.split():
+                value = float(token) if FLOAT_RE.match(token) else math.nan
+                if not math.isfinite(value):     # (1e400 matches and overflows)
+                    fail_at_line(name, line_no, line, "a weight must be a finite number")
+                if count == expected:
+                    fail_at_line(name, line_no, line, f"more than the {expected} weights "
+                                 f"nr_feature {n_features}, bias and nr_class need")
+                values[count] = value
+                count += 1
+        position = end + 1
+    if count != expected:
+        raise ValueError(f"{name}: {count} weights where nr_feature {n_features}, "
                          f"bias {bias:g} and nr_class {nr_class} need {expected}")
-    w = np.array(values, dtype=np.float64).reshape(shape.n_rows, shape.nr_w)
+    w = values.reshape(shape.n_rows, shape.nr_w)
     return LiblinearModel(solver, labels, n_features, bias, w)
