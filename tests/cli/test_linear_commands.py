@@ -247,6 +247,20 @@ def test_file_errors_name_the_file_and_line(tmp_path):
     assert "example 1 has label -2.14748e+09" in out.stderr
 
 
+@pytest.mark.parametrize("value", ["nan", "inf", "1e400"])
+def test_values_that_are_not_finite_are_refused_before_training(tmp_path, value):
+    """The reader takes "nan", "inf" and an overflowing "1e400" as strtod does; the
+    command refuses them, as libsmo-train does, where the solvers once trained a model
+    of NaNs or zeros (-s 5) without a word, or failed only at the save (-s 2)."""
+    data = tmp_path / "data"
+    data.write_text(f"1 1:1\n-1 1:-0.5\n1 1:{value} 2:1\n-1 1:-1 2:1\n")
+    for options in (["-s", "1"], ["-s", "2"], ["-s", "5"], ["-v", "2"]):
+        out = run(["libsmo-linear-train", *options, data, "m"], tmp_path, ok=False)
+        assert out.returncode == 1
+        assert out.stderr == "ERROR: X holds NaN or infinity (first at row 2)\n"
+        assert not (tmp_path / "m").exists()
+
+
 def test_predict_errors(tmp_path):
     data = data_file("heart_scale")
     run(["libsmo-linear-train", "-q", data, "m"], tmp_path)

@@ -159,9 +159,21 @@ def linear_train_main(argv):
         from libsmo.cli._train import check_labels
         check_labels(problem.y, "c_svc", files="LIBLINEAR's")
     X = _csr(problem.X)
+    _check_finite(X)
     if settings["folds"]:
         return _cross_validate(X, problem.y, params, settings["folds"])
     return _train_and_save(X, problem.y, params, settings["model"])
+
+
+def _check_finite(X):
+    """Refuse NaN and infinite values ("1:nan", "1:1e400", which the reader takes as
+    strtod does) before training, as libsmo-train does: the solvers would train a model
+    of NaNs or zeros without a word."""
+    import numpy as np
+    bad = np.flatnonzero(~np.isfinite(X.data))
+    if len(bad):
+        row = int(np.searchsorted(X.indptr, bad[0], side="right") - 1)
+        raise CommandError(f"ERROR: X holds NaN or infinity (first at row {row})")
 
 
 def _csr(X):
