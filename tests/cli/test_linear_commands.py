@@ -261,6 +261,41 @@ def test_values_that_are_not_finite_are_refused_before_training(tmp_path, value)
         assert not (tmp_path / "m").exists()
 
 
+def test_a_file_of_labels_alone_has_no_features(tmp_path):
+    """Lines of labels alone: LIBLINEAR's nr_feature 0 and a w of the bias's weight
+    alone, or none (a phantom feature's weight was once written)."""
+    data = tmp_path / "labels"
+    data.write_text("1\n-1\n1\n-1\n")
+    for solver in (1, 2, 3, 4, 5):
+        for bias in ("-1", "1"):
+            run(["libsmo-linear-train", "-q", "-s", solver, "-B", bias, data, "m"],
+                tmp_path)
+            model = load_liblinear_model(tmp_path / "m")
+            assert model.n_features == 0 and model.w.shape[0] == (bias == "1")
+    out = run(["libsmo-linear-predict", data, "m", "p"], tmp_path)
+    assert out.stdout.startswith("Accuracy = ")
+
+
+def test_memory_the_data_asks_for_and_does_not_get_is_one_line(tmp_path):
+    """A feature index of 2^31 - 1 asks for 16 GiB of weights: under a 4 GiB limit the
+    command ends with one line and status 1 (a MemoryError traceback before), and
+    writes no file."""
+    import resource
+    import subprocess
+    import sys
+    data = tmp_path / "wide"
+    data.write_text("1 1:1 2147483647:1\n-1 1:-1\n")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+    out = subprocess.run([sys.executable, "-m", "libsmo", "linear-train", "-q",
+                          str(data), "m"], capture_output=True, text=True,
+                         cwd=tmp_path, timeout=300, preexec_fn=limit)
+    assert out.returncode == 1
+    assert out.stderr == "libsmo-linear-train: out of memory, no file written\n"
+    assert not (tmp_path / "m").exists()
+
+
 def test_predict_errors(tmp_path):
     data = data_file("heart_scale")
     run(["libsmo-linear-train", "-q", data, "m"], tmp_path)

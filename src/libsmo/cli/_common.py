@@ -9,6 +9,8 @@ output, and the guarantees a script needs from them.
   warning), not Python's UserWarning lines with a source path.
 - Output that cannot be written (stdout closed, a full device) ends the command with one
   line and status 1, not a "Logging error" or a traceback at exit.
+- Memory that the data asks for and the machine does not give ends it with one line
+  ("out of memory, no file written") and status 1.
 - Ctrl-C ends it with one line and the shell's status for SIGINT (130); SIGTERM and
   SIGHUP end it as Ctrl-C does (the file being written removed, one line), then by the
   signal itself, as they would have without libsmo's handler (`Interrupted`).
@@ -267,6 +269,12 @@ def command(name):
                 return 128 + exc.signum   # (not reached: the signal ends the process)
             except CommandError as exc:
                 error_line(str(exc))
+                return 1
+            except MemoryError:
+                # what the data asks for is more than the machine gives (a feature
+                # index of 2^31 - 1 asks for 16 GiB of weights): one line, as for the
+                # other errors, and no file (every write is whole or not at all)
+                error_line(f"{name}: out of memory, no file written")
                 return 1
             except OutputError as exc:
                 error_line(f"{name}: can't write to standard output: {exc}")

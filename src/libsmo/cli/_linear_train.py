@@ -159,6 +159,9 @@ def linear_train_main(argv):
         from libsmo.cli._train import check_labels
         check_labels(problem.y, "c_svc", files="LIBLINEAR's")
     X = _csr(problem.X)
+    if X.nnz == 0:
+        # a file of labels alone (the reader keeps a column): LIBLINEAR's nr_feature 0
+        X = X[:, :0]
     _check_finite(X)
     if settings["folds"]:
         return _cross_validate(X, problem.y, params, settings["folds"])

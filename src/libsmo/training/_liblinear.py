@@ -257,6 +257,18 @@ def train(X, y, params):
     n_weights = n_features + (1 if params.bias >= 0 else 0)
     stop_flag = np.zeros(1, dtype=np.int8)
     labels = None
+    if n_weights == 0:
+        # no feature and no bias (a file of labels alone): LIBLINEAR writes an empty w
+        labels = None if params.regression else group_classes(y)[0]
+        nr_w = 1 if labels is None or (len(labels) == 2 and params.solver != 4) \
+            else len(labels)
+        if labels is not None and len(labels) < 2:
+            raise ValueError("the training data has one class only (label "
+                             f"{labels[0] if len(labels) else 'none'}): a classifier "
+                             "needs two or more")
+        return LiblinearModel(SOLVER_NAMES[params.solver],
+                              None if labels is None else tuple(int(v) for v in labels),
+                              0, float(params.bias), np.zeros((0, nr_w)))
     if params.regression:
         task = _task(params, rows, np.arange(n_rows), y, np.full(n_rows, float(params.C)),
                      0, stop_flag)
