@@ -296,6 +296,35 @@ def test_memory_the_data_asks_for_and_does_not_get_is_one_line(tmp_path):
     assert not (tmp_path / "m").exists()
 
 
+def test_data_of_one_class_trains_liblinears_one_class_model(tmp_path):
+    """liblinear-train trains data of one class as one problem of positive rows and
+    writes nr_class 1 (Crammer-Singer: w = 0), which predicts that class; so does
+    libsmo-linear-train (it once refused the data), each predictor reads the other's
+    model, and a cross-validation whose folds hold one class goes on (LIBLINEAR's
+    66.6667% here; it once stopped at the first such fold)."""
+    need_debian_tool("liblinear-train", "liblinear-tools")
+    data = tmp_path / "one"
+    data.write_text("1 1:1\n1 1:2 2:1\n1 2:-1\n")
+    for solver in (1, 2, 3, 4, 5):
+        run(["libsmo-linear-train", "-q", "-s", solver, "-B", "1", "-e", "1e-6", data,
+             "ours"], tmp_path)
+        run(["liblinear-train", "-q", "-s", solver, "-B", "1", "-e", "1e-6", data,
+             "theirs"], tmp_path)
+        ours, theirs = (load_liblinear_model(tmp_path / m) for m in ("ours", "theirs"))
+        assert ours.labels == theirs.labels == (1,) and ours.w.shape == theirs.w.shape
+        np.testing.assert_allclose(ours.w, theirs.w, atol=0.02)
+        for predictor in ("libsmo-linear-predict", "liblinear-predict"):
+            for model in ("ours", "theirs"):
+                out = run([predictor, data, model, "p"], tmp_path)
+                assert out.stdout.startswith("Accuracy = 100% (3/3)")
+                assert (tmp_path / "p").read_text() == "1\n1\n1\n"
+    small = tmp_path / "small"
+    small.write_text("1 1:1\n1 1:2\n-1 1:-1\n")
+    for command in ("libsmo-linear-train", "liblinear-train"):
+        out = run([command, "-q", "-v", "3", small], tmp_path)
+        assert out.stdout == "Cross Validation Accuracy = 66.6667%\n"
+
+
 def test_predict_errors(tmp_path):
     data = data_file("heart_scale")
     run(["libsmo-linear-train", "-q", data, "m"], tmp_path)

@@ -79,6 +79,20 @@ def test_bad_files_are_refused_naming_the_line(text, words):
     assert words in str(caught.value)
 
 
+def test_a_model_of_one_class_is_read_and_written():
+    """liblinear-train writes nr_class 1 for data of one class (one column of w); the
+    reader once refused it. LinearSVC.from_model refuses it by name: scikit-learn's
+    classifiers need two classes."""
+    import libsmo
+    text = (b"solver_type L2R_L2LOSS_SVC_DUAL\nnr_class 1\nlabel 7\nnr_feature 1\n"
+            b"bias -1\nw\n0.5 \n")
+    model = read(text)
+    assert model.labels == (7,) and model.w.shape == (1, 1)
+    assert liblinear_model_to_bytes(model) == text
+    with pytest.raises(ValueError, match="one class"):
+        libsmo.LinearSVC.from_model(io.BytesIO(text))
+
+
 def test_a_huge_nr_feature_allocates_nothing():
     # the header asks for 2^31 - 1 rows of weights; the file holds three numbers
     text = BINARY.replace(b"nr_feature 2", b"nr_feature 2147483647")

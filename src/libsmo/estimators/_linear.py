@@ -715,7 +715,8 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         ------
         ValueError
             The file is not a classifier's model (a regression or logistic
-            regression model), or n_features is smaller than its nr_feature.
+            regression model), holds one class, or n_features is smaller than its
+            nr_feature.
 
         See Also
         --------
@@ -733,6 +734,11 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         """
         estimator, model, features, bias_weights = cls._read_liblinear(model, n_features)
         labels = list(model.labels)
+        if len(labels) < 2:
+            raise ValueError(f"the model has one class (label {labels[0]}), which "
+                             "liblinear-train writes for data of one class: a "
+                             "classifier needs two or more (libsmo-linear-predict "
+                             "predicts with it)")
         classes = np.array(sorted(labels), dtype=np.int64)
         if len(labels) == 2:
             # label[0] where the first column's value is positive, as LIBLINEAR

@@ -137,8 +137,8 @@ def _check(model):
     if (model.labels is None) != (model.solver_type in REGRESSION):
         raise ValueError("a regression model has no labels, a classifier has them")
     if model.labels is not None:
-        if len(model.labels) < 2 or len(set(model.labels)) != len(model.labels):
-            raise ValueError(f"labels must be two or more distinct integers, got "
+        if len(model.labels) < 1 or len(set(model.labels)) != len(model.labels):
+            raise ValueError(f"labels must be one or more distinct integers, got "
                              f"{model.labels}")
         if any(isinstance(label, (bool, np.bool_)) or not isinstance(label, numbers.Real)
                or label != int(label) or not -INT32_MAX - 1 <= label <= INT32_MAX
@@ -348,7 +348,8 @@ def load_liblinear_model(f):
     if solver not in SVM_SOLVERS:
         fail_at_line(name, at, text, "unknown solver_type")
     (token,), at, text = header["nr_class"]
-    nr_class = _int(name, at, text, token, "nr_class", low=2)
+    # (1: liblinear-train's model of data of one class, which predicts that class)
+    nr_class = _int(name, at, text, token, "nr_class", low=1)
     (token,), at, text = header["nr_feature"]
     n_features = _int(name, at, text, token, "nr_feature")
     (token,), at, text = header["bias"]

@@ -262,10 +262,8 @@ def train(X, y, params):
         labels = None if params.regression else group_classes(y)[0]
         nr_w = 1 if labels is None or (len(labels) == 2 and params.solver != 4) \
             else len(labels)
-        if labels is not None and len(labels) < 2:
-            raise ValueError("the training data has one class only (label "
-                             f"{labels[0] if len(labels) else 'none'}): a classifier "
-                             "needs two or more")
+        if labels is not None and len(labels) == 0:
+            raise ValueError("the training data has no rows")
         return LiblinearModel(SOLVER_NAMES[params.solver],
                               None if labels is None else tuple(int(v) for v in labels),
                               0, float(params.bias), np.zeros((0, nr_w)))
@@ -275,13 +273,15 @@ def train(X, y, params):
         W = _solve(params, [task], n_weights)
     else:
         labels, encoded = group_classes(y)
-        if len(labels) < 2:
-            raise ValueError("the training data has one class only (label "
-                             f"{labels[0] if len(labels) else 'none'}): a classifier "
-                             "needs two or more")
+        if len(labels) == 0:
+            raise ValueError("the training data has no rows")
         order = np.argsort(encoded, kind="stable")
         weighted = _weighted_C(params, labels)
-        if params.solver == 4:
+        if params.solver == 4 and len(labels) == 1:
+            # one class (a fold of a small cross-validation, say): LIBLINEAR's
+            # Crammer-Singer problem has no room to move, its w is 0
+            W = np.zeros((n_weights, 1))
+        elif params.solver == 4:
             fit = solve_crammer_singer(rows, order, encoded, weighted[encoded],
                                        len(labels), float(params.tol), CS_MAX_ITER, SEED)
             _report(4, fit, n_weights)
@@ -289,7 +289,8 @@ def train(X, y, params):
         else:
             columns = (FeatureColumns.of(X, order, rows.bias) if params.solver == 5
                        else None)
-            # two classes: one problem, label[0] positive; more: one against the rest
+            # two classes: one problem, label[0] positive; one or more than two: one
+            # against the rest (one class: LIBLINEAR's one problem of positive rows)
             problems = ([(0, weighted[0], weighted[1])] if len(labels) == 2 else
                         [(i, weighted[i], float(params.C)) for i in range(len(labels))])
             W = _solve(params, [_task(params, rows, order, np.where(encoded == i, 1.0, -1.0),
