@@ -193,6 +193,22 @@ def test_parameter_errors_are_liblinears(tmp_path, options):
     assert not (tmp_path / "m2").exists()
 
 
+@pytest.mark.parametrize("options,words", [
+    (["-c", "inf"], "C is not finite (-c inf)"),
+    (["-B", "nan"], "bias is not finite (-B nan)"),
+    (["-w1", "0"], "the weight of class 1 must be finite and > 0 (-w1 0)"),
+    (["-w-1", "inf"], "the weight of class -1 must be finite and > 0 (-w-1 inf)"),
+], ids=" ".join)
+def test_values_liblinear_trains_nothing_with_are_refused_by_option(tmp_path, options,
+                                                                    words):
+    """LIBLINEAR takes these and writes a model of NaNs (or trains nothing); libsmo
+    refused them only at the save, or in words that named no option."""
+    data = data_file("heart_scale")
+    out = run(["libsmo-linear-train", *options, data, "m"], tmp_path, ok=False)
+    assert out.returncode == 1 and out.stderr == f"ERROR: {words}\n"
+    assert not (tmp_path / "m").exists()
+
+
 @pytest.mark.parametrize("solver,words", [
     ("0", "L2-regularized logistic regression (primal)"),
     ("6", "L1-regularized logistic regression"),

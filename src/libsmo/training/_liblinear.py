@@ -30,6 +30,7 @@ limits. The progress dots and the Newton method's per-step lines are not printed
 """
 import dataclasses
 import logging
+import math
 import warnings
 from dataclasses import dataclass
 
@@ -125,6 +126,16 @@ def check_parameter(params):
         return f"p < 0 (-p {params.p:g})"
     if params.threads < 1:
         return f"nr_thread < 1 (-m {params.threads})"
+    # libsmo's own: a value LIBLINEAR takes and trains NaNs or nothing with, or (a
+    # weight of 0) rows libsmo's solvers do not take
+    if not math.isfinite(params.C):
+        return f"C is not finite (-c {params.C:g})"
+    if not math.isfinite(params.bias):
+        return f"bias is not finite (-B {params.bias:g})"
+    for label, weight in params.weights:
+        if not (weight > 0 and math.isfinite(weight)):
+            return (f"the weight of class {label} must be finite and > 0 "
+                    f"(-w{label} {weight:g})")
     if params.solver in UNTRAINED:
         return (f"solver type {params.solver} ({UNTRAINED[params.solver]}) is not "
                 "available: libsmo trains LIBLINEAR's support vector machines only "
