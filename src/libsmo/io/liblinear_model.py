@@ -141,8 +141,8 @@ def _check(model):
             raise ValueError(f"labels must be one or more distinct integers, got "
                              f"{model.labels}")
         if any(isinstance(label, (bool, np.bool_)) or not isinstance(label, numbers.Real)
-               or label != int(label) or not -INT32_MAX - 1 <= label <= INT32_MAX
-               for label in model.labels):
+               or not math.isfinite(label) or label != int(label)
+               or not -INT32_MAX - 1 <= label <= INT32_MAX for label in model.labels):
             raise ValueError(f"LIBLINEAR's labels are 32-bit integers, got {model.labels}")
     if np.iscomplexobj(model.w):
         raise ValueError("w must hold real numbers, got complex ones")
