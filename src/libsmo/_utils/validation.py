@@ -115,15 +115,45 @@ def check_data(X, name="X", *, allow_empty=False, keep_bytes=False):
         values = X
     if X.shape[0] == 0 and not allow_empty:
         raise ValueError(f"{name} has no rows (shape {X.shape})")
-    if not all_finite(values):
-        bad = np.argwhere(~np.isfinite(values))[0]
-        if sp.issparse(X):
-            row = int(np.searchsorted(X.indptr, bad[0], side="right") - 1)
-            where = f"row {row}"
-        else:
-            where = f"row {bad[0]}"
-        raise ValueError(f"{name} holds NaN or infinity (first at {where})")
+    check_finite(X, name, values)
     return X
+
+
+def check_finite(X, name="X", values=None):
+    """Raise ValueError naming the first row of X that holds NaN or infinity.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_rows, n_features) or CSR matrix
+    name : str, default="X"
+        The name the message gives X.
+    values : ndarray, optional
+        X's values as float64, C-contiguous (CSR: its data), where the caller has
+        them; else read from X.
+
+    Raises
+    ------
+    ValueError
+        "<name> holds NaN or infinity (first at row <i>)".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_finite(np.array([[1.0, 2.0], [0.0, np.inf]]))
+    Traceback (most recent call last):
+    ...
+    ValueError: X holds NaN or infinity (first at row 1)
+    """
+    if values is None:
+        values = np.ascontiguousarray(X.data if sp.issparse(X) else X, dtype=np.float64)
+    if all_finite(values):
+        return
+    bad = np.argwhere(~np.isfinite(values))[0]
+    if sp.issparse(X):
+        row = int(np.searchsorted(X.indptr, bad[0], side="right") - 1)
+    else:
+        row = int(bad[0])
+    raise ValueError(f"{name} holds NaN or infinity (first at row {row})")
 
 
 def _csr_is_canonical(X, name):

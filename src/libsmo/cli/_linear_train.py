@@ -170,13 +170,13 @@ def linear_train_main(argv):
 
 def _check_finite(X):
     """Refuse NaN and infinite values ("1:nan", "1:1e400", which the reader takes as
-    strtod does) before training, as libsmo-train does: the solvers would train a model
-    of NaNs or zeros without a word."""
-    import numpy as np
-    bad = np.flatnonzero(~np.isfinite(X.data))
-    if len(bad):
-        row = int(np.searchsorted(X.indptr, bad[0], side="right") - 1)
-        raise CommandError(f"ERROR: X holds NaN or infinity (first at row {row})")
+    strtod does) before training, in libsmo-train's words: the solvers would train a
+    model of NaNs or zeros without a word."""
+    from libsmo._utils.validation import check_finite
+    try:
+        check_finite(X)
+    except ValueError as exc:
+        raise CommandError(f"ERROR: {exc}") from None
 
 
 def _csr(X):

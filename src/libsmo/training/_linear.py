@@ -242,16 +242,8 @@ def solve_task(task):
         task.rows.n_rows else None
     # a squared loss's dual that would take max_iter epochs hands over to the Newton
     # method as soon as its progress shows it ("slow"), not after those epochs
-    if task.regression:
-        sol = svr_dual(task.rows, task.order, task.targets, task.bounds,
-                       epsilon=task.epsilon, squared_loss=task.squared, seed=task.seed,
-                       start=start, stop_if_slow=task.squared,
-                       max_visits=dual_visits(task), **common)
-    else:
-        sol = svc_dual(task.rows, task.order, task.targets, task.bounds,
-                       squared_hinge=task.squared, seed=task.seed, start=start,
-                       diagonal=task.diagonal, stop_if_slow=task.squared,
-                       max_visits=dual_visits(task), revisits=task.revisits, **common)
+    sol = _dual(task, start, stop_if_slow=task.squared, max_visits=dual_visits(task),
+                **common)
     if sol.status == "max_iter" and task.epochs_as_work and not task.squared:
         finished = finish_smoothed(task, sol)
         if finished is not None:
@@ -270,6 +262,20 @@ def solve_task(task):
                      newton.status in REACHED, "dual+primal", newton.objective, sol)
 
 
+def _dual(task, start, reference=0.0, **settings):
+    """The task's dual coordinate descent from `start`: `svr_dual` (given the
+    regression's `reference`) or `svc_dual` on its rows, targets, bounds, loss and seed
+    (the classification's shared diagonal and revisits), with `settings` (tol,
+    max_iter, stop_flag, stop_if_slow, max_visits)."""
+    if task.regression:
+        return svr_dual(task.rows, task.order, task.targets, task.bounds,
+                        epsilon=task.epsilon, squared_loss=task.squared, seed=task.seed,
+                        start=start, reference=reference, **settings)
+    return svc_dual(task.rows, task.order, task.targets, task.bounds,
+                    squared_hinge=task.squared, seed=task.seed, start=start,
+                    diagonal=task.diagonal, revisits=task.revisits, **settings)
+
+
 def _resume_after_stall(task, slow, newton, common):
     """After an estimator's dual handed over early ("slow", not after its max_iter
     epochs) and the Newton method then found no more decrease short of its tolerance
@@ -278,16 +284,8 @@ def _resume_after_stall(task, slow, newton, common):
     max_iter epochs, without the watch. Its answer where it meets tol; else the
     Newton method's, not converged (the fit warns)."""
     epochs = max(task.max_iter - slow.n_iter, 1)
-    if task.regression:
-        resumed = svr_dual(task.rows, task.order, task.targets, task.bounds,
-                           epsilon=task.epsilon, squared_loss=True, seed=task.seed,
-                           start=newton.dual, reference=slow.reference,
-                           **dict(common, max_iter=epochs))
-    else:
-        resumed = svc_dual(task.rows, task.order, task.targets, task.bounds,
-                           squared_hinge=True, seed=task.seed, start=newton.dual,
-                           diagonal=task.diagonal, revisits=task.revisits,
-                           **dict(common, max_iter=epochs))
+    resumed = _dual(task, newton.dual, reference=slow.reference,
+                    **dict(common, max_iter=epochs))
     n_iter = slow.n_iter + newton.n_iter + resumed.n_iter
     if resumed.status == "optimal":
         return LinearFit(resumed.w, resumed.dual, n_iter, True, "dual+primal+dual",
@@ -568,18 +566,10 @@ def finish_smoothed(task, stalled):
     violation = terms.violations(X.times(w))
     magnitude = terms.C * np.clip(violation / band, 0.0, 1.0)
     start = np.zeros(rows.n_rows)
-    if task.regression:
-        start[order] = terms.to_rows(terms.signs * magnitude, len(order))
-        confirmed = svr_dual(rows, order, task.targets, task.bounds, epsilon=task.epsilon,
-                             seed=task.seed, start=start, tol=task.tol,
-                             max_iter=CONFIRM_EPOCHS, stop_flag=task.stop_flag,
-                             reference=stalled.reference)
-    else:
-        start[order] = magnitude
-        confirmed = svc_dual(rows, order, task.targets, task.bounds, seed=task.seed,
-                             start=start, diagonal=task.diagonal, tol=task.tol,
-                             max_iter=CONFIRM_EPOCHS, stop_flag=task.stop_flag,
-                             revisits=task.revisits)
+    start[order] = (terms.to_rows(terms.signs * magnitude, len(order)) if task.regression
+                    else magnitude)
+    confirmed = _dual(task, start, reference=stalled.reference, tol=task.tol,
+                      max_iter=CONFIRM_EPOCHS, stop_flag=task.stop_flag)
     n_iter = stalled.n_iter + steps + confirmed.n_iter
     if confirmed.status == "optimal":
         return LinearFit(confirmed.w, confirmed.dual, n_iter, True, "dual+smoothed",
