@@ -1,18 +1,22 @@
 # cython: language_level=3
 """The LIBSVM / svmlight text format written at C speed (`libsmo.io._svmlight` reads it).
 
-`format_lines` writes rows ``lead ... [qid:q] idx:val ...``, with each number in a
-chosen format: ``('r', 0)`` the shortest text that reads back to the same double,
+`format_lines` writes rows ``lead ... [qid:q] idx:val ...`` and `format_table` rows of
+numbers alone (LIBLINEAR's weights), with each number in a chosen format: ``('r', 0)`` the shortest text that reads back to the same double,
 ``('g', 17)`` and ``('g', 8)`` C's ``%.17g`` and ``%.8g`` (LIBSVM's formats),
 locale-independent.
 """
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from libc.stdint cimport int64_t, uint64_t
-from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, strlen
 from libsmo._core.checks import checked_indptr
 
 cdef extern from "Python.h":
+    # (the raw allocator: as malloc, and seen by tracemalloc, which the tests measure
+    # the writers' memory with)
+    void *PyMem_RawMalloc(size_t n)
+    void *PyMem_RawRealloc(void *p, size_t n)
+    void PyMem_RawFree(void *p)
     char *PyOS_double_to_string(double val, char format_code, int precision, int flags,
                                 int *ptype) except NULL
     void PyMem_Free(void *p)
@@ -25,13 +29,13 @@ cdef class _Buffer:
 
     def __cinit__(self, Py_ssize_t capacity):
         self.capacity = max(capacity, 64)
-        self.buf = <char *>malloc(self.capacity)
+        self.buf = <char *>PyMem_RawMalloc(self.capacity)
         self.size = 0
         if self.buf == NULL:
             raise MemoryError()
 
     def __dealloc__(self):
-        free(self.buf)
+        PyMem_RawFree(self.buf)
 
     cdef int reserve(self, Py_ssize_t extra) except -1:
         cdef char *new
@@ -39,7 +43,7 @@ cdef class _Buffer:
         if self.size + extra <= self.capacity:
             return 0
         capacity = max(2 * self.capacity, self.size + extra)
-        new = <char *>realloc(self.buf, capacity)
+        new = <char *>PyMem_RawRealloc(self.buf, capacity)
         if new == NULL:
             raise MemoryError()
         self.buf = new
@@ -84,6 +88,11 @@ cdef class _Buffer:
         return 0
 
     cdef bytes value(self):
+        # (the spare room given back first: the copy then doubles the text, no more)
+        cdef char *new = <char *>PyMem_RawRealloc(self.buf, max(self.size, 1))
+        if new != NULL:
+            self.buf = new
+            self.capacity = max(self.size, 1)
         return PyBytes_FromStringAndSize(self.buf, self.size)
 
 
@@ -92,6 +101,52 @@ def _format_pair(fmt, str name):
     if not isinstance(fmt, (tuple, list)) or len(fmt) != 2:
         raise ValueError(f"{name} must be a (code, precision) pair, got {fmt!r}")
     return ord(fmt[0]), int(fmt[1])
+
+
+cdef bint _put_numbers(_Buffer out, const double[:] row, char code, int precision,
+                       bint trailing_blank) except -1:
+    """Write a row's numbers, each followed by a blank (`trailing_blank`) or
+    separated by blanks; returns whether it wrote none (the next token is first)."""
+    cdef Py_ssize_t k
+    for k in range(row.shape[0]):
+        if k and not trailing_blank:
+            out.put_char(32)
+        out.put_double(row[k], code, precision)
+        if trailing_blank:
+            out.put_char(32)
+    return row.shape[0] == 0
+
+
+def format_table(const double[:, ::1] values, fmt=("g", 17)):
+    """Text lines of a table's rows, each number followed by a blank (``"0.5 -1 \\n"``),
+    as LIBLINEAR's save_model writes its weights.
+
+    Parameters
+    ----------
+    values : (n_rows, m) float64
+        The table.
+    fmt : (code, precision)
+        PyOS_double_to_string's format: ("r", 0) shortest round trip, ("g", p) C's %.pg.
+
+    Returns
+    -------
+    bytes
+
+    Raises
+    ------
+    ValueError
+        A format that is not a (code, precision) pair.
+    """
+    cdef Py_ssize_t i
+    cdef char code
+    cdef int precision
+    # (a first size: the buffer grows as it needs)
+    cdef _Buffer out = _Buffer(8 * values.shape[0] * values.shape[1] + values.shape[0] + 64)
+    code, precision = _format_pair(fmt, "fmt")
+    for i in range(values.shape[0]):
+        _put_numbers(out, values[i], code, precision, True)
+        out.put_char(10)
+    return out.value()
 
 
 def format_lines(const double[:, ::1] leading, const int64_t[::1] indptr,
@@ -126,7 +181,7 @@ def format_lines(const double[:, ::1] leading, const int64_t[::1] indptr,
         (`libsmo._core.arrays.checked_indptr`; the loop does not check); qid without
         one entry per row.
     """
-    cdef Py_ssize_t n_rows = leading.shape[0], m = leading.shape[1], i, k, j
+    cdef Py_ssize_t n_rows = leading.shape[0], i, j
     cdef char lead_code, value_code
     cdef int lead_precision, value_precision
     cdef _Buffer out = _Buffer(16 * (n_rows + indices.shape[0]) + 64)
@@ -137,14 +192,7 @@ def format_lines(const double[:, ::1] leading, const int64_t[::1] indptr,
     if qid is not None and qid.shape[0] != n_rows:
         raise ValueError("qid must have one entry per row")
     for i in range(n_rows):
-        first = True
-        for k in range(m):
-            if not first and not trailing_blank:
-                out.put_char(32)
-            out.put_double(leading[i, k], lead_code, lead_precision)
-            if trailing_blank:
-                out.put_char(32)
-            first = False
+        first = _put_numbers(out, leading[i], lead_code, lead_precision, trailing_blank)
         if qid is not None:
             if not first and not trailing_blank:
                 out.put_char(32)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from libsmo.io._text import FLOAT_RE, INT_RE, fail_at_line
+from libsmo.io._writer import format_table
 from libsmo.io.atomic import write_atomically
 from libsmo.io.sources import _read_all
 
@@ -39,8 +40,7 @@ REGRESSION = ("L2R_L2LOSS_SVR", "L2R_L2LOSS_SVR_DUAL", "L2R_L1LOSS_SVR_DUAL")
 # LIBLINEAR's other solver types: read as the names of what libsmo does not train
 OTHER_SOLVERS = ("L2R_LR", "L1R_LR", "L2R_LR_DUAL", "ONECLASS_SVM")
 INT32_MAX = 2**31 - 1
-# the bytes of weights' text the reader parses, and the weights the writer formats
-# (a 16th: each a string of its own while the chunk is joined), at a time
+# the bytes of weights' text the reader parses at a time
 WEIGHT_CHUNK = 1 << 18
 # the bytes of a chunk of weights read at once (`_plain_numbers`)
 NUMBER_BYTES = b"0123456789+-.eE \t\n\r\v\f"
@@ -195,14 +195,8 @@ def liblinear_model_to_bytes(model):
     if model.labels is not None:
         lines.append("label " + " ".join(str(int(label)) for label in model.labels))
     lines += [f"nr_feature {int(model.n_features)}", f"bias {model.bias:.17g}", "w"]
-    parts = [("\n".join(lines) + "\n").encode("ascii")]
-    # the rows a chunk at a time: every weight's text as a string of its own at once
-    # took many times the file's size
-    for first in range(0, w.shape[0], WEIGHT_CHUNK // 16):
-        rows = w[first:first + WEIGHT_CHUNK // 16].tolist()
-        parts.append("".join("".join(f"{value:.17g} " for value in row) + "\n"
-                             for row in rows).encode("ascii"))
-    return b"".join(parts)
+    return (("\n".join(lines) + "\n").encode("ascii")
+            + format_table(np.ascontiguousarray(w), ("g", 17)))
 
 
 def save_liblinear_model(model, f):
