@@ -360,15 +360,50 @@ def test_predict_errors(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-def test_logistic_regression_model_is_refused_by_name(tmp_path):
-    """A LIBLINEAR model libsmo cannot predict with (logistic regression): one line
-    naming its solver type."""
+@pytest.mark.parametrize("solver", ["0", "6", "7"])
+@pytest.mark.parametrize("name", ["heart_scale", "letter"])
+def test_logistic_regression_models_are_predicted_as_liblinear_predicts(
+        tmp_path, letter_files, solver, name):
+    """liblinear-train's logistic regressions (-s 0, 6, 7; two classes with a bias, and
+    letter's 26), which libsmo does not train: libsmo-linear-predict writes
+    liblinear-predict's very file and lines, the labels alone and with -b 1 the
+    classes' probabilities."""
     need_liblinear_tools()
+    train, test = files_of(name, letter_files)
+    bias = ["-B", "1"] if name == "heart_scale" else []
+    run(["liblinear-train", "-q", "-s", solver, *bias, train, "lr.model"], tmp_path)
+    for option in ("0", "1"):
+        theirs = run(["liblinear-predict", "-b", option, test, "lr.model", "theirs.out"],
+                     tmp_path)
+        mine = run(["libsmo-linear-predict", "-b", option, test, "lr.model", "mine.out"],
+                   tmp_path)
+        assert mine.stdout == theirs.stdout and mine.stdout.startswith("Accuracy = ")
+        text = (tmp_path / "mine.out").read_bytes()
+        assert text == (tmp_path / "theirs.out").read_bytes()
+        assert text.startswith(b"labels ") == (option == "1")
+
+
+def test_one_class_models_are_predicted_as_liblinear_predicts(tmp_path):
+    """LIBLINEAR 2.50's one-class SVM (-s 21; Debian's 2.3 has none), trained and
+    saved by liblinear-official: libsmo-linear-predict gives its +1 / -1 labels and
+    accuracy, and the file is read and written back to the same bytes."""
+    ll = pytest.importorskip("liblinear.liblinearutil")
+    from libsmo.io.liblinear_model import liblinear_model_to_bytes
     data = data_file("heart_scale")
-    run(["liblinear-train", "-q", "-s", "0", data, "lr.model"], tmp_path)
-    out = run(["libsmo-linear-predict", data, "lr.model", "out"], tmp_path, ok=False)
-    [line] = out.stderr.splitlines()
-    assert line.startswith("can't open model file lr.model (") and "L2R_LR" in line
+    y, X = ll.svm_read_problem(str(data))
+    model = ll.train(y, X, "-s 21 -n 0.3 -q")
+    path = tmp_path / "oc.model"
+    ll.save_model(str(path), model)
+    labels, (accuracy, _, _), _ = ll.predict(y, X, model, "-q")
+    out = run(["libsmo-linear-predict", data, path, "mine.out"], tmp_path)
+    mine = np.loadtxt(tmp_path / "mine.out")
+    assert set(mine) == {-1.0, 1.0}
+    np.testing.assert_array_equal(mine, labels)
+    correct = int(np.sum(mine == np.asarray(y)))
+    assert out.stdout == f"Accuracy = {accuracy:g}% ({correct}/{len(y)})\n"
+    read = load_liblinear_model(path)
+    assert read.solver_type == "ONECLASS_SVM" and read.rho != 0
+    assert liblinear_model_to_bytes(read) == path.read_bytes()
 
 
 def test_a_dual_at_its_epoch_limit_switches_to_newton_as_liblinear_250(tmp_path):

@@ -978,6 +978,10 @@ def test_regression_model_file_both_ways(tmp_path):
     np.testing.assert_allclose(loaded.predict(X), values, rtol=1e-12, atol=1e-12)
     with pytest.raises(ValueError, match="L2R_L2LOSS_SVR model is not a LinearSVC"):
         libsmo.LinearSVC.from_model(path)
+    # a logistic regression's file, which libsmo-linear-predict reads, is no estimator's
+    ll.save_model(path, ll.train(y > 20, X, "-s 0 -q"))
+    with pytest.raises(ValueError, match="L2R_LR model is not a LinearSVC"):
+        libsmo.LinearSVC.from_model(path)
 
 
 def test_model_files_refuse_what_liblinear_cannot_hold(tmp_path):

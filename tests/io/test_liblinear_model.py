@@ -17,6 +17,11 @@ BINARY = (b"solver_type L2R_L2LOSS_SVC_DUAL\nnr_class 2\nlabel 1 -1\nnr_feature 
           b"bias 1\nw\n0.5 \n-0.25 \n0.125 \n")
 
 
+# liblinear-official 2.50's save_model of a one-class SVM (-s 21): no labels, and rho
+ONE_CLASS = (b"solver_type ONECLASS_SVM\nnr_class 2\nnr_feature 2\nbias -1\nrho 0.5\nw\n"
+             b"0.25 \n-1 \n")
+
+
 def read(text):
     return load_liblinear_model(io.BytesIO(text))
 
@@ -64,6 +69,19 @@ def test_doubles_round_trip_through_the_file(tmp_path):
     np.testing.assert_array_equal(again.w, w)
 
 
+def test_logistic_regression_and_one_class_models_are_read_and_written():
+    """The files of LIBLINEAR's types libsmo predicts with and does not train: the
+    logistic regressions as the SVMs, the one-class SVM with its rho line."""
+    model = read(ONE_CLASS)
+    assert (model.solver_type, model.labels, model.rho, model.nr_w) == (
+        "ONECLASS_SVM", None, 0.5, 1)
+    assert liblinear_model_to_bytes(model) == ONE_CLASS
+    logistic = BINARY.replace(b"L2R_L2LOSS_SVC_DUAL", b"L1R_LR")
+    model = read(logistic)
+    assert model.labels == (1, -1) and model.rho == 0.0
+    assert liblinear_model_to_bytes(model) == logistic
+
+
 def test_regression_and_crammer_singer_shapes():
     svr = read(b"solver_type L2R_L1LOSS_SVR_DUAL\nnr_class 2\nnr_feature 1\nbias -1\nw\n3 \n")
     assert svr.labels is None and svr.w.shape == (1, 1)
@@ -73,7 +91,6 @@ def test_regression_and_crammer_singer_shapes():
 
 
 @pytest.mark.parametrize("text,words", [
-    (BINARY.replace(b"L2R_L2LOSS_SVC_DUAL", b"L2R_LR"), "line 1: not a support vector"),
     (BINARY.replace(b"L2R_L2LOSS_SVC_DUAL", b"SVM"), "line 1: unknown solver_type"),
     (BINARY.replace(b"nr_class 2", b"nr_class 3"), "line 3: 2 labels for nr_class 3"),
     (BINARY.replace(b"label 1 -1", b"label 1 1"), "line 3: a label given twice"),
@@ -92,9 +109,13 @@ def test_regression_and_crammer_singer_shapes():
     (BINARY.split(b"w\n")[0], "no 'w' line"),
     (BINARY.replace(b"bias 1\n", b""), "no bias line"),
     (b"nr_class 2\n" + BINARY, "line 3: nr_class given twice"),
-    (BINARY.replace(b"bias 1", b"bias 1\nrho 0"), "line 6: unknown text"),
+    (BINARY.replace(b"bias 1", b"bias 1\nrho 0"), "line 6: only a one-class model has rho"),
     (BINARY.replace(b"solver_type L2R_L2LOSS_SVC_DUAL", b"solver_type L2R_L2LOSS_SVR"),
-     "line 3: a regression model has no labels"),
+     "line 3: a regression or one-class model has no labels"),
+    (ONE_CLASS.replace(b"nr_class 2\n", b"nr_class 2\nlabel 1 -1\n"),
+     "line 3: a regression or one-class model has no labels"),
+    (ONE_CLASS.replace(b"rho 0.5\n", b""), "a one-class model's header needs a rho line"),
+    (ONE_CLASS.replace(b"rho 0.5", b"rho 1e400"), "line 5: rho must be a finite number"),
 ])
 def test_bad_files_are_refused_naming_the_line(text, words):
     with pytest.raises(ValueError, match="<file object>") as caught:
@@ -149,7 +170,10 @@ def test_a_large_model_is_read_and_written_in_little_more_than_its_size(tmp_path
 
 
 @pytest.mark.parametrize("model,words", [
-    (LiblinearModel("L2R_LR", (1, -1), 1, -1.0, np.ones((1, 1))), "support vector"),
+    (LiblinearModel("L2R_SVM", (1, -1), 1, -1.0, np.ones((1, 1))), "not one of"),
+    (LiblinearModel("L2R_L2LOSS_SVC", (1, -1), 1, -1.0, np.ones((1, 1)), 0.5), "rho"),
+    (LiblinearModel("ONECLASS_SVM", None, 1, -1.0, np.ones((1, 1)), np.nan), "rho"),
+    (LiblinearModel("ONECLASS_SVM", (1, -1), 1, -1.0, np.ones((1, 1))), "no labels"),
     (LiblinearModel("L2R_L2LOSS_SVC", None, 1, -1.0, np.ones((1, 1))), "no labels"),
     (LiblinearModel("L2R_L2LOSS_SVC", (1, 1), 1, -1.0, np.ones((1, 1))), "distinct"),
     (LiblinearModel("L2R_L2LOSS_SVC", (1, 2**31), 1, -1.0, np.ones((1, 1))), "32-bit"),

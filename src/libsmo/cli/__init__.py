@@ -270,10 +270,11 @@ def linear_train_main(argv=None):
 def linear_predict_main(argv=None):
     """Run libsmo-linear-predict: liblinear-predict's options, files and lines.
 
-    ``libsmo-linear-predict [-b 0] [-q] test_file model_file output_file`` predicts
+    ``libsmo-linear-predict [-b 0|1] [-q] test_file model_file output_file`` predicts
     every row of a LIBSVM data file with a LIBLINEAR model file (liblinear-train's or
-    libsmo-linear-train's), writes one label or value a line as liblinear-predict
-    does, and prints its accuracy or regression figures.
+    libsmo-linear-train's, of any solver type), writes one label or value a line as
+    liblinear-predict does (with ``-b 1``, a logistic regression's labels and
+    probabilities), and prints its accuracy or regression figures.
 
     Parameters
     ----------

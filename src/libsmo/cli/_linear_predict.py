@@ -6,9 +6,12 @@ as LIBLINEAR computes the decision values (the terms in each row's order, the bi
 feature's last), so that the file is liblinear-predict's; the summary is its
 "Accuracy = ..% (a/b)" or, for a regression model, its mean squared error and squared
 correlation lines. Models written by liblinear-train, liblinear-official or
-libsmo-linear-train are read (`libsmo.io.liblinear_model`); ``-b 1`` is refused as
-liblinear-predict refuses it for a support vector machine, whose model has no
-probabilities. The output file is written whole or not at all.
+libsmo-linear-train are read (`libsmo.io.liblinear_model`), of every solver type:
+the support vector machines, the logistic regressions and the one-class SVM (+1 or
+-1). ``-b 1`` writes a logistic regression's probabilities as liblinear-predict does (a
+"labels ..." line, then a row's label and its classes' probabilities, each "%g"), and
+is refused for the other types as liblinear-predict refuses it. The output file is
+written whole or not at all.
 """
 from libsmo.cli._common import CommandError, UsageError, command, usage, write_stdout
 
@@ -48,16 +51,25 @@ def linear_predict_main(argv):
                            f"({exc.strerror or exc})") from None
     except ValueError as exc:
         raise CommandError(f"can't open model file {model_file} ({exc})") from None
-    if probability:
+    from libsmo.io.liblinear_model import LOGISTIC, REGRESSION
+    if probability and model.solver_type not in LOGISTIC:
         raise CommandError("probability output is only supported for logistic regression "
                            f"(the model is {model.solver_type})")
     problem = read_problem(test_file, "linear", dense_copy_bytes=0)
-    from libsmo.training._liblinear import predict
+    from libsmo.training._liblinear import predict, predict_probability
     try:
-        predicted = predict(model, problem.X)
+        if probability:
+            predicted, probabilities = predict_probability(model, problem.X)
+        else:
+            predicted = predict(model, problem.X)
     except Exception as exc:   # whatever the model's numbers do: one line, no traceback
         raise CommandError(f"can't predict with model file {model_file}: {exc}") from None
-    text = "".join(f"{p:.17g}\n" for p in predicted.tolist())
+    if probability:
+        text = "".join(["labels" + "".join(f" {label}" for label in model.labels) + "\n"]
+                       + [f"{p:g}" + "".join(f" {q:g}" for q in row) + "\n"
+                          for p, row in zip(predicted.tolist(), probabilities.tolist())])
+    else:
+        text = "".join(f"{p:.17g}\n" for p in predicted.tolist())
     try:
         write_atomically(output_file, text.encode())
     except OSError as exc:
@@ -65,7 +77,8 @@ def linear_predict_main(argv):
                            f"({exc.strerror or exc})") from None
     if not quiet:
         from libsmo.cli._predict import prediction_summary
-        write_stdout(prediction_summary(problem.y, predicted, model.labels is None,
+        write_stdout(prediction_summary(problem.y, predicted,
+                                        model.solver_type in REGRESSION,
                                         accuracy_suffix=""))
     return 0
 

@@ -1,4 +1,4 @@
-"""LIBLINEAR's model files: the weights of a linear SVM as LIBLINEAR 2.50's save_model
+"""LIBLINEAR's model files: the weights of a linear model as LIBLINEAR 2.50's save_model
 writes them and its load_model reads them (liblinear-train, liblinear-predict,
 liblinear-official's `save_model` / `load_model`).
 
@@ -14,10 +14,14 @@ The file::
     ...
 
 one line of nr_w weights per feature, then the bias feature's line where bias >= 0;
-nr_w is 1 for two classes (the weights of label[0], the positive class) and for
-regression (no label line), else nr_class (one column per class, in the label line's
-order). Numbers are written with C's ``%.17g``, so that they read back to the same
-doubles.
+nr_w is 1 for two classes (the weights of label[0], the positive class), for
+regression and for the one-class SVM (no label line; the one-class model's ``rho``
+line follows bias), else nr_class (one column per class, in the label line's order).
+Numbers are written with C's ``%.17g``, so that they read back to the same doubles.
+
+libsmo trains LIBLINEAR's support vector machines (`SVM_SOLVERS`); the files of its
+logistic regressions and one-class SVM (`PREDICT_ONLY`) are read and written too, so
+that libsmo-linear-predict predicts with every model liblinear-train writes.
 """
 import math
 import numbers
@@ -37,8 +41,11 @@ SVM_SOLVERS = {"L2R_L2LOSS_SVC_DUAL": 1, "L2R_L2LOSS_SVC": 2, "L2R_L1LOSS_SVC_DU
                "MCSVM_CS": 4, "L1R_L2LOSS_SVC": 5, "L2R_L2LOSS_SVR": 11,
                "L2R_L2LOSS_SVR_DUAL": 12, "L2R_L1LOSS_SVR_DUAL": 13}
 REGRESSION = ("L2R_L2LOSS_SVR", "L2R_L2LOSS_SVR_DUAL", "L2R_L1LOSS_SVR_DUAL")
-# LIBLINEAR's other solver types: read as the names of what libsmo does not train
-OTHER_SOLVERS = ("L2R_LR", "L1R_LR", "L2R_LR_DUAL", "ONECLASS_SVM")
+# LIBLINEAR's solver types libsmo predicts with and does not train: name -> -s number
+PREDICT_ONLY = {"L2R_LR": 0, "L1R_LR": 6, "L2R_LR_DUAL": 7, "ONECLASS_SVM": 21}
+# the logistic regressions, whose decision values give probabilities (predict -b 1)
+LOGISTIC = ("L2R_LR", "L1R_LR", "L2R_LR_DUAL")
+ONE_CLASS = "ONECLASS_SVM"
 INT32_MAX = 2**31 - 1
 # the bytes of weights' text the reader parses at a time
 WEIGHT_CHUNK = 1 << 18
@@ -50,24 +57,32 @@ NUMBER_BYTES = b"0123456789+-.eE \t\n\r\v\f"
 class LiblinearModel:
     """A LIBLINEAR model: what its model file holds.
 
-    The weights of a linear SVM as LIBLINEAR lays them out, with its solver type and
+    The weights of a linear model as LIBLINEAR lays them out, with its solver type and
     class labels; `libsmo.LinearSVC.from_model` and `libsmo.LinearSVR.from_model` make
-    estimators of it.
+    estimators of its support vector machines, and libsmo-linear-predict predicts with
+    every type.
 
     Parameters
     ----------
     solver_type : str
-        LIBLINEAR's name of the solver, one of its support vector machines
-        (``"L2R_L2LOSS_SVC_DUAL"``, ``"L2R_L1LOSS_SVC_DUAL"``, ``"MCSVM_CS"``, ...).
+        LIBLINEAR's name of the solver: one of its support vector machines
+        (``"L2R_L2LOSS_SVC_DUAL"``, ``"L2R_L1LOSS_SVC_DUAL"``, ``"MCSVM_CS"``, ...), its
+        logistic regressions (``"L2R_LR"``, ``"L1R_LR"``, ``"L2R_LR_DUAL"``) or its
+        one-class SVM (``"ONECLASS_SVM"``).
     labels : tuple of int or None
-        The class labels in the file's order; None for regression.
+        The class labels in the file's order; None for regression and the one-class
+        SVM.
     n_features : int
         The number of features (LIBLINEAR's nr_feature), the bias feature not counted.
     bias : float
         The bias feature's value; negative for none.
     w : ndarray of shape (n_features + (bias >= 0), nr_w)
         The weights, one row per feature (the bias feature's last) and one column per
-        class, or one column for two classes (label[0] positive) and regression.
+        class, or one column for two classes (label[0] positive), regression and the
+        one-class SVM.
+    rho : float, default=0.0
+        The one-class SVM's offset: a row is an inlier (+1) where ``w'x - rho > 0``;
+        0 for the other types, whose files have no rho line.
 
     See Also
     --------
@@ -89,6 +104,7 @@ class LiblinearModel:
     n_features: int
     bias: float
     w: np.ndarray
+    rho: float = 0.0
 
     @property
     def nr_w(self):
@@ -97,8 +113,8 @@ class LiblinearModel:
         Returns
         -------
         int
-            1 for two classes (except Crammer-Singer's) and for regression, else the
-            number of classes.
+            1 for two classes (except Crammer-Singer's), for regression and for the
+            one-class SVM, else the number of classes.
 
         Examples
         --------
@@ -130,12 +146,21 @@ class LiblinearModel:
         return self.n_features + (1 if self.bias >= 0 else 0)
 
 
+def _has_labels(solver_type):
+    return solver_type not in REGRESSION and solver_type != ONE_CLASS
+
+
 def _check(model):
-    if model.solver_type not in SVM_SOLVERS:
+    if model.solver_type not in SVM_SOLVERS and model.solver_type not in PREDICT_ONLY:
         raise ValueError(f"solver_type {model.solver_type!r} is not one of LIBLINEAR's "
-                         f"support vector machines {sorted(SVM_SOLVERS)}")
-    if (model.labels is None) != (model.solver_type in REGRESSION):
-        raise ValueError("a regression model has no labels, a classifier has them")
+                         f"{sorted(SVM_SOLVERS) + sorted(PREDICT_ONLY)}")
+    if (model.labels is None) == _has_labels(model.solver_type):
+        raise ValueError("a regression or one-class model has no labels, a classifier "
+                         "has them")
+    if (not isinstance(model.rho, numbers.Real) or not math.isfinite(model.rho)
+            or (model.rho != 0 and model.solver_type != ONE_CLASS)):
+        raise ValueError(f"rho must be a finite number, and 0 but for a one-class model, "
+                         f"got {model.rho!r}")
     if model.labels is not None:
         if len(model.labels) < 1 or len(set(model.labels)) != len(model.labels):
             raise ValueError(f"labels must be one or more distinct integers, got "
@@ -172,8 +197,8 @@ def liblinear_model_to_bytes(model):
     ------
     ValueError
         The model is not one LIBLINEAR's format can hold: another solver type, labels
-        that are not distinct 32-bit integers, a `w` of another shape, NaN or
-        infinite numbers.
+        that are not distinct 32-bit integers, a `w` of another shape, a rho where the
+        type has none, NaN or infinite numbers.
 
     Examples
     --------
@@ -194,7 +219,10 @@ def liblinear_model_to_bytes(model):
              f"nr_class {2 if model.labels is None else len(model.labels)}"]
     if model.labels is not None:
         lines.append("label " + " ".join(str(int(label)) for label in model.labels))
-    lines += [f"nr_feature {int(model.n_features)}", f"bias {model.bias:.17g}", "w"]
+    lines += [f"nr_feature {int(model.n_features)}", f"bias {model.bias:.17g}"]
+    if model.solver_type == ONE_CLASS:
+        lines.append(f"rho {model.rho:.17g}")
+    lines.append("w")
     return (("\n".join(lines) + "\n").encode("ascii")
             + format_table(np.ascontiguousarray(w), ("g", 17)))
 
@@ -267,12 +295,19 @@ def _int(name, line_no, line, token, what, low=0):
     return value
 
 
+def _finite(name, line_no, line, token, what):
+    value = float(token) if FLOAT_RE.match(token) else math.nan
+    if not math.isfinite(value):     # (1e400 matches and overflows)
+        fail_at_line(name, line_no, line, f"{what} must be a finite number")
+    return value
+
+
 def load_liblinear_model(f):
     r"""Read a LIBLINEAR model file (liblinear-train's, save_model's).
 
-    The header (solver_type, nr_class, label, nr_feature, bias) and the weights are
-    checked as they are read, so that a file LIBLINEAR would misread is refused
-    rather than predicted with.
+    The header (solver_type, nr_class, label, nr_feature, bias, and rho for the
+    one-class SVM) and the weights are checked as they are read, so that a file
+    LIBLINEAR would misread is refused rather than predicted with.
 
     Parameters
     ----------
@@ -287,10 +322,10 @@ def load_liblinear_model(f):
     Raises
     ------
     ValueError
-        A solver type that is not one of LIBLINEAR's support vector machines
-        (logistic regression, one-class), unknown or repeated header lines, counts
-        that disagree (labels and nr_class, the weights and nr_feature), numbers that
-        do not parse, NaN or infinite numbers. The message names the file and the line.
+        A solver type that is not LIBLINEAR's, unknown or repeated header lines, a rho
+        line missing from a one-class model or given to another, counts that disagree
+        (labels and nr_class, the weights and nr_feature), numbers that do not parse,
+        NaN or infinite numbers. The message names the file and the line.
 
     See Also
     --------
@@ -324,7 +359,7 @@ def load_liblinear_model(f):
             if len(tokens) > 1:
                 fail_at_line(name, line_no, line, "the w line must hold w alone")
             break
-        if key not in ("solver_type", "nr_class", "label", "nr_feature", "bias"):
+        if key not in ("solver_type", "nr_class", "label", "nr_feature", "bias", "rho"):
             fail_at_line(name, line_no, line, "unknown text in model file")
         if key in header:
             fail_at_line(name, line_no, line, f"{key} given twice")
@@ -336,10 +371,7 @@ def load_liblinear_model(f):
             raise ValueError(f"{name}: the header has no {key} line")
     (solver,), at, text = header["solver_type"]
     solver = solver.decode("ascii", "replace")
-    if solver in OTHER_SOLVERS:
-        fail_at_line(name, at, text, "not a support vector machine (libsmo trains LIBLINEAR's "
-                     "SVM solvers only)")
-    if solver not in SVM_SOLVERS:
+    if solver not in SVM_SOLVERS and solver not in PREDICT_ONLY:
         fail_at_line(name, at, text, "unknown solver_type")
     (token,), at, text = header["nr_class"]
     # (1: liblinear-train's model of data of one class, which predicts that class)
@@ -347,13 +379,20 @@ def load_liblinear_model(f):
     (token,), at, text = header["nr_feature"]
     n_features = _int(name, at, text, token, "nr_feature")
     (token,), at, text = header["bias"]
-    bias = float(token) if FLOAT_RE.match(token) else math.nan
-    if not math.isfinite(bias):     # (1e400 matches and overflows)
-        fail_at_line(name, at, text, "bias must be a finite number")
+    bias = _finite(name, at, text, token, "bias")
+    rho = 0.0
+    if solver == ONE_CLASS:
+        if "rho" not in header:
+            raise ValueError(f"{name}: a one-class model's header needs a rho line")
+        (token,), at, text = header["rho"]
+        rho = _finite(name, at, text, token, "rho")
+    elif "rho" in header:
+        fail_at_line(name, *header["rho"][1:], "only a one-class model has rho")
     labels = None
-    if solver in REGRESSION:
+    if not _has_labels(solver):
         if "label" in header:
-            fail_at_line(name, *header["label"][1:], "a regression model has no labels")
+            fail_at_line(name, *header["label"][1:],
+                         "a regression or one-class model has no labels")
     else:
         if "label" not in header:
             raise ValueError(f"{name}: a classifier's header needs a label line")
@@ -386,9 +425,7 @@ def load_liblinear_model(f):
         for line in chunk.split(b"\n"):
             line_no += 1
             for token in line.split():
-                value = float(token) if FLOAT_RE.match(token) else math.nan
-                if not math.isfinite(value):     # (1e400 matches and overflows)
-                    fail_at_line(name, line_no, line, "a weight must be a finite number")
+                value = _finite(name, line_no, line, token, "a weight")
                 if count == expected:
                     fail_at_line(name, line_no, line, f"more than the {expected} weights "
                                  f"nr_feature {n_features}, bias and nr_class need")
@@ -399,4 +436,4 @@ def load_liblinear_model(f):
         raise ValueError(f"{name}: {count} weights where nr_feature {n_features}, "
                          f"bias {bias:g} and nr_class {nr_class} need {expected}")
     w = values.reshape(shape.n_rows, shape.nr_w)
-    return LiblinearModel(solver, labels, n_features, bias, w)
+    return LiblinearModel(solver, labels, n_features, bias, w, rho)

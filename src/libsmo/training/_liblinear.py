@@ -38,7 +38,13 @@ import numpy as np
 
 from libsmo._core.linear_rows import LinearRows
 from libsmo._utils.parallel import imap_tasks
-from libsmo.io.liblinear_model import REGRESSION, SVM_SOLVERS, LiblinearModel
+from libsmo.io.liblinear_model import (
+    LOGISTIC,
+    ONE_CLASS,
+    REGRESSION,
+    SVM_SOLVERS,
+    LiblinearModel,
+)
 from libsmo.training._linear import (
     FeatureColumns,
     LinearTask,
@@ -47,7 +53,8 @@ from libsmo.training._linear import (
     solve_guarded,
 )
 
-__all__ = ["LiblinearParams", "check_parameter", "cross_validation", "predict", "train"]
+__all__ = ["LiblinearParams", "check_parameter", "cross_validation", "predict",
+           "predict_probability", "train"]
 
 logger = logging.getLogger("libsmo")
 
@@ -319,7 +326,8 @@ def train(X, y, params):
 def decision_values(model, X):
     """LIBLINEAR's predict_values for every row of X: one column per w column, the
     features beyond nr_feature unused, the terms added in the row's order and the bias
-    feature's last (so that the values are liblinear-predict's to the bit)."""
+    feature's last, a one-class model's rho then taken away (so that the values are
+    liblinear-predict's to the bit)."""
     import scipy.sparse as sp
     X = sp.csr_matrix(X)
     n = model.n_features
@@ -330,6 +338,8 @@ def decision_values(model, X):
     scores = np.asarray(X @ model.w[:n], dtype=np.float64).reshape(X.shape[0], model.nr_w)
     if model.bias >= 0:
         scores = scores + model.bias * model.w[n]
+    if model.solver_type == ONE_CLASS:
+        scores = scores - model.rho
     return scores
 
 
@@ -347,7 +357,8 @@ def predict(model, X):
     ndarray of float64 of shape (n_samples,)
         The predicted labels (a classifier: label[0] where the first decision value is
         positive for two classes, else the label of the largest value, the first
-        of equal ones) or values (a regression).
+        of equal ones; the one-class SVM: +1 where ``w'x - rho`` is positive, else -1)
+        or values (a regression).
 
     Examples
     --------
@@ -360,12 +371,74 @@ def predict(model, X):
     array([3., 7.])
     """
     scores = decision_values(model, X)
+    if model.solver_type == ONE_CLASS:
+        return np.where(scores[:, 0] > 0, 1.0, -1.0)
     if model.labels is None:
         return scores[:, 0].copy()
+    return _labels_of(model, scores)
+
+
+def _labels_of(model, scores):
     labels = np.asarray(model.labels, dtype=np.float64)
     if len(labels) == 2:
         return np.where(scores[:, 0] > 0, labels[0], labels[1])
     return labels[np.argmax(scores, axis=1)]
+
+
+def predict_probability(model, X):
+    """Predict every row of X with a logistic regression model, with each class's
+    probability, as liblinear-predict -b 1 does (LIBLINEAR's predict_probability).
+
+    Each decision value d becomes ``1 / (1 + exp(-d))``; two classes have that of
+    label[0] and its complement, more classes theirs divided by their sum.
+
+    Parameters
+    ----------
+    model : LiblinearModel
+        A model of LIBLINEAR's logistic regressions (-s 0, 6, 7).
+    X : csr_matrix or ndarray of shape (n_samples, n_columns)
+        The rows; columns beyond the model's nr_feature are not used.
+
+    Returns
+    -------
+    labels : ndarray of float64 of shape (n_samples,)
+        The predicted labels, as `predict` gives them.
+    probabilities : ndarray of float64 of shape (n_samples, nr_class)
+        Each class's probability, in the model's label order.
+
+    Raises
+    ------
+    ValueError
+        The model is not a logistic regression (LIBLINEAR's message: "probability
+        output is only supported for logistic regression").
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from libsmo.io import LiblinearModel
+    >>> from libsmo.training._liblinear import predict_probability
+    >>> model = LiblinearModel("L2R_LR", (1, -1), 1, -1.0, np.array([[2.0]]))
+    >>> labels, probabilities = predict_probability(model, np.array([[0.0], [-1.0]]))
+    >>> labels
+    array([-1., -1.])
+    >>> probabilities.round(4)
+    array([[0.5   , 0.5   ],
+           [0.1192, 0.8808]])
+    """
+    if model.solver_type not in LOGISTIC:
+        raise ValueError("probability output is only supported for logistic regression "
+                         f"(the model is {model.solver_type})")
+    scores = decision_values(model, X)
+    sigmoids = 1.0 / (1.0 + np.exp(-scores))
+    if len(model.labels) == 2:
+        probabilities = np.column_stack([sigmoids[:, 0], 1.0 - sigmoids[:, 0]])
+    else:
+        # (summed in the classes' order, as LIBLINEAR sums them)
+        total = np.zeros(len(sigmoids))
+        for column in sigmoids.T:
+            total += column
+        probabilities = sigmoids / total[:, None]
+    return _labels_of(model, scores), probabilities
 
 
 def cross_validation(X, y, params, n_folds, random):
