@@ -333,6 +333,33 @@ def test_same_model_as_liblinear_on_a9a(solver, loss):
     assert np.mean(ours.predict(Xt) == theirs) >= 0.995
 
 
+@pytest.mark.parametrize("params", [
+    dict(loss="squared_hinge", dual=True), dict(loss="squared_hinge", dual=False),
+    dict(loss="hinge", dual=True), dict(penalty="l1", dual=False),
+    dict(multi_class="crammer_singer")], ids=["dual", "primal", "hinge", "l1", "cs"])
+@pytest.mark.parametrize("class_weight", [{0: 0.0}, {0: 0.0, 2: 3.0}, {1: 0.0, 2: 0.0}])
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_a_class_weighted_zero_is_scikit_learns(params, class_weight, n_classes):
+    """scikit-learn accepts a class weight of 0 (C_i = 0: the class's rows add no loss
+    to the problems where they are positive, and stay in the others' as negatives):
+    the same coefficients on iris, two and three classes, every method."""
+    from sklearn.datasets import load_iris
+    X, y = load_iris(return_X_y=True)
+    if n_classes == 2:
+        y = np.minimum(y, 1) * 2     # the classes 0 and 2
+        class_weight = {c: w for c, w in class_weight.items() if c != 1}
+    theirs = quiet_fit(sk.LinearSVC(class_weight=class_weight, random_state=0, tol=1e-10,
+                                    max_iter=100000, **params), X, y)
+    ours = quiet_fit(libsmo.LinearSVC(class_weight=class_weight, random_state=0, tol=1e-10,
+                                      max_iter=100000, **params), X, y)
+    scale = np.abs(theirs.coef_).max() + np.abs(theirs.intercept_).max()
+    np.testing.assert_allclose(ours.coef_, theirs.coef_, rtol=0, atol=1e-5 * scale)
+    np.testing.assert_allclose(ours.intercept_, theirs.intercept_, rtol=0,
+                               atol=1e-5 * scale)
+    with pytest.raises(ValueError, match=r"class_weight\[0\] must be finite and >= 0"):
+        libsmo.LinearSVC(class_weight={0: -1.0}).fit(X, y)
+
+
 # --------------------------------------------------------------------- libsmo's own
 
 @pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])

@@ -196,7 +196,11 @@ class Seed(_Constraint):
 
 
 class ClassWeights(_Constraint):
-    """None, or a dict label -> weight with every weight finite and > 0."""
+    """None, or a dict label -> weight with every weight finite and > 0 (>= 0 with
+    allow_zero: LinearSVC's, whose rows of a class weighted 0 leave its problem)."""
+
+    def __init__(self, allow_zero=False):
+        self.allow_zero = allow_zero
 
     def check(self, value, name):
         if value is None:
@@ -204,7 +208,8 @@ class ClassWeights(_Constraint):
         if not isinstance(value, dict):
             raise TypeError(f"{name} must be a dict label -> weight, got "
                             f"{type(value).__name__}")
-        return {label: check_positive(w, f"{name}[{label!r}]") for label, w in value.items()}
+        return {label: check_positive(w, f"{name}[{label!r}]", allow_zero=self.allow_zero)
+                for label, w in value.items()}
 
 
 def usable_cores():

@@ -162,7 +162,7 @@ class _BaseClassifier(ClassifierMixin, _BaseSVM):
             self.intercept_ = -self.intercept_
             self.dual_coef_ = -self.dual_coef_
 
-    def _class_weights(self, encoded):
+    def _class_weights(self, encoded, allow_zero=False):
         k = len(self.classes_)
         if self.class_weight is None:
             return np.ones(k)
@@ -173,7 +173,8 @@ class _BaseClassifier(ClassifierMixin, _BaseSVM):
         unweighted = []
         for i, c in enumerate(self.classes_):
             if c in class_weight:
-                weights[i] = check_positive(class_weight[c], f"class_weight[{c!r}]")
+                weights[i] = check_positive(class_weight[c], f"class_weight[{c!r}]",
+                                            allow_zero=allow_zero)
             else:
                 unweighted.append(c)
         # scikit-learn's compute_class_weight: labels that are not classes are refused

@@ -369,7 +369,9 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
     class_weight : dict or 'balanced', default=None
         Multiplies C by class_weight[label] for the rows of that class (LIBLINEAR's
         ``-wi``; in one-vs-rest, for the class's own problem); 'balanced' weighs the
-        classes by ``n_samples / (n_classes * count)``.
+        classes by ``n_samples / (n_classes * count)``. A weight of 0 leaves the
+        class's rows out of its problem (as scikit-learn's C_i = 0 does; in
+        one-vs-rest they stay in the other classes' problems).
     verbose : int, default=0
         Print each problem's method, iterations and objective after the fit.
     random_state : int, RandomState instance or None, default=None
@@ -458,7 +460,7 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         "penalty": pv.OneOf(("l1", "l2")),
         "loss": pv.OneOf(("hinge", "squared_hinge")),
         "multi_class": pv.OneOf(("ovr", "crammer_singer")),
-        "class_weight": AnyOf(pv.OneOf(("balanced",)), pv.ClassWeights()),
+        "class_weight": AnyOf(pv.OneOf(("balanced",)), pv.ClassWeights(allow_zero=True)),
         "n_jobs": SOLVER["n_jobs"],
         "revisits": pv.Positive(integer=True, allow_zero=True, maximum=MAX_REVISITS),
         **COMMON,
@@ -538,6 +540,11 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         # (as int16 where the classes allow: numpy sorts those stably by radix);
         # without sample weights every row takes part (no gathers by the rows)
         taking_part = None if given is None else np.flatnonzero(weight > 0)
+        # a class weighted 0 adds nothing to a problem where its rows are positive (or,
+        # Crammer and Singer's, to the one problem): its rows leave it
+        zero_classes = class_C == 0
+        if zero_classes.any() and (crammer_singer or len(classes) == 2):
+            taking_part = np.flatnonzero((weight > 0) & ~zero_classes[encoded])
         codes = encoded if taking_part is None else encoded[taking_part]
         if len(classes) <= INT16_MAX:
             codes = codes.astype(np.int16)
@@ -562,19 +569,25 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         starts = (self._warm_starts(len(positives), n, dual) if same_classes
                   else [None] * len(positives))
         stop_flag = np.zeros(1, dtype=np.int8)
-        columns = (FeatureColumns.of(X, order, rows.bias) if self.penalty == "l1"
-                   else None)
         squared = self.loss == "squared_hinge"
+        # one-vs-rest: the rows of a class weighted 0 leave its own problem alone
+        orders = [order[encoded[order] != k] if len(positives) > 2 and zero_classes[k]
+                  else order for k in range(len(positives))]
+        shared_columns = (FeatureColumns.of(X, order, rows.bias) if self.penalty == "l1"
+                          else None)
+        columns = [FeatureColumns.of(X, rows_in, rows.bias)
+                   if shared_columns is not None and rows_in is not order
+                   else shared_columns for rows_in in orders]
         # the one-vs-rest problems' duals share their diagonal, computed once
         diagonals = (shared_diagonals(rows, order, bounds, squared)
-                     if dual and columns is None and len(bounds) > 1
-                     else [None] * len(bounds))
-        tasks = [LinearTask(rows, order, np.where(p, 1.0, -1.0), b, dual, squared, False,
+                     if dual and self.penalty == "l2" and len(bounds) > 1
+                     and not zero_classes.any() else [None] * len(bounds))
+        tasks = [LinearTask(rows, rows_in, np.where(p, 1.0, -1.0), b, dual, squared, False,
                             0.0, float(self.tol), int(self.max_iter),
-                            (seed + k) & 0xFFFFFFFF, stop_flag, start, columns, diagonal,
-                            epochs_as_work=True, revisits=int(self.revisits))
-                 for k, (p, b, start, diagonal)
-                 in enumerate(zip(positives, bounds, starts, diagonals))]
+                            (seed + k) & 0xFFFFFFFF, stop_flag, start, row_columns,
+                            diagonal, epochs_as_work=True, revisits=int(self.revisits))
+                 for k, (rows_in, p, b, start, row_columns, diagonal)
+                 in enumerate(zip(orders, positives, bounds, starts, columns, diagonals))]
         _, weights = self._solve(tasks, self.n_jobs)
         self.coef_, self.intercept_ = self._coef_and_intercept(weights)
         return self
@@ -605,7 +618,7 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
             counts = np.bincount(encoded, weights=weight, minlength=k)
             with np.errstate(divide="ignore"):
                 return counts.sum() / (k * counts)
-        return _BaseClassifier._class_weights(self, encoded)
+        return _BaseClassifier._class_weights(self, encoded, allow_zero=True)
 
     def decision_function(self, X):
         """Compute the confidence scores ``w'x + b`` of the samples in X.
