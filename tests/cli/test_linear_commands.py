@@ -277,6 +277,23 @@ def test_values_that_are_not_finite_are_refused_before_training(tmp_path, value)
         assert not (tmp_path / "m").exists()
 
 
+def test_rows_whose_squared_norm_overflows_are_refused_before_training(tmp_path):
+    """A value of 1e170 is finite, its square is not: the dual's x'x is infinite and
+    no step moves, so the model was w = 0 without a word (LIBLINEAR's too). A row of
+    1e150 values trains."""
+    data = tmp_path / "data"
+    data.write_text("1 1:1\n-1 1:-0.5\n1 1:1e170 2:1\n-1 1:-1 2:1\n")
+    for options in (["-s", "1"], ["-s", "2"], ["-s", "3", "-B", "1"], ["-v", "2"]):
+        out = run(["libsmo-linear-train", *options, data, "m"], tmp_path, ok=False)
+        assert out.returncode == 1
+        assert out.stderr.startswith("ERROR: X's row 2 has a squared norm beyond the "
+                                     "largest double (values up to 1e+170")
+        assert not (tmp_path / "m").exists()
+    data.write_text("1 1:1e150\n-1 1:-1e150\n")
+    run(["libsmo-linear-train", "-q", data, "m"], tmp_path)
+    assert load_liblinear_model(tmp_path / "m").w[0, 0] > 0
+
+
 def test_a_file_of_labels_alone_has_no_features(tmp_path):
     """Lines of labels alone: LIBLINEAR's nr_feature 0 and a w of the bias's weight
     alone, or none (a phantom feature's weight was once written)."""

@@ -360,6 +360,25 @@ def test_a_class_weighted_zero_is_scikit_learns(params, class_weight, n_classes)
         libsmo.LinearSVC(class_weight={0: -1.0}).fit(X, y)
 
 
+@pytest.mark.parametrize("estimator", [libsmo.LinearSVC(dual=True),
+                                       libsmo.LinearSVC(dual=False),
+                                       libsmo.LinearSVR(dual=True)], ids=repr)
+@pytest.mark.parametrize("sparse", [False, True])
+def test_rows_whose_squared_norm_overflows_are_refused(estimator, sparse):
+    """A value of 1e170 is finite and its square is not: the dual's x'x was infinite,
+    no step moved and the fit returned coef_ 0 without a word (scikit-learn's runs
+    without end). The row is named; a large intercept_scaling counts."""
+    X, y = load_dataset("heart_scale")
+    X = np.array(X.toarray() if sp.issparse(X) else X)
+    X[5, 2] = 1e170
+    with pytest.raises(ValueError, match="X's row 5 has a squared norm beyond the largest "
+                                         r"double \(values up to 1e\+170, a bias feature of 1\)"):
+        clone(estimator).fit(sp.csr_matrix(X) if sparse else X, y)
+    X[5, 2] = 1.0
+    with pytest.raises(ValueError, match="row 0 .* a bias feature of 1e\\+160"):
+        clone(estimator).set_params(intercept_scaling=1e160).fit(X, y)
+
+
 # --------------------------------------------------------------------- libsmo's own
 
 @pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])

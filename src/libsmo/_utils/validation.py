@@ -156,6 +156,55 @@ def check_finite(X, name="X", values=None):
     raise ValueError(f"{name} holds NaN or infinity (first at row {row})")
 
 
+def check_row_norms(X, bias=0.0, name="X"):
+    """Raise ValueError naming the first row of X whose squared norm, with a bias
+    feature of value `bias`, is beyond the largest double.
+
+    A linear SVM's dual divides by each row's x'x (LIBLINEAR's Q_ii): where it is
+    infinite, no step moves and the fit returns w = 0 without a word. A row of finite
+    values overflows this way from about 1.3e154 up.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_rows, n_features) or CSR matrix
+        Finite values (`check_finite`).
+    bias : float, default=0.0
+        The bias feature's value (0 for none).
+    name : str, default="X"
+        The name the message gives X.
+
+    Raises
+    ------
+    ValueError
+        "<name>'s row <i> has a squared norm beyond the largest double ...".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_row_norms(np.array([[1.0, 2.0], [1e170, 0.0]]))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: X's row 1 has a squared norm beyond the largest double (values up to ...
+    """
+    values = np.asarray(X.data if sp.issparse(X) else X)
+    if values.size == 0:
+        return
+    largest = max(abs(float(values.max())), abs(float(values.min())))
+    width = (int(np.diff(X.indptr).max()) if sp.issparse(X) else X.shape[1]) + 1
+    # no row can overflow where its every value could be the largest (the usual case:
+    # a pass for the extremes, none for the norms)
+    if largest < 1e150 and largest * largest * width + bias * bias < 1e300:
+        return
+    with np.errstate(over="ignore"):
+        norms = squared_norms(X) + float(bias) * float(bias)
+    beyond = np.flatnonzero(~np.isfinite(norms))
+    if beyond.size:
+        with_bias = f", a bias feature of {bias:.3g}" if bias else ""
+        raise ValueError(f"{name}'s row {int(beyond[0])} has a squared norm beyond the "
+                         f"largest double (values up to {largest:.3g}{with_bias}): scale "
+                         "the features")
+
+
 def _csr_is_canonical(X, name):
     """`compressed_is_canonical` of a CSR matrix, naming the parameter when its arrays
     do not describe a CSR matrix of its shape."""

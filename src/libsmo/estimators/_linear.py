@@ -35,6 +35,7 @@ from libsmo._utils import constraints as pv
 from libsmo._utils.constraints import usable_cores
 from libsmo._utils.parallel import effective_n_jobs, imap_tasks
 from libsmo._utils.random_sources import SklearnRandom
+from libsmo._utils.validation import check_row_norms
 from libsmo.estimators._classifier import _BaseClassifier
 from libsmo.estimators._input import (
     check_targets,
@@ -145,7 +146,9 @@ class _BaseLinear(BaseEstimator):
         return choose_dual(self.loss, penalty, self.dual, X.shape)
 
     def _linear_rows(self, X):
-        return LinearRows(X, float(self.intercept_scaling) if self.fit_intercept else 0.0)
+        bias = float(self.intercept_scaling) if self.fit_intercept else 0.0
+        check_row_norms(X, bias)
+        return LinearRows(X, bias)
 
     def _warm_starts(self, n_problems, n_rows, dual):
         """The previous fit's solutions where warm_start=True and they fit this one:
