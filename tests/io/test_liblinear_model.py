@@ -57,6 +57,29 @@ def test_weights_are_written_as_cs_printf_writes_them():
     assert text.split(b"w\n", 1)[1] == expected
 
 
+def test_weights_are_read_at_c_speed_as_float_reads_them():
+    """The weights' fast reader (`read_numbers`) gives float()'s doubles for every
+    token the format allows, and gives up (-1: the caller reads token by token and
+    names the line) on every other, or where the array has no room."""
+    from libsmo.io._svmlight import read_numbers
+    rng = np.random.default_rng(3)
+    tokens = [b"0", b"-0", b".5", b"5.", b"+1e-5", b"1E+300", b"4.9406564584124654e-324",
+              b"123456789012345678901234567890", b"0.1000000000000000055511151231257827"]
+    tokens += [b"%.17g" % v for v in rng.standard_normal(300) * 10.0 ** rng.integers(
+        -300, 300, 300)]
+    text = b"w\n" + b" \n".join(tokens) + b" \n"
+    out = np.full(len(tokens) + 1, np.nan)
+    assert read_numbers(text, 2, len(text), out, 1) == len(tokens)
+    np.testing.assert_array_equal(out[1:], [float(t) for t in tokens])
+    assert read_numbers(text, 2, len(text), np.empty(len(tokens)), 1) == -1    # no room
+    for bad in (b"inf", b"nan", b"-inf", b"1e400", b"0x10", b"1_0", b"1e5.3", b"1e",
+                b"e5", b"--1", b"1,5", b"\x00"):
+        text = b"1 \n" + bad + b" \n2 \n"
+        assert read_numbers(text, 0, len(text), np.empty(3), 0) == -1, bad
+    with pytest.raises(ValueError, match="span"):
+        read_numbers(b"1 2", 0, 4, np.empty(2), 0)
+
+
 def test_doubles_round_trip_through_the_file(tmp_path):
     rng = np.random.default_rng(0)
     w = rng.standard_normal((6, 3)) * 10.0 ** rng.integers(-300, 300, (6, 3))

@@ -188,6 +188,59 @@ cdef int parse_integer(const char *s, const char *e, int64_t *out) noexcept nogi
     return 0
 
 
+def read_numbers(bytes text, Py_ssize_t first, Py_ssize_t stop, double[::1] out,
+                 Py_ssize_t at):
+    """Read the blank-separated numbers of ``text[first:stop]`` into ``out[at:]``, at C
+    speed (LIBLINEAR's model weights).
+
+    Parameters
+    ----------
+    text : bytes
+    first, stop : int
+        The span to read; 0 <= first <= stop <= len(text).
+    out : float64 array
+        Where the numbers go.
+    at : int
+        The first place of `out` written.
+
+    Returns
+    -------
+    int
+        The numbers read; -1 where a token is not a finite decimal number
+        ([+-] digits [. digits] [e [+-] digits]) or `out` has no room for them all
+        (the caller then reads the span token by token and names the line at fault).
+    """
+    cdef const char *base = PyBytes_AS_STRING(text)
+    cdef const char *p
+    cdef const char *end
+    cdef const char *limit
+    cdef double value
+    cdef Py_ssize_t count = 0, room
+    if not 0 <= first <= stop <= PyBytes_GET_SIZE(text):
+        raise ValueError("the span must lie within the text")
+    if not 0 <= at <= out.shape[0]:
+        raise ValueError("at must lie within out")
+    p = base + first
+    limit = base + stop
+    room = out.shape[0] - at
+    while True:
+        while p < limit and is_space(p[0]):
+            p += 1
+        if p >= limit:
+            return count
+        if count == room or not (is_digit(p[0]) or p[0] == 43 or p[0] == 45
+                                 or p[0] == 46):   # (no inf or nan)
+            return -1
+        end = p
+        if (scan_number(p, limit, &end, &value) != NUM_OK
+                or (end < limit and not is_space(end[0]))
+                or not (-INF < value < INF)):
+            return -1
+        out[at + count] = value
+        count += 1
+        p = end
+
+
 cdef class Parser:
     """Accumulates the rows of LIBSVM-format text fed to it in chunks.
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from libsmo.io._text import FLOAT_RE, INT_RE, fail_at_line
+from libsmo.io._svmlight import read_numbers
 from libsmo.io._writer import format_table
 from libsmo.io.atomic import write_atomically
 from libsmo.io.sources import _read_all
@@ -49,8 +50,6 @@ ONE_CLASS = "ONECLASS_SVM"
 INT32_MAX = 2**31 - 1
 # the bytes of weights' text the reader parses at a time
 WEIGHT_CHUNK = 1 << 18
-# the bytes of a chunk of weights read at once (`_plain_numbers`)
-NUMBER_BYTES = b"0123456789+-.eE \t\n\r\v\f"
 
 
 @dataclass(frozen=True)
@@ -268,23 +267,6 @@ def save_liblinear_model(model, f):
     write_atomically(f, liblinear_model_to_bytes(model))
 
 
-def _plain_numbers(chunk, room):
-    """The weights of a chunk of lines as an array, at once, where every byte is one a
-    decimal number or a space may hold, every token parses as a finite number
-    (numpy's parse, which is Python's float()) and there are at most `room`; None
-    otherwise, and the chunk is read token by token, which names the line at fault."""
-    if chunk.translate(None, NUMBER_BYTES):
-        return None
-    tokens = chunk.split()
-    if len(tokens) > room:
-        return None
-    try:
-        parsed = np.array(tokens, dtype=bytes).astype(np.float64)
-    except ValueError:
-        return None
-    return parsed if np.isfinite(parsed).all() else None
-
-
 def _int(name, line_no, line, token, what, low=0):
     if not INT_RE.match(token):
         fail_at_line(name, line_no, line, f"{what} must be an integer")
@@ -414,15 +396,13 @@ def load_liblinear_model(f):
     while position < len(raw):
         end = raw.find(b"\n", position + WEIGHT_CHUNK)
         end = len(raw) if end < 0 else end
-        chunk = raw[position:end]
-        parsed = _plain_numbers(chunk, expected - count)
-        if parsed is not None:
-            values[count:count + len(parsed)] = parsed
-            count += len(parsed)
-            line_no += chunk.count(b"\n") + 1
+        parsed = read_numbers(raw, position, end, values, count)
+        if parsed >= 0:
+            count += parsed
+            line_no += raw.count(b"\n", position, end) + 1
             position = end + 1
             continue
-        for line in chunk.split(b"\n"):
+        for line in raw[position:end].split(b"\n"):
             line_no += 1
             for token in line.split():
                 value = _finite(name, line_no, line, token, "a weight")
