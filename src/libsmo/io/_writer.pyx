@@ -2,9 +2,9 @@
 """The LIBSVM / svmlight text format written at C speed (`libsmo.io._svmlight` reads it).
 
 `format_lines` writes rows ``lead ... [qid:q] idx:val ...`` and `format_table` rows of
-numbers alone (LIBLINEAR's weights), with each number in a chosen format: ``('r', 0)`` the shortest text that reads back to the same double,
-``('g', 17)`` and ``('g', 8)`` C's ``%.17g`` and ``%.8g`` (LIBSVM's formats),
-locale-independent.
+numbers alone (LIBLINEAR's weights), with each number in a chosen format: ``('r', 0)``
+the shortest text that reads back to the same double, ``('g', 17)`` and ``('g', 8)``
+C's ``%.17g`` and ``%.8g`` (LIBSVM's formats), locale-independent.
 """
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from libc.stdint cimport int64_t, uint64_t
