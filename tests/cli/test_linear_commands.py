@@ -283,11 +283,12 @@ def test_rows_whose_squared_norm_overflows_are_refused_before_training(tmp_path)
     1e150 values trains."""
     data = tmp_path / "data"
     data.write_text("1 1:1\n-1 1:-0.5\n1 1:1e170 2:1\n-1 1:-1 2:1\n")
-    for options in (["-s", "1"], ["-s", "2"], ["-s", "3", "-B", "1"], ["-v", "2"]):
+    for options in (["-s", "1"], ["-s", "2"], ["-s", "3", "-B", "1"], ["-s", "4"],
+                    ["-s", "5"], ["-s", "11"], ["-s", "13"], ["-v", "2"]):
         out = run(["libsmo-linear-train", *options, data, "m"], tmp_path, ok=False)
         assert out.returncode == 1
-        assert out.stderr.startswith("ERROR: X's row 2 has a squared norm beyond the "
-                                     "largest double (values up to 1e+170")
+        assert out.stderr == ("ERROR: X's row 2 has a squared norm beyond the largest "
+                              "double: scale the features\n"), options
         assert not (tmp_path / "m").exists()
     data.write_text("1 1:1e150\n-1 1:-1e150\n")
     run(["libsmo-linear-train", "-q", data, "m"], tmp_path)

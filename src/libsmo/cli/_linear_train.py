@@ -171,8 +171,9 @@ def linear_train_main(argv):
 def _check_finite(X, bias):
     """Refuse NaN and infinite values ("1:nan", "1:1e400", which the reader takes as
     strtod does), in libsmo-train's words, and rows whose squared norm overflows (with
-    the bias feature), before training: the solvers would train a model of NaNs or
-    zeros without a word."""
+    the bias feature), before training, naming the row of the file (a
+    cross-validation's folds are rows of their own): the solvers would train a model of
+    NaNs or zeros without a word."""
     from libsmo._utils.validation import check_finite, check_row_norms
     try:
         check_finite(X)

@@ -145,9 +145,12 @@ class _BaseLinear(BaseEstimator):
     def _use_dual(self, X, penalty="l2"):
         return choose_dual(self.loss, penalty, self.dual, X.shape)
 
-    def _linear_rows(self, X):
+    def _linear_rows(self, X, dual):
+        """The rows the solvers read; for a primal method (which, unlike the duals,
+        computes no row norms) rows whose squared norm overflows are refused first."""
         bias = float(self.intercept_scaling) if self.fit_intercept else 0.0
-        check_row_norms(X, bias)
+        if not dual:
+            check_row_norms(X, bias)
         return LinearRows(X, bias)
 
     def _warm_starts(self, n_problems, n_rows, dual):
@@ -554,7 +557,7 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         order = np.argsort(codes, kind="stable")
         if taking_part is not None:
             order = taking_part[order]
-        rows = self._linear_rows(X)
+        rows = self._linear_rows(X, dual)
         seed = fit_seed(self.random_state)
         if crammer_singer:
             return self._fit_crammer_singer(rows, order, encoded,
@@ -980,7 +983,7 @@ default='epsilon_insensitive'
             order, bounds = np.arange(n, dtype=np.int32), np.full(n, float(self.C))
         else:
             order, bounds = np.flatnonzero(weight > 0), self.C * weight
-        rows = self._linear_rows(X)
+        rows = self._linear_rows(X, dual)
         start = self._warm_starts(1, n, dual)[0]
         task = LinearTask(rows, order, y, bounds, dual,
                           self.loss == "squared_epsilon_insensitive", True,

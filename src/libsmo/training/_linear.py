@@ -478,6 +478,13 @@ def _smoothed_newton(X, terms, w, band, max_steps, stop_flag):
     the length times the step's X s, which the line search needs anyway), so that a
     step passes over the rows twice (X'u and X s) besides the Hessian's band.
     Returns (w, steps, reached)."""
+    # (rows of values near 1e150 overflow the band's curvatures: the finish then
+    # gives up, as where the Hessian cannot be solved, without numpy's warnings)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        return _smoothed_newton_steps(X, terms, w, band, max_steps, stop_flag)
+
+
+def _smoothed_newton_steps(X, terms, w, band, max_steps, stop_flag):
     full_step, places = False, None
     scores = X.times(w)
     for steps in range(max_steps + 1):
@@ -509,6 +516,9 @@ def _smoothed_newton(X, terms, w, band, max_steps, stop_flag):
         step_scores = X.times(step)
         length = _exact_length(step, gradient @ step, violation,
                                terms.signs * terms.of_rows(step_scores), terms.C, band)
+        if not (np.isfinite(length) and np.isfinite(step).all()
+                and np.isfinite(step_scores).all()):
+            return w, steps, False
         w, full_step = w + length * step, length == 1.0
         scores = scores + length * step_scores
     return w, max_steps, False
