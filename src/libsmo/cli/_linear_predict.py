@@ -64,14 +64,17 @@ def linear_predict_main(argv):
             predicted = predict(model, problem.X)
     except Exception as exc:   # whatever the model's numbers do: one line, no traceback
         raise CommandError(f"can't predict with model file {model_file}: {exc}") from None
+    from libsmo.io._writer import format_table
     if probability:
-        text = "".join(["labels" + "".join(f" {label}" for label in model.labels) + "\n"]
-                       + [f"{p:g}" + "".join(f" {q:g}" for q in row) + "\n"
-                          for p, row in zip(predicted.tolist(), probabilities.tolist())])
+        # predict.c: "labels" and each label " %d", then a row's "%g" and " %g" each
+        import numpy as np
+        header = "labels" + "".join(f" {label}" for label in model.labels) + "\n"
+        text = header.encode() + format_table(
+            np.column_stack([predicted, probabilities]), ("g", 6), trailing_blank=False)
     else:
-        text = "".join(f"{p:.17g}\n" for p in predicted.tolist())
+        text = format_table(predicted.reshape(-1, 1), ("g", 17), trailing_blank=False)
     try:
-        write_atomically(output_file, text.encode())
+        write_atomically(output_file, text)
     except OSError as exc:
         raise CommandError(f"can't open output file {output_file} "
                            f"({exc.strerror or exc})") from None

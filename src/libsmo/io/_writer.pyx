@@ -117,9 +117,9 @@ cdef bint _put_numbers(_Buffer out, const double[:] row, char code, int precisio
     return row.shape[0] == 0
 
 
-def format_table(const double[:, ::1] values, fmt=("g", 17)):
+def format_table(const double[:, ::1] values, fmt=("g", 17), bint trailing_blank=True):
     """Text lines of a table's rows, each number followed by a blank (``"0.5 -1 \\n"``),
-    as LIBLINEAR's save_model writes its weights.
+    as LIBLINEAR's save_model writes its weights, or separated by blanks.
 
     Parameters
     ----------
@@ -127,6 +127,9 @@ def format_table(const double[:, ::1] values, fmt=("g", 17)):
         The table.
     fmt : (code, precision)
         PyOS_double_to_string's format: ("r", 0) shortest round trip, ("g", p) C's %.pg.
+    trailing_blank : bool, default=True
+        End every number with a blank; otherwise numbers are separated by single
+        blanks (``"0.5 -1\\n"``, a column of predictions as ``"1\\n"``).
 
     Returns
     -------
@@ -144,7 +147,7 @@ def format_table(const double[:, ::1] values, fmt=("g", 17)):
     cdef _Buffer out = _Buffer(8 * values.shape[0] * values.shape[1] + values.shape[0] + 64)
     code, precision = _format_pair(fmt, "fmt")
     for i in range(values.shape[0]):
-        _put_numbers(out, values[i], code, precision, True)
+        _put_numbers(out, values[i], code, precision, trailing_blank)
         out.put_char(10)
     return out.value()
 
