@@ -401,6 +401,31 @@ def test_logistic_regression_models_are_predicted_as_liblinear_predicts(
         assert text.startswith(b"labels ") == (option == "1")
 
 
+def test_overflowing_scores_are_predicted_as_liblinear_predicts(tmp_path):
+    """Finite weights and values whose products overflow: a class's decision value of
+    inf - inf is NaN, which C's comparisons never find greater (predict_values keeps
+    the first strict maximum; numpy's argmax took the NaN), and -b 1's sigmoids that
+    all underflow give 0 / 0, which predict.c's printf writes "-nan"."""
+    need_liblinear_tools()
+    (tmp_path / "nan.model").write_text("solver_type L2R_LR\nnr_class 3\nlabel 1 2 3\n"
+                                        "nr_feature 2\nbias -1\nw\n0 1e308 0 \n"
+                                        "0 -1e308 1 \n")
+    (tmp_path / "under.model").write_text("solver_type L2R_LR\nnr_class 3\n"
+                                          "label 1 2 3\nnr_feature 1\nbias -1\nw\n"
+                                          "1 2 3 \n")
+    (tmp_path / "t").write_text("3 1:10 2:10\n1 1:-1000\n2 1:1 2:-1\n")
+    for model in ("nan.model", "under.model"):
+        for option in ("0", "1"):
+            theirs = run(["liblinear-predict", "-b", option, "t", model, "theirs.out"],
+                         tmp_path)
+            mine = run(["libsmo-linear-predict", "-b", option, "t", model, "mine.out"],
+                       tmp_path)
+            assert mine.stdout == theirs.stdout and mine.stderr == ""
+            text = (tmp_path / "mine.out").read_bytes()
+            assert text == (tmp_path / "theirs.out").read_bytes(), (model, option)
+    assert b"-nan -nan -nan" in text and b"nan" in (tmp_path / "mine.out").read_bytes()
+
+
 def test_one_class_models_are_predicted_as_liblinear_predicts(tmp_path):
     """LIBLINEAR 2.50's one-class SVM (-s 21; Debian's 2.3 has none), trained and
     saved by liblinear-official: libsmo-linear-predict gives its +1 / -1 labels and
@@ -422,6 +447,14 @@ def test_one_class_models_are_predicted_as_liblinear_predicts(tmp_path):
     read = load_liblinear_model(path)
     assert read.solver_type == "ONECLASS_SVM" and read.rho != 0
     assert liblinear_model_to_bytes(read) == path.read_bytes()
+    # -n 1: liblinear-official writes "rho inf", reads it, and finds every row an outlier
+    ll.save_model(str(path), ll.train(y, X, "-s 21 -n 1 -q"))
+    assert b"\nrho inf\n" in path.read_bytes()
+    labels, _, _ = ll.predict(y, X, ll.load_model(str(path)), "-q")
+    run(["libsmo-linear-predict", data, path, "mine.out"], tmp_path)
+    np.testing.assert_array_equal(np.loadtxt(tmp_path / "mine.out"), labels)
+    assert set(labels) == {-1.0}
+    assert liblinear_model_to_bytes(load_liblinear_model(path)) == path.read_bytes()
 
 
 def test_a_dual_at_its_epoch_limit_switches_to_newton_as_liblinear_250(tmp_path):

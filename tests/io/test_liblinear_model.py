@@ -2,6 +2,7 @@
 save_model writes them, read as its load_model reads them, and refused with the file
 and line named where LIBLINEAR would misread them."""
 import io
+import math
 
 import numpy as np
 import pytest
@@ -99,6 +100,11 @@ def test_logistic_regression_and_one_class_models_are_read_and_written():
     assert (model.solver_type, model.labels, model.rho, model.nr_w) == (
         "ONECLASS_SVM", None, 0.5, 1)
     assert liblinear_model_to_bytes(model) == ONE_CLASS
+    # liblinear-train's -n 1 model: every row an outlier
+    for text, rho in ((b"rho inf", math.inf), (b"rho -inf", -math.inf)):
+        model = read(ONE_CLASS.replace(b"rho 0.5", text))
+        assert model.rho == rho
+        assert liblinear_model_to_bytes(model) == ONE_CLASS.replace(b"rho 0.5", text)
     logistic = BINARY.replace(b"L2R_L2LOSS_SVC_DUAL", b"L1R_LR")
     model = read(logistic)
     assert model.labels == (1, -1) and model.rho == 0.0
@@ -139,6 +145,13 @@ def test_regression_and_crammer_singer_shapes():
      "line 3: a regression or one-class model has no labels"),
     (ONE_CLASS.replace(b"rho 0.5\n", b""), "a one-class model's header needs a rho line"),
     (ONE_CLASS.replace(b"rho 0.5", b"rho 1e400"), "line 5: rho must be a finite number"),
+    (ONE_CLASS.replace(b"rho 0.5", b"rho nan"), "line 5: rho must be a finite number"),
+    # (LIBLINEAR reads nr_class columns of weights here, and crashes on nr_class 1)
+    (ONE_CLASS.replace(b"nr_class 2", b"nr_class 1"), "line 2: a regression or one-class "
+     "model has nr_class 2"),
+    (ONE_CLASS.replace(b"nr_class 2", b"nr_class 3").replace(b"ONECLASS_SVM",
+                                                             b"L2R_L2LOSS_SVR"),
+     "line 2: a regression or one-class model has nr_class 2"),
 ])
 def test_bad_files_are_refused_naming_the_line(text, words):
     with pytest.raises(ValueError, match="<file object>") as caught:

@@ -8,6 +8,7 @@ C's ``%.17g`` and ``%.8g`` (LIBSVM's formats), locale-independent.
 """
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from libc.stdint cimport int64_t, uint64_t
+from libc.math cimport signbit
 from libc.string cimport memcpy, strlen
 from libsmo._core.checks import checked_indptr
 
@@ -80,7 +81,12 @@ cdef class _Buffer:
         return self.put(&digits[24 - n], n)
 
     cdef int put_double(self, double value, char code, int precision) except -1:
-        cdef char *text = PyOS_double_to_string(value, code, precision, 0, NULL)
+        cdef char *text
+        if value != value and code == 103:
+            # C's printf: "-nan" where the sign bit is set (0 / 0's NaN on x86), which
+            # Python's formatting never writes
+            return self.put(b"-nan", 4) if signbit(value) else self.put(b"nan", 3)
+        text = PyOS_double_to_string(value, code, precision, 0, NULL)
         try:
             self.put(text, strlen(text))
         finally:

@@ -80,8 +80,9 @@ class LiblinearModel:
         class, or one column for two classes (label[0] positive), regression and the
         one-class SVM.
     rho : float, default=0.0
-        The one-class SVM's offset: a row is an inlier (+1) where ``w'x - rho > 0``;
-        0 for the other types, whose files have no rho line.
+        The one-class SVM's offset: a row is an inlier (+1) where ``w'x - rho > 0``
+        (liblinear-train writes ``inf`` for ``-n 1``: every row an outlier); 0 for the
+        other types, whose files have no rho line.
 
     See Also
     --------
@@ -156,10 +157,10 @@ def _check(model):
     if (model.labels is None) == _has_labels(model.solver_type):
         raise ValueError("a regression or one-class model has no labels, a classifier "
                          "has them")
-    if (not isinstance(model.rho, numbers.Real) or not math.isfinite(model.rho)
+    if (not isinstance(model.rho, numbers.Real) or math.isnan(model.rho)
             or (model.rho != 0 and model.solver_type != ONE_CLASS)):
-        raise ValueError(f"rho must be a finite number, and 0 but for a one-class model, "
-                         f"got {model.rho!r}")
+        raise ValueError(f"rho must be a number (a one-class model's may be infinite), "
+                         f"and 0 but for a one-class model, got {model.rho!r}")
     if model.labels is not None:
         if len(model.labels) < 1 or len(set(model.labels)) != len(model.labels):
             raise ValueError(f"labels must be one or more distinct integers, got "
@@ -358,6 +359,9 @@ def load_liblinear_model(f):
     (token,), at, text = header["nr_class"]
     # (1: liblinear-train's model of data of one class, which predicts that class)
     nr_class = _int(name, at, text, token, "nr_class", low=1)
+    if not _has_labels(solver) and nr_class != 2:
+        # (LIBLINEAR would read nr_class columns of weights, and crashes on 1)
+        fail_at_line(name, at, text, "a regression or one-class model has nr_class 2")
     (token,), at, text = header["nr_feature"]
     n_features = _int(name, at, text, token, "nr_feature")
     (token,), at, text = header["bias"]
@@ -367,7 +371,10 @@ def load_liblinear_model(f):
         if "rho" not in header:
             raise ValueError(f"{name}: a one-class model's header needs a rho line")
         (token,), at, text = header["rho"]
-        rho = _finite(name, at, text, token, "rho")
+        # (LIBLINEAR 2.50 writes "rho inf" for -n 1, and reads it)
+        rho = (math.copysign(math.inf, -1.0 if token.startswith(b"-") else 1.0)
+               if token.lstrip(b"+-").lower() in (b"inf", b"infinity")
+               else _finite(name, at, text, token, "rho"))
     elif "rho" in header:
         fail_at_line(name, *header["rho"][1:], "only a one-class model has rho")
     labels = None

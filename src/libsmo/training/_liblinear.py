@@ -379,10 +379,14 @@ def predict(model, X):
 
 
 def _labels_of(model, scores):
+    """predict_values' labels: label[0] where a two-class score is > 0, else label[1];
+    for more classes the first strict maximum (a NaN score, from weights and values
+    whose products overflow, is never greater: the first column's NaN keeps it)."""
     labels = np.asarray(model.labels, dtype=np.float64)
     if len(labels) == 2:
         return np.where(scores[:, 0] > 0, labels[0], labels[1])
-    return labels[np.argmax(scores, axis=1)]
+    best = np.argmax(np.where(np.isnan(scores), -np.inf, scores), axis=1)
+    return labels[np.where(np.isnan(scores[:, 0]), 0, best)]
 
 
 def predict_probability(model, X):
@@ -429,15 +433,18 @@ def predict_probability(model, X):
         raise ValueError("probability output is only supported for logistic regression "
                          f"(the model is {model.solver_type})")
     scores = decision_values(model, X)
-    sigmoids = 1.0 / (1.0 + np.exp(-scores))
-    if len(model.labels) == 2:
-        probabilities = np.column_stack([sigmoids[:, 0], 1.0 - sigmoids[:, 0]])
-    else:
-        # (summed in the classes' order, as LIBLINEAR sums them)
-        total = np.zeros(len(sigmoids))
-        for column in sigmoids.T:
-            total += column
-        probabilities = sigmoids / total[:, None]
+    # (C's arithmetic, silently: exp(1000) is inf and its sigmoid 0; classes whose
+    # sigmoids all underflow give 0 / 0, NaN, which the output file writes as "-nan")
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        sigmoids = 1.0 / (1.0 + np.exp(-scores))
+        if len(model.labels) == 2:
+            probabilities = np.column_stack([sigmoids[:, 0], 1.0 - sigmoids[:, 0]])
+        else:
+            # (summed in the classes' order, as LIBLINEAR sums them)
+            total = np.zeros(len(sigmoids))
+            for column in sigmoids.T:
+                total += column
+            probabilities = sigmoids / total[:, None]
     return _labels_of(model, scores), probabilities
 
 
