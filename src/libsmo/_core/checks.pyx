@@ -15,7 +15,7 @@ checks (setup.py) only after them.
 """
 import numpy as np
 cimport numpy as cnp
-from libc.math cimport INFINITY, fabs, isfinite
+from libc.math cimport isfinite
 
 cnp.import_array()
 
@@ -179,67 +179,6 @@ def all_finite(values):
                 finite = False
                 break
     return finite
-
-
-# the message of a row whose squared norm overflows (`largest_magnitude`'s callers, the
-# linear duals' check of their Q_ii)
-OVERFLOWING_NORM = ("X's row {} has a squared norm beyond the largest double: scale the "
-                    "features")
-
-
-ctypedef fused real_values:
-    double
-    float
-
-
-def largest_magnitude(const real_values[::1] values):
-    """The largest |value| of a 1-D array, or infinity where any entry is NaN or
-    infinite: in one pass without a branch, in four interleaved chains (the test for
-    NaN and infinity: each value times 0 added up, 0 exactly where all are finite).
-
-    Parameters
-    ----------
-    values : ndarray of float64 or float32, 1-D, C-contiguous
-
-    Returns
-    -------
-    float
-        0.0 for no values.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> largest_magnitude(np.array([1.0, -3.0, 2.0]))
-    3.0
-    >>> largest_magnitude(np.array([1.0, np.nan]))
-    inf
-    """
-    cdef Py_ssize_t k = 0, n = values.shape[0]
-    cdef double m0 = 0.0, m1 = 0.0, m2 = 0.0, m3 = 0.0
-    cdef double z0 = 0.0, z1 = 0.0, z2 = 0.0, z3 = 0.0
-    with nogil:
-        while k + 4 <= n:
-            m0 = _larger(m0, values[k])
-            m1 = _larger(m1, values[k + 1])
-            m2 = _larger(m2, values[k + 2])
-            m3 = _larger(m3, values[k + 3])
-            z0 += <double>values[k] * 0.0
-            z1 += <double>values[k + 1] * 0.0
-            z2 += <double>values[k + 2] * 0.0
-            z3 += <double>values[k + 3] * 0.0
-            k += 4
-        while k < n:
-            m0 = _larger(m0, values[k])
-            z0 += <double>values[k] * 0.0
-            k += 1
-    if (z0 + z1) + (z2 + z3) != 0.0:
-        return INFINITY
-    return max(max(m0, m1), max(m2, m3))
-
-
-cdef inline double _larger(double largest, double value) noexcept nogil:
-    cdef double a = fabs(value)
-    return a if a > largest else largest
 
 
 def first_above(const double[::1] values, double limit):

@@ -44,9 +44,8 @@ from libsmo._core.linear_epochs cimport (INTERRUPTED, MAX_ITER, OPTIMAL, RUNNING
                                          stop_flag_pointer)
 from libsmo._core.linear_solution import LinearSolution
 from libsmo._core.linear_rows cimport (LinearRows, RowData, add_span, at_least, at_most,
-                                       dot_span, prefetch_span, problem_inputs,
-                                       refuse_overflowing_norms, row_end, row_start,
-                                       smo_prefetch_read, squares_from)
+                                       dot_span, prefetch_span, problem_inputs, row_end,
+                                       row_start, smo_prefetch_read, squares_from)
 
 cnp.import_array()
 
@@ -261,7 +260,6 @@ cdef _Examples _examples(LinearRows rows, const int[::1] members,
         given = diagonal
         for t in range(l):
             qd[t] = given[members[t]]
-    refuse_overflowing_norms(qd, members, l)
     with nogil:
         for t in range(l):
             e = &p.ex[t]
@@ -487,8 +485,7 @@ def svc_dual(LinearRows rows not None, order, signs, bounds, *, bint squared_hin
     Raises
     ------
     ValueError
-        Arrays of other lengths, rows outside X, a bound that is not finite and > 0, a
-        row whose squared norm is beyond the largest double (named).
+        Arrays of other lengths, rows outside X, a bound that is not finite and > 0.
     KeyboardInterrupt
         Ctrl-C (or what another signal's handler raised, in the main thread).
     """

@@ -32,8 +32,7 @@ from libsmo._core.linear_epochs cimport (poll_stop, raise_pending_signal,
                                          stop_flag_pointer)
 from libsmo._core.linear_solution import LinearSolution
 from libsmo._core.linear_rows cimport (LinearRows, RowData, at_most, problem_inputs,
-                                       refuse_overflowing_norms, row_end, row_start,
-                                       value_at)
+                                       row_end, row_start, value_at)
 
 cnp.import_array()
 
@@ -142,7 +141,7 @@ def crammer_singer(LinearRows rows not None, order, labels, bounds, int n_classe
     ------
     ValueError
         Arrays of other lengths, rows or labels out of range, a bound that is not
-        finite and > 0, a row whose squared norm is beyond the largest double (named).
+        finite and > 0.
     KeyboardInterrupt
         Ctrl-C.
     """
@@ -184,13 +183,11 @@ def crammer_singer(LinearRows rows not None, order, labels, bounds, int n_classe
     cdef bint start_from_all = True
     cdef double* w_row
     with nogil:
+        smo_mt_seed(&gen, <uint32_t>seed)
         for t in range(l):
             n_entries = _entries(&r, members[t], &cols[0], &vals[0])
             for e in range(n_entries):
                 QD[t] += vals[e] * vals[e]
-    refuse_overflowing_norms(QD, members, l)
-    with nogil:
-        smo_mt_seed(&gen, <uint32_t>seed)
         while it < max_iter:
             stopping = -INFINITY
             shuffle_active(&index[0], active, &gen)

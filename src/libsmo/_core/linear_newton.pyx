@@ -33,7 +33,7 @@ import numpy as np
 cimport numpy as cnp
 from cpython.exc cimport PyErr_CheckSignals
 from cython.parallel cimport prange
-from libc.math cimport fabs, sqrt
+from libc.math cimport fabs, isfinite, sqrt
 from libsmo._core.linear_solution import LinearSolution
 from libsmo._core.linear_rows cimport (LinearRows, RowData, add_row, add_squares, dot_w,
                                        problem_inputs)
@@ -333,8 +333,10 @@ def primal_newton(LinearRows rows not None, order, targets, bounds, *,
         w; `dual` the dual point the optimality conditions give (a_i = 2 C_i times the
         row's margin violation, signed for regression); n_iter the Newton steps;
         objective the primal f(w); status "optimal", "max_iter", "stalled" (the line
-        search or the decrease ended it: LIBLINEAR stops there without a warning) or
-        "stopped"; violation |grad f(w)| / |grad f(0)|.
+        search or the decrease ended it: LIBLINEAR stops there without a warning),
+        "stopped" or "overflowed" (the gradient's norm or f is beyond the largest
+        double at w = 0 or the start: no step taken, objective NaN); violation
+        |grad f(w)| / |grad f(0)|.
 
     Raises
     ------
@@ -389,6 +391,11 @@ def primal_newton(LinearRows rows not None, order, targets, bounds, *,
             f = fun.value(&w[0])
             fun.gradient(&w[0], &g[0])
             gnorm = sqrt(_dot(g, g))
+    if not (isfinite(gnorm0) and isfinite(gnorm) and isfinite(f)):
+        # values of about 1e150 and up overflow the gradient's norm (their squares),
+        # and the stopping test inf <= tol * inf once ended here "optimal" at w = 0
+        return LinearSolution(np.array(w), np.zeros(n), 0, float("nan"), "overflowed",
+                              float("nan"))
     if gnorm <= tol * gnorm0:
         status = "optimal"
     while status == "max_iter" and steps < max_iter:

@@ -60,9 +60,6 @@ cdef class LinearRows:
 cdef tuple problem_inputs(LinearRows rows, order, targets, bounds, start,
                           bint signs=*)
 
-cdef int refuse_overflowing_norms(const double[::1] squares, const int[::1] members,
-                                  Py_ssize_t l) except -1
-
 
 cdef inline long long row_start(const RowData* r, Py_ssize_t i) noexcept nogil:
     """Where row i's values begin (CSR: in data; dense: in the array's values): with

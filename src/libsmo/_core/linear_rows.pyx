@@ -15,8 +15,7 @@ same columns, so the same sums.
 """
 import numpy as np
 from libc.math cimport INFINITY, isfinite
-from libsmo._core.checks import (OVERFLOWING_NORM, check_indices, checked_indptr,
-                                 matrix_shape)
+from libsmo._core.checks import check_indices, checked_indptr, matrix_shape
 
 # the most features whose column indices a uint16 holds
 NARROW_COLUMNS = 1 << 16
@@ -215,23 +214,6 @@ cdef class LinearRows:
             else:
                 r.values = &self.dense[0, 0]
         return r
-
-
-cdef int refuse_overflowing_norms(const double[::1] squares, const int[::1] members,
-                                  Py_ssize_t l) except -1:
-    """Raise ValueError naming the first row of X (the lowest of `members`) whose
-    squares (a dual's Q_ii + D_ii, its row's squared norm with the bias's square) are
-    infinite: a finite value from about 1.3e154 up overflows them, and the dual, which
-    divides by them, then moves no coordinate and ends at w = 0 without a word
-    (LIBLINEAR's too)."""
-    cdef Py_ssize_t t
-    cdef long long first = -1
-    for t in range(l):
-        if not squares[t] < INFINITY and (first < 0 or members[t] < first):
-            first = members[t]
-    if first >= 0:
-        raise ValueError(OVERFLOWING_NORM.format(first))
-    return 0
 
 
 cdef tuple problem_inputs(LinearRows rows, order, targets, bounds, start,

@@ -12,13 +12,7 @@ from fractions import Fraction
 import numpy as np
 
 from libsmo._core.arrays import squared_norms
-from libsmo._core.checks import (
-    all_finite,
-    compressed_is_canonical,
-    first_above,
-    largest_magnitude,
-    OVERFLOWING_NORM,
-)
+from libsmo._core.checks import all_finite, compressed_is_canonical, first_above
 from libsmo._core.rows import MAX_BYTE_FEATURES
 from libsmo._utils import sparse as sp
 from libsmo._utils.constraints import Seed
@@ -160,52 +154,6 @@ def check_finite(X, name="X", values=None):
     else:
         row = int(bad[0])
     raise ValueError(f"{name} holds NaN or infinity (first at row {row})")
-
-
-def check_row_norms(X, bias=0.0):
-    """Raise ValueError naming the first row of X whose squared norm, with a bias
-    feature of value `bias`, is beyond the largest double: for the linear models'
-    primal methods (the Newton method, the L1 coordinate descent), which do not
-    compute the norms; the duals check the Q_ii they compute
-    (`libsmo._core.linear_rows`).
-
-    A finite value from about 1.3e154 up overflows a squared norm, and the methods then
-    end at w = 0 (or a weight of 0 for that feature) without a word.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n_rows, n_features) or CSR matrix
-        Finite float64 or float32 values (`check_finite`).
-    bias : float, default=0.0
-        The bias feature's value (0 for none).
-
-    Raises
-    ------
-    ValueError
-        "X's row <i> has a squared norm beyond the largest double: scale the features".
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> check_row_norms(np.array([[1.0, 2.0], [1e170, 0.0]]))
-    Traceback (most recent call last):
-    ...
-    ValueError: X's row 1 has a squared norm beyond the largest double: scale the features
-    """
-    values = np.ascontiguousarray(X.data if sp.issparse(X) else X).reshape(-1)
-    if values.size == 0:
-        return
-    largest = largest_magnitude(values)
-    width = (int(np.diff(X.indptr).max()) if sp.issparse(X) else X.shape[1]) + 1
-    # no row can overflow where its every value could be the largest (the usual case:
-    # one pass for the largest value, none for the norms)
-    if largest < 1e150 and largest * largest * width + bias * bias < 1e300:
-        return
-    with np.errstate(over="ignore"):
-        norms = squared_norms(X) + float(bias) * float(bias)
-    beyond = np.flatnonzero(~np.isfinite(norms))
-    if beyond.size:
-        raise ValueError(OVERFLOWING_NORM.format(int(beyond[0])))
 
 
 def _csr_is_canonical(X, name):

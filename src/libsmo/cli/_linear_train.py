@@ -162,22 +162,19 @@ def linear_train_main(argv):
     if X.nnz == 0:
         # a file of labels alone (the reader keeps a column): LIBLINEAR's nr_feature 0
         X = X[:, :0]
-    _check_finite(X, max(params.bias, 0.0))
+    _check_finite(X)
     if settings["folds"]:
         return _cross_validate(X, problem.y, params, settings["folds"])
     return _train_and_save(X, problem.y, params, settings["model"])
 
 
-def _check_finite(X, bias):
+def _check_finite(X):
     """Refuse NaN and infinite values ("1:nan", "1:1e400", which the reader takes as
-    strtod does), in libsmo-train's words, and rows whose squared norm overflows (with
-    the bias feature), before training, naming the row of the file (a
-    cross-validation's folds are rows of their own): the solvers would train a model of
-    NaNs or zeros without a word."""
-    from libsmo._utils.validation import check_finite, check_row_norms
+    strtod does) before training, in libsmo-train's words: the solvers would train a
+    model of NaNs or zeros without a word."""
+    from libsmo._utils.validation import check_finite
     try:
         check_finite(X)
-        check_row_norms(X, bias)
     except ValueError as exc:
         raise CommandError(f"ERROR: {exc}") from None
 

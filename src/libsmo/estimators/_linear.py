@@ -35,7 +35,6 @@ from libsmo._utils import constraints as pv
 from libsmo._utils.constraints import usable_cores
 from libsmo._utils.parallel import effective_n_jobs, imap_tasks
 from libsmo._utils.random_sources import SklearnRandom
-from libsmo._utils.validation import check_row_norms
 from libsmo.estimators._classifier import _BaseClassifier
 from libsmo.estimators._input import (
     check_targets,
@@ -145,13 +144,8 @@ class _BaseLinear(BaseEstimator):
     def _use_dual(self, X, penalty="l2"):
         return choose_dual(self.loss, penalty, self.dual, X.shape)
 
-    def _linear_rows(self, X, dual):
-        """The rows the solvers read; for a primal method (which, unlike the duals,
-        computes no row norms) rows whose squared norm overflows are refused first."""
-        bias = float(self.intercept_scaling) if self.fit_intercept else 0.0
-        if not dual:
-            check_row_norms(X, bias)
-        return LinearRows(X, bias)
+    def _linear_rows(self, X):
+        return LinearRows(X, float(self.intercept_scaling) if self.fit_intercept else 0.0)
 
     def _warm_starts(self, n_problems, n_rows, dual):
         """The previous fit's solutions where warm_start=True and they fit this one:
@@ -214,7 +208,8 @@ class _BaseLinear(BaseEstimator):
             why = " The L1-regularised coordinate descent took max_iter epochs."
         elif self.loss in self._squared_losses:
             why = (" The primal Newton method took its maximum of steps, or found no "
-                   "more decrease short of tol and the dual did not reach tol after it.")
+                   "more decrease short of tol (or overflowed, on values near 1e130 and "
+                   "up: scale the features) and the dual did not reach tol after it.")
         else:
             loss = "hinge" if self.loss == "hinge" else "loss"
             why = (f" The dual coordinate descent of loss={self.loss!r} did not reach tol "
@@ -557,7 +552,7 @@ class LinearSVC(ClassifierMixin, _BaseLinear):
         order = np.argsort(codes, kind="stable")
         if taking_part is not None:
             order = taking_part[order]
-        rows = self._linear_rows(X, dual)
+        rows = self._linear_rows(X)
         seed = fit_seed(self.random_state)
         if crammer_singer:
             return self._fit_crammer_singer(rows, order, encoded,
@@ -983,7 +978,7 @@ default='epsilon_insensitive'
             order, bounds = np.arange(n, dtype=np.int32), np.full(n, float(self.C))
         else:
             order, bounds = np.flatnonzero(weight > 0), self.C * weight
-        rows = self._linear_rows(X, dual)
+        rows = self._linear_rows(X)
         start = self._warm_starts(1, n, dual)[0]
         task = LinearTask(rows, order, y, bounds, dual,
                           self.loss == "squared_epsilon_insensitive", True,

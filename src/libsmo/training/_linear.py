@@ -133,7 +133,8 @@ class LinearFit:
     """A solved problem: the weights (bias last), the dual point, the iterations the
     methods took in all, whether it reached its tolerance, the method that finished
     it ("dual", "primal", "dual+primal" after a switch, "dual+primal+dual" where the
-    dual went on after the switched method stalled) and its objective; after a
+    dual went on after the switched method stalled, "dual+dual" where the switched
+    method overflowed and the dual went on from its own point) and its objective; after a
     switch, the dual's own `LinearSolution` (its epochs, objective and point, which
     liblinear-train reports before it switches)."""
     w: np.ndarray
@@ -207,6 +208,13 @@ def dual_visits(task):
     return min(task.max_iter * len(task.order), MAX_VISITS)
 
 
+# a primal fit whose gradient overflows at its start (values of about 1e150 and up)
+NEWTON_OVERFLOW = ("X's values overflow the primal Newton method's arithmetic (its "
+                   "gradient's norm is beyond the largest double): scale the features, "
+                   "or use the dual method, which leaves such rows out as LIBLINEAR's "
+                   "does")
+
+
 def solve_task(task):
     """Solve one `LinearTask`: the dual coordinate descent or the primal Newton method,
     and after a dual that reached max_iter with a squared loss the Newton method from
@@ -236,6 +244,8 @@ def solve_task(task):
                             regression=task.regression, epsilon=task.epsilon,
                             start=start, n_threads=task.threads,
                             **dict(common, tol=primal_tolerance(task)))
+        if sol.status == "overflowed":
+            raise ValueError(NEWTON_OVERFLOW)
         return LinearFit(sol.w, sol.dual, sol.n_iter, sol.status in REACHED, "primal",
                          sol.objective)
     start = task.start if task.start is not None and len(task.start) == \
@@ -256,6 +266,11 @@ def solve_task(task):
                            regression=task.regression, epsilon=task.epsilon,
                            start=sol.w, n_threads=task.threads,
                            **dict(common, tol=tol, max_iter=SWITCH_MAX_ITER))
+    if not _finite(newton):
+        # rows of values near 1e130 and up overflow the Newton method's products (the
+        # dual's steps stay finite): its point is dropped, and the dual goes on from
+        # its own
+        return _resume_after_stall(task, sol, None, common)
     if newton.status == "stalled" and sol.status == "slow" and task.epochs_as_work:
         return _resume_after_stall(task, sol, newton, common)
     return LinearFit(newton.w, newton.dual, sol.n_iter + newton.n_iter,
@@ -282,16 +297,32 @@ def _resume_after_stall(task, slow, newton, common):
     ("stalled": rounding on ill-conditioned rows, where LIBLINEAR stops without a
     warning), the dual goes on from the Newton method's dual point for the rest of its
     max_iter epochs, without the watch. Its answer where it meets tol; else the
-    Newton method's, not converged (the fit warns)."""
+    Newton method's, not converged (the fit warns). With `newton` None (the Newton
+    method's arithmetic overflowed: any dual, the commands' too) the dual goes on from
+    its own point, and where it does not meet tol its point stands, not converged."""
     epochs = max(task.max_iter - slow.n_iter, 1)
-    resumed = _dual(task, newton.dual, reference=slow.reference,
-                    **dict(common, max_iter=epochs))
-    n_iter = slow.n_iter + newton.n_iter + resumed.n_iter
+    resumed = _dual(task, slow.dual if newton is None else newton.dual,
+                    reference=slow.reference, **dict(common, max_iter=epochs))
+    newton_iter = 0 if newton is None else newton.n_iter
+    n_iter = slow.n_iter + newton_iter + resumed.n_iter
+    method = "dual+dual" if newton is None else "dual+primal+dual"
+    if not _finite(resumed):
+        # (the Newton method's dual point, finite, can still overflow the dual's steps)
+        return LinearFit(slow.w, slow.dual, n_iter, False, "dual", slow.objective, slow)
     if resumed.status == "optimal":
-        return LinearFit(resumed.w, resumed.dual, n_iter, True, "dual+primal+dual",
+        return LinearFit(resumed.w, resumed.dual, n_iter, True, method,
+                         resumed.objective, slow)
+    if newton is None:
+        return LinearFit(resumed.w, resumed.dual, n_iter, False, method,
                          resumed.objective, slow)
     return LinearFit(newton.w, newton.dual, n_iter, False, "dual+primal",
                      newton.objective, slow)
+
+
+def _finite(solution):
+    """Whether a solver's weights, dual point and objective are all finite."""
+    return bool(np.isfinite(solution.objective) and np.isfinite(solution.w).all()
+                and np.isfinite(solution.dual).all())
 
 
 # the smoothed losses' bands `finish_smoothed` narrows through, in the units of the
