@@ -385,12 +385,14 @@ def test_a_row_whose_squared_norm_overflows_is_left_out_as_liblinear_does(ours, 
     np.testing.assert_allclose(a, b, rtol=0, atol=1e-8 * np.abs(b).max())
 
 
-@pytest.mark.parametrize("big", [1e130, 1e153])
+@pytest.mark.parametrize("big", [1e30, 1e130, 1e153])
 def test_a_stalled_dual_whose_newton_method_overflows_goes_on_by_itself(big):
     """A squared loss's dual that stalls hands over to the Newton method; on a row of
     1e130 to 1e153 its arithmetic overflowed (squares of the row's terms) and the fit
-    returned NaN coefficients, reported optimal. The dual now goes on from its own
-    point: finite coefficients near scikit-learn's (both warn: neither reaches tol)."""
+    returned NaN coefficients, reported optimal; on a row of 1e30 its rounding gave
+    LinearSVR a primal objective below 0 (-2e32) and weights of 1e15. The dual now goes
+    on from its own point: finite coefficients near scikit-learn's (both warn: neither
+    reaches tol)."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 3))
     y = np.where(X[:, 0] + 0.3 * rng.normal(size=40) > 0, 1, -1)

@@ -266,10 +266,11 @@ def solve_task(task):
                            regression=task.regression, epsilon=task.epsilon,
                            start=sol.w, n_threads=task.threads,
                            **dict(common, tol=tol, max_iter=SWITCH_MAX_ITER))
-    if not _finite(newton):
-        # rows of values near 1e130 and up overflow the Newton method's products (the
-        # dual's steps stay finite): its point is dropped, and the dual goes on from
-        # its own
+    if not _finite(newton) or newton.objective < 0:
+        # rows of values near 1e130 and up overflow the Newton method's products, and
+        # from about 1e30 its rounding gives a primal objective below 0, which no
+        # point has (weights of 1e15), while the dual's steps stay sound: its point is
+        # dropped, and the dual goes on from its own
         return _resume_after_stall(task, sol, None, common)
     if newton.status == "stalled" and sol.status == "slow" and task.epochs_as_work:
         return _resume_after_stall(task, sol, newton, common)
