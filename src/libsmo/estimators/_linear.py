@@ -208,8 +208,9 @@ class _BaseLinear(BaseEstimator):
             why = " The L1-regularised coordinate descent took max_iter epochs."
         elif self.loss in self._squared_losses:
             why = (" The primal Newton method took its maximum of steps, or found no "
-                   "more decrease short of tol (or overflowed, on values near 1e130 and "
-                   "up: scale the features) and the dual did not reach tol after it.")
+                   "more decrease short of tol (or its arithmetic overflowed, on values "
+                   "of 1e30 and up: scale the features) and the dual did not reach tol "
+                   "after it.")
         else:
             loss = "hinge" if self.loss == "hinge" else "loss"
             why = (f" The dual coordinate descent of loss={self.loss!r} did not reach tol "

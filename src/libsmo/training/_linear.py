@@ -510,7 +510,7 @@ def _smoothed_newton(X, terms, w, band, max_steps, stop_flag):
     the length times the step's X s, which the line search needs anyway), so that a
     step passes over the rows twice (X'u and X s) besides the Hessian's band.
     Returns (w, steps, reached)."""
-    # (rows of values near 1e150 overflow the band's curvatures: the finish then
+    # (rows of values near 1e120 overflow the band's curvatures: the finish then
     # gives up, as where the Hessian cannot be solved, without numpy's warnings)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         return _smoothed_newton_steps(X, terms, w, band, max_steps, stop_flag)
