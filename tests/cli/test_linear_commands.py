@@ -383,6 +383,21 @@ def test_predict_errors(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.parametrize("value", ["1e400", "inf", "nan"])
+def test_test_values_that_are_not_finite_are_refused(tmp_path, value):
+    """liblinear-predict refuses "1:1e400" (strtod overflows: "Wrong input format");
+    libsmo-linear-predict predicted with it as infinity. Like libsmo-predict, it
+    refuses NaN and infinite test values in one line, and writes no output file."""
+    data = data_file("heart_scale")
+    run(["libsmo-linear-train", "-q", data, "m"], tmp_path)
+    (tmp_path / "t").write_text(f"1 1:1 2:0.5\n-1 1:{value} 2:1\n")
+    out = run(["libsmo-linear-predict", "t", "m", "out"], tmp_path, ok=False)
+    assert out.returncode == 1
+    assert out.stderr == ("can't predict with model file m: X holds NaN or infinity "
+                          "(first at row 1)\n")
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize("solver", ["0", "6", "7"])
 @pytest.mark.parametrize("name", ["heart_scale", "letter"])
 def test_logistic_regression_models_are_predicted_as_liblinear_predicts(

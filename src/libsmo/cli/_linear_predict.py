@@ -10,8 +10,9 @@ libsmo-linear-train are read (`libsmo.io.liblinear_model`), of every solver type
 the support vector machines, the logistic regressions and the one-class SVM (+1 or
 -1). ``-b 1`` writes a logistic regression's probabilities as liblinear-predict does (a
 "labels ..." line, then a row's label and its classes' probabilities, each "%g"), and
-is refused for the other types as liblinear-predict refuses it. The output file is
-written whole or not at all.
+is refused for the other types as liblinear-predict refuses it. Test values that are
+NaN or infinite (or overflow, "1e400") are refused, as libsmo-predict refuses them. The
+output file is written whole or not at all.
 """
 from libsmo.cli._common import CommandError, UsageError, command, usage, write_stdout
 
@@ -58,6 +59,10 @@ def linear_predict_main(argv):
     problem = read_problem(test_file, "linear", dense_copy_bytes=0)
     from libsmo.training._liblinear import predict, predict_probability
     try:
+        # (liblinear-predict refuses "1:1e400", which strtod overflows; NaN and
+        # infinite values are refused as libsmo-predict refuses them)
+        from libsmo._utils.validation import check_finite
+        check_finite(problem.X)
         if probability:
             predicted, probabilities = predict_probability(model, problem.X)
         else:
