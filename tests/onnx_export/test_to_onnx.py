@@ -101,3 +101,107 @@ def test_refuses_what_onnx_cannot_compute():
     from libsmo.estimators._sklearn_compat import NotFittedError
     with pytest.raises(NotFittedError):
         libsmo.onnx.to_onnx(libsmo.SVC(), X)
+
+
+def sparsified(estimator):
+    """`estimator` (fitted) with sparse ``coef_``."""
+    return estimator.sparsify()
+
+
+@pytest.mark.parametrize("name,estimator,after", [
+    ("breast_cancer", libsmo.LinearSVC(), None),
+    ("breast_cancer", libsmo.LinearSVC(loss="hinge", fit_intercept=False), None),
+    ("wine", libsmo.LinearSVC(), None),
+    ("wine", libsmo.LinearSVC(multi_class="crammer_singer"), None),
+    ("wine", libsmo.LinearSVC(penalty="l1", dual=False, C=0.1), sparsified),
+], ids=["binary", "binary-hinge-no-intercept", "one-vs-rest", "crammer-singer",
+        "l1-sparse-coef"])
+def test_linear_classifier_labels_and_scores(name, estimator, after):
+    """LinearSVC through skl2onnx's LinearSVC converter: its labels, and its decision
+    values as the "probabilities" (for two classes one column, d)."""
+    X, y = standardised(name)
+    estimator.fit(X, y)
+    if after is not None:
+        after(estimator)
+    out = run(libsmo.onnx.to_onnx(estimator, X), X)
+    np.testing.assert_array_equal(out["label"], estimator.predict(X))
+    scores = estimator.decision_function(X)
+    close(scores, out["probabilities"][:, 0] if scores.ndim == 1 else out["probabilities"])
+
+
+def test_linear_classifier_as_scikit_learns():
+    """The peer: scikit-learn's LinearSVC, fitted with the same parameters to a tight
+    tolerance and converted by skl2onnx itself, gives an ONNX model with the same
+    outputs, labels and scores (to the two solvers' tolerance) as libsmo's."""
+    from sklearn.svm import LinearSVC
+    X, y = standardised("wine")
+    params = dict(C=0.5, tol=1e-10, max_iter=100_000, dual=True, random_state=0)
+    ours = libsmo.LinearSVC(**params).fit(X, y)
+    theirs = LinearSVC(**params).fit(X, y)
+    ours_out = run(libsmo.onnx.to_onnx(ours, X), X)
+    import skl2onnx
+    theirs_out = run(skl2onnx.to_onnx(theirs, X[:1]), X)
+    assert list(ours_out) == list(theirs_out) == ["label", "probabilities"]
+    np.testing.assert_array_equal(ours_out["label"], theirs_out["label"])
+    close(theirs_out["probabilities"], ours_out["probabilities"], rtol=1e-4)
+
+
+def test_linear_classifier_string_labels_and_pipeline():
+    """String labels, and a scikit-learn Pipeline holding a LinearSVC converted by
+    skl2onnx.to_onnx after `register_converters`, without options (scikit-learn's
+    LinearSVC needs some there: skl2onnx gives the step zipmap=True, which its
+    LinearSVC converter refuses)."""
+    import skl2onnx
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    X, y = datasets.load_wine(return_X_y=True)
+    X = X.astype(np.float32)
+    labels = np.array(["barolo", "grignolino", "barbera"])[y]
+    pipe = make_pipeline(StandardScaler(), libsmo.LinearSVC()).fit(X, labels)
+    libsmo.onnx.register_converters()
+    out = run(skl2onnx.to_onnx(pipe, X[:1]), X)
+    np.testing.assert_array_equal(out["label"], pipe.predict(X))
+    close(pipe.decision_function(X), out["probabilities"])
+
+
+def test_linear_classifier_options_reach_the_converter():
+    """Converter options given for the libsmo estimator reach skl2onnx's LinearSVC
+    converter (which converts its scikit-learn twin): "nocl" drops the class labels
+    (the label is the class's index), also where the options name the class; an
+    option that converter does not know is refused as for scikit-learn's LinearSVC;
+    "zipmap", which means nothing without probabilities, is left out."""
+    import skl2onnx
+    X, y = standardised("wine")
+    clf = libsmo.LinearSVC().fit(X, y + 10)
+    out = run(libsmo.onnx.to_onnx(clf, X, options={"nocl": True, "zipmap": False}), X)
+    np.testing.assert_array_equal(out["label"], clf.predict(X) - 10)
+    libsmo.onnx.register_converters()
+    by_class = {libsmo.LinearSVC: {"nocl": True}}
+    out = run(skl2onnx.to_onnx(clf, X[:1], options=by_class), X)
+    np.testing.assert_array_equal(out["label"], clf.predict(X) - 10)
+    assert by_class == {libsmo.LinearSVC: {"nocl": True}}
+    with pytest.raises(NameError, match="bogus"):
+        libsmo.onnx.to_onnx(clf, X, options={"bogus": 1})
+
+
+@pytest.mark.parametrize("loss", ["epsilon_insensitive", "squared_epsilon_insensitive"])
+def test_linear_regression_values(loss):
+    """LinearSVR through skl2onnx's LinearSVR converter (ONNX's LinearRegressor), in
+    float32 and, exactly to rounding, in float64."""
+    X, y = standardised("diabetes")
+    reg = libsmo.LinearSVR(loss=loss, C=10.0, epsilon=5.0, dual=True,
+                           max_iter=10_000).fit(X, y)
+    close(reg.predict(X), run(libsmo.onnx.to_onnx(reg, X), X)["variable"][:, 0])
+    X64 = X.astype(np.float64)
+    out = run(libsmo.onnx.to_onnx(reg, X64), X64)["variable"][:, 0]
+    np.testing.assert_allclose(out, reg.predict(X64), rtol=1e-12, atol=1e-9)
+
+
+def test_linear_classifier_refuses_float64_rows():
+    """skl2onnx writes a LinearSVC's scores for float32 input only (scikit-learn's
+    LinearSVC's too): float64 rows are refused by name, not by skl2onnx's
+    NotImplementedError from inside the conversion."""
+    X, y = standardised("wine")
+    clf = libsmo.LinearSVC().fit(X, y)
+    with pytest.raises(TypeError, match="float32"):
+        libsmo.onnx.to_onnx(clf, X.astype(np.float64))
