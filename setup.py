@@ -22,7 +22,8 @@ from setuptools.command.build_ext import build_ext
 CORE = ["checks", "arrays", "bitmaps", "int_rows", "sparse_dots", "rows", "kernel", "kernel_blocks",
         "cache", "qmatrix", "stopping",
         "solution", "thread_governor", "smo", "platt_smo", "linear_smo", "linear_rows",
-        "linear_solution", "linear_cd", "linear_newton", "linear_cs", "linear_l1", "blas_dots",
+        "linear_solution", "linear_cd", "linear_newton", "linear_cs", "linear_l1",
+        "linear_oneclass", "blas_dots",
         "pair_votes"]
 EXTENSIONS = [f"_core/{name}" for name in CORE] + ["io/_svmlight", "io/_writer"]
 

@@ -213,7 +213,6 @@ def test_values_liblinear_trains_nothing_with_are_refused_by_option(tmp_path, op
     ("0", "L2-regularized logistic regression (primal)"),
     ("6", "L1-regularized logistic regression"),
     ("7", "L2-regularized logistic regression (dual)"),
-    ("21", "one-class support vector machine (dual)"),
 ])
 def test_solver_types_without_a_solver_are_refused_by_name(tmp_path, solver, words):
     data = data_file("heart_scale")
@@ -475,6 +474,73 @@ def test_one_class_models_are_predicted_as_liblinear_predicts(tmp_path):
     np.testing.assert_array_equal(np.loadtxt(tmp_path / "mine.out"), labels)
     assert set(labels) == {-1.0}
     assert liblinear_model_to_bytes(load_liblinear_model(path)) == path.read_bytes()
+
+
+# liblinear-official's train() and save_model, its lines on stdout (LIBLINEAR 2.50's
+# -s 21; Debian's 2.3 has none): python LIBLINEAR_TRAIN options data model
+LIBLINEAR_TRAIN = """
+import sys
+from liblinear import liblinearutil as ll
+y, x = ll.svm_read_problem(sys.argv[2])
+ll.save_model(sys.argv[3], ll.train(y, x, sys.argv[1]))
+"""
+
+
+@pytest.mark.parametrize("name,options", [
+    ("heart_scale", ["-n", "0.3"]),
+    ("a1a", ["-n", "0.1", "-e", "1e-4"]),
+    ("letter", ["-n", "0.7"]),
+    ("heart_scale", ["-n", "1"]),
+], ids=lambda v: " ".join(v) if isinstance(v, list) else v)
+def test_one_class_model_and_lines_are_liblinears(tmp_path, letter_files, name, options):
+    """-s 21: the model file is liblinear-official's byte for byte (w, and rho; "rho
+    inf" at -n 1), and the lines are its lines, its progress dots and stars aside; the
+    model predicts as liblinear-predict would (the predictions of such models are
+    tested above)."""
+    pytest.importorskip("liblinear.liblinearutil")
+    import sys
+    data, test = files_of(name, letter_files)
+    theirs = run([sys.executable, "-c", LIBLINEAR_TRAIN, " ".join(["-s", "21", *options]),
+                  data, "theirs.model"], tmp_path)
+    ours = run(["libsmo-linear-train", "-s", "21", *options, data, "ours.model"],
+               tmp_path)
+    model = (tmp_path / "ours.model").read_bytes()
+    assert model == (tmp_path / "theirs.model").read_bytes()
+    assert ours.stdout == re.sub(r"[.*]+\n", "\n", theirs.stdout)
+    assert ours.stdout.startswith("\noptimization finished, #iter = ")
+    assert "rho = " in ours.stdout and ours.stderr == ""
+    out = run(["libsmo-linear-predict", test, "ours.model", "p"], tmp_path)
+    assert set(np.loadtxt(tmp_path / "p")) <= {-1.0, 1.0}
+    assert out.stdout.startswith("Accuracy = ")
+
+
+def test_one_class_cross_validation_line_is_liblinears(tmp_path):
+    """-s 21 -v 5: the folds are LIBLINEAR's, each fold's model its to the bit, so the
+    accuracy of the +1 / -1 predictions against the file's labels is its figure."""
+    data = data_file("heart_scale")
+    y, X = load_dataset("heart_scale")[::-1]
+    accuracy = liblinear_train(y, X, "-s 21 -n 0.4 -v 5 -q")
+    out = run(["libsmo-linear-train", "-q", "-s", "21", "-n", "0.4", "-v", "5", data],
+              tmp_path)
+    assert out.stdout == f"Cross Validation Accuracy = {accuracy:g}%\n"
+
+
+@pytest.mark.parametrize("options,words", [
+    (["-B", "1"], "prob->bias >=0, but this is ignored in ONECLASS_SVM"),
+    (["-B", "0"], "prob->bias >=0, but this is ignored in ONECLASS_SVM"),
+    (["-n", "0"], "nu <= 0 or nu > 1 (-n 0)"),
+    (["-n", "1.5"], "nu <= 0 or nu > 1 (-n 1.5)"),
+    (["-n", "nan"], "nu <= 0 or nu > 1 (-n nan)"),
+], ids=["B 1", "B 0", "n 0", "n 1.5", "n nan"])
+def test_one_class_parameter_errors(tmp_path, options, words):
+    """A bias is LIBLINEAR's error for -s 21; nu outside (0, 1] libsmo's (LIBLINEAR
+    takes it, and above 1 writes past its arrays). No model is written."""
+    data = data_file("heart_scale")
+    out = run(["libsmo-linear-train", "-s", "21", *options, data, "m"], tmp_path,
+              ok=False)
+    assert out.returncode == 1 and out.stdout == ""
+    assert out.stderr == f"ERROR: {words}\n"
+    assert not (tmp_path / "m").exists()
 
 
 def test_a_dual_at_its_epoch_limit_switches_to_newton_as_liblinear_250(tmp_path):

@@ -7,9 +7,9 @@ The order is liblinear-train's: the command line (usage errors: "unknown option:
 ("ERROR: eps <= 0", "ERROR: C <= 0", "ERROR: p < 0", "ERROR: unknown solver type"),
 then training (the model file written whole or not at all) or cross-validation, whose
 folds are LIBLINEAR's (glibc's rand() after srand(1)). The solver types are LIBLINEAR's
-support vector machines (-s 1, 2, 3, 4, 5, 11, 12, 13); its logistic regressions (-s 0,
-6, 7) and one-class SVM (-s 21) are refused by name, as are -R and -C, which libsmo's
-solvers do not have (`libsmo.training._liblinear` holds the problems).
+support vector machines (-s 1, 2, 3, 4, 5, 11, 12, 13, and the one-class SVM -s 21 with
+its -n nu); its logistic regressions (-s 0, 6, 7) are refused by name, as are -R and -C,
+which libsmo's solvers do not have (`libsmo.training._liblinear` holds the problems).
 """
 from libsmo.cli._common import (
     MISSING,
@@ -38,10 +38,12 @@ options:
 \t11 -- L2-regularized L2-loss support vector regression (primal)
 \t12 -- L2-regularized L2-loss support vector regression (dual)
 \t13 -- L2-regularized L1-loss support vector regression (dual)
-  (LIBLINEAR's logistic regressions -s 0, 6, 7 and one-class SVM -s 21 are not
-  available)
+  for outlier detection
+\t21 -- one-class support vector machine (dual)
+  (LIBLINEAR's logistic regressions -s 0, 6, 7 are not available)
 -c cost : set the parameter C (default 1)
 -p epsilon : set the epsilon in loss function of SVR (default 0.1)
+-n nu : set the parameter nu of one-class SVM (default 0.5)
 -e epsilon : set tolerance of termination criterion
 \t-s 2
 \t\t|f'(w)|_2 <= eps*min(pos,neg)/l*|f'(w0)|_2,
@@ -49,8 +51,8 @@ options:
 \t\tpositive/negative data (default 0.01)
 \t-s 11
 \t\t|f'(w)|_2 <= eps*|f'(w0)|_2 (default 0.0001)
-\t-s 1, 3, and 4
-\t\tDual maximal violation <= eps; similar to libsvm (default 0.1)
+\t-s 1, 3, 4, and 21
+\t\tDual maximal violation <= eps; similar to libsvm (default 0.1 except 0.01 for -s 21)
 \t-s 5
 \t\t|f'(w)|_1 <= eps*min(pos,neg)/l*|f'(w0)|_1,
 \t\twhere f is the primal function (default 0.01)
@@ -98,7 +100,8 @@ def parse_linear_train_args(argv):
     CommandError
         -R or -C, which libsmo does not have.
     """
-    options = {"solver": 1, "C": 1.0, "p": 0.1, "eps": None, "bias": -1.0, "weights": []}
+    options = {"solver": 1, "C": 1.0, "p": 0.1, "nu": 0.5, "eps": None, "bias": -1.0,
+               "weights": []}
     settings = {"folds": None, "quiet": False, "notices": []}
     pairs, files = scan_options(argv, flags=("-q", *NOT_AVAILABLE))
     for arg, value in pairs:
@@ -132,7 +135,6 @@ def parse_linear_train_args(argv):
                 f"{', '.join(str(s) for s in THREADED_SOLVERS)} now; use single-core "
                 "solvers instead.\n\n")
             options["threads"] = 1
-    options.pop("nu", None)   # -n: the one-class SVM's (-s 21), refused by the check
     options["weights"] = tuple(options["weights"])
     return options, settings
 
@@ -155,7 +157,8 @@ def linear_train_main(argv):
     refusal = check_parameter(params)
     if refusal is not None:
         raise CommandError(f"ERROR: {refusal}")
-    if not params.regression:
+    if not params.regression and params.solver != 21:
+        # (the one-class SVM's labels take no part in training: any number will do)
         from libsmo.cli._train import check_labels
         check_labels(problem.y, "c_svc", files="LIBLINEAR's")
     X = _csr(problem.X)

@@ -19,9 +19,10 @@ regression and for the one-class SVM (no label line; the one-class model's ``rho
 line follows bias), else nr_class (one column per class, in the label line's order).
 Numbers are written with C's ``%.17g``, so that they read back to the same doubles.
 
-libsmo trains LIBLINEAR's support vector machines (`SVM_SOLVERS`); the files of its
-logistic regressions and one-class SVM (`PREDICT_ONLY`) are read and written too, so
-that libsmo-linear-predict predicts with every model liblinear-train writes.
+The estimators train LIBLINEAR's support vector machines (`SVM_SOLVERS`), and
+libsmo-linear-train its one-class SVM as well; the files of its logistic regressions
+and one-class SVM (`PREDICT_ONLY`: no estimator holds them) are read and written too,
+so that libsmo-linear-predict predicts with every model liblinear-train writes.
 """
 import math
 import numbers
@@ -42,7 +43,8 @@ SVM_SOLVERS = {"L2R_L2LOSS_SVC_DUAL": 1, "L2R_L2LOSS_SVC": 2, "L2R_L1LOSS_SVC_DU
                "MCSVM_CS": 4, "L1R_L2LOSS_SVC": 5, "L2R_L2LOSS_SVR": 11,
                "L2R_L2LOSS_SVR_DUAL": 12, "L2R_L1LOSS_SVR_DUAL": 13}
 REGRESSION = ("L2R_L2LOSS_SVR", "L2R_L2LOSS_SVR_DUAL", "L2R_L1LOSS_SVR_DUAL")
-# LIBLINEAR's solver types libsmo predicts with and does not train: name -> -s number
+# LIBLINEAR's solver types that no estimator holds, which libsmo-linear-predict predicts
+# with (the one-class SVM's libsmo-linear-train trains): name -> -s number
 PREDICT_ONLY = {"L2R_LR": 0, "L1R_LR": 6, "L2R_LR_DUAL": 7, "ONECLASS_SVM": 21}
 # the logistic regressions, whose decision values give probabilities (predict -b 1)
 LOGISTIC = ("L2R_LR", "L1R_LR", "L2R_LR_DUAL")

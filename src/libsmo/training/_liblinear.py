@@ -14,13 +14,18 @@ The problems are LIBLINEAR 2.50's (its linear.cpp), which differ from scikit-lea
 - each solver's iteration limit: 300 epochs of a dual coordinate descent (-s 1, 3, 12,
   13; after them the squared losses go on by the Newton method, -s 1 at a tenth of the
   primal tolerance, -s 12 at a thousandth), 1000 Newton steps (-s 2, 11), 1000 epochs of
-  the L1 coordinate descent (-s 5), 100000 of Crammer and Singer's;
+  the L1 coordinate descent (-s 5), 100000 of Crammer and Singer's, 1000 outer
+  iterations of the one-class SVM's (-s 21);
+- the one-class SVM (-s 21) trains on every row whatever its label, without a bias
+  feature (``-B`` >= 0 is LIBLINEAR's error), and its model has no labels and an offset
+  ``rho``;
 - the default tolerance of each solver type (LIBLINEAR's -e), scaled for the primal
   classifiers by max(min(#positive, #negative), 1) / l.
 
 The random permutations of the coordinate descents are libsmo's own (scikit-learn's
 Mersenne Twister, seed 1 + the problem's index), not glibc's rand(): the model is the
 same optimum as liblinear-train's to the solvers' tolerance, not the same bits. The
+one-class SVM's method draws nothing: its model is liblinear-train's to the bit. The
 cross-validation folds are LIBLINEAR's, drawn from glibc's rand() after srand(1).
 
 Lines LIBLINEAR's solvers print (its info()) go to the ``libsmo`` logger, which
@@ -36,6 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from libsmo._core.linear_oneclass import one_class_dual
 from libsmo._core.linear_rows import LinearRows
 from libsmo._utils.parallel import imap_tasks
 from libsmo.io.liblinear_model import (
@@ -58,20 +64,22 @@ __all__ = ["LiblinearParams", "check_parameter", "cross_validation", "predict",
 
 logger = logging.getLogger("libsmo")
 
-SOLVER_NAMES = {number: name for name, number in SVM_SOLVERS.items()}
+# the solver types libsmo trains: LIBLINEAR's support vector machines
+SOLVER_NAMES = {number: name for name, number in SVM_SOLVERS.items()} | {21: ONE_CLASS}
 # LIBLINEAR 2.50's other solver types, which libsmo has no solver for
 UNTRAINED = {0: "L2-regularized logistic regression (primal)",
              6: "L1-regularized logistic regression",
-             7: "L2-regularized logistic regression (dual)",
-             21: "one-class support vector machine (dual)"}
+             7: "L2-regularized logistic regression (dual)"}
 # LIBLINEAR's -e where it is not given (train.c)
-DEFAULT_TOL = {1: 0.1, 2: 0.01, 3: 0.1, 4: 0.1, 5: 0.01, 11: 0.0001, 12: 0.1, 13: 0.1}
+DEFAULT_TOL = {1: 0.1, 2: 0.01, 3: 0.1, 4: 0.1, 5: 0.01, 11: 0.0001, 12: 0.1, 13: 0.1,
+               21: 0.01}
 DUAL_TYPES = (1, 3, 12, 13)
 PRIMAL_TYPES = (2, 11)
 DUAL_MAX_ITER = 300        # train_one's dual_solver_max_iter
 NEWTON_MAX_ITER = 1000     # the NEWTON class's default
 L1_MAX_ITER = 1000         # solve_l1r_l2_svc's
 CS_MAX_ITER = 100000       # Solver_MCSVM_CS's default
+ONE_CLASS_MAX_ITER = 1000  # solve_oneclass_svm's
 # what train_one prints after a dual that took its 300 epochs
 AFTER_DUAL_LIMIT = {1: "Switching to use -s 2", 3: "Using -s 2 may be faster (also see FAQ)",
                     12: "Switching to use -s 11",
@@ -92,6 +100,8 @@ class LiblinearParams:
         ``-c``.
     p : float
         The SVR's epsilon (``-p``).
+    nu : float
+        The one-class SVM's nu (``-n``), in (0, 1].
     eps : float or None
         The tolerance (``-e``); None takes the solver type's default (`tol`).
     bias : float
@@ -106,6 +116,7 @@ class LiblinearParams:
     solver: int = 1
     C: float = 1.0
     p: float = 0.1
+    nu: float = 0.5
     eps: object = None
     bias: float = -1.0
     weights: tuple = ()
@@ -131,6 +142,8 @@ def check_parameter(params):
         return f"C <= 0 (-c {params.C:g})"
     if params.regression and not params.p >= 0:
         return f"p < 0 (-p {params.p:g})"
+    if params.solver == 21 and params.bias >= 0:
+        return "prob->bias >=0, but this is ignored in ONECLASS_SVM"
     if params.threads < 1:
         return f"nr_thread < 1 (-m {params.threads})"
     # libsmo's own: a value LIBLINEAR takes and trains NaNs or nothing with, or (a
@@ -139,6 +152,9 @@ def check_parameter(params):
         return f"C is not finite (-c {params.C:g})"
     if not math.isfinite(params.bias):
         return f"bias is not finite (-B {params.bias:g})"
+    if params.solver == 21 and not 0 < params.nu <= 1:
+        # (LIBLINEAR does not check: above 1 it writes past its arrays)
+        return f"nu <= 0 or nu > 1 (-n {params.nu:g})"
     for label, weight in params.weights:
         if not (weight > 0 and math.isfinite(weight)):
             return (f"the weight of class {label} must be finite and > 0 "
@@ -218,6 +234,14 @@ def _report(solver, fit, n_weights):
             lines.append("\nWARNING: reaching max number of iterations")
         lines += [f"Objective value = {fit.objective:f}",
                   f"#nonzeros/#features = {np.count_nonzero(fit.w)}/{n_weights}"]
+    elif solver == 21:
+        solution, rho = fit
+        lines.append(f"\noptimization finished, #iter = {solution.n_iter}")
+        if solution.n_iter >= ONE_CLASS_MAX_ITER:
+            lines.append("\nWARNING: reaching max number of iterations\n")
+        lines += [f"Objective value = {solution.objective:f}",
+                  f"nSV = {np.count_nonzero(np.asarray(solution.dual) > 0)}",
+                  f"rho = {rho:f}"]
     else:   # Crammer and Singer's
         lines.append(f"\noptimization finished, #iter = {fit.n_iter}")
         if fit.n_iter >= CS_MAX_ITER:
@@ -275,6 +299,8 @@ def train(X, y, params):
     n_weights = n_features + (1 if params.bias >= 0 else 0)
     stop_flag = np.zeros(1, dtype=np.int8)
     labels = None
+    if params.solver == 21:
+        return _train_one_class(rows, params, stop_flag)
     if n_weights == 0:
         # no feature and no bias (a file of labels alone): LIBLINEAR writes an empty w
         labels = None if params.regression else group_classes(y)[0]
@@ -321,6 +347,16 @@ def train(X, y, params):
     return LiblinearModel(SOLVER_NAMES[params.solver],
                           None if labels is None else tuple(int(v) for v in labels),
                           int(n_features), float(params.bias), np.ascontiguousarray(W))
+
+
+def _train_one_class(rows, params, stop_flag):
+    """LIBLINEAR's one-class SVM on every row (`one_class_dual`): its model, with rho."""
+    solution, rho = one_class_dual(rows, float(params.nu), tol=float(params.tol),
+                                   max_iter=ONE_CLASS_MAX_ITER, stop_flag=stop_flag)
+    _report(21, (solution, rho), rows.n_weights)
+    return LiblinearModel(ONE_CLASS, None, int(rows.n_features), float(params.bias),
+                          np.asarray(solution.w, dtype=np.float64).reshape(-1, 1),
+                          rho=float(rho))
 
 
 def decision_values(model, X):
