@@ -33,6 +33,18 @@ def test_w_and_rho_are_liblinears_to_the_bit(name, n_rows, nu, eps):
     assert solution.objective == pytest.approx(0.5 * float(w @ w), rel=1e-12)
 
 
+def test_threads_give_the_same_bits():
+    """n_threads > 1 computes each active row's gradient on one of the threads (the
+    extremes then taken in the rows' order): the same w, rho and iterations."""
+    X, _ = load_dataset("a1a")
+    rows = LinearRows(X)
+    one, rho = one_class_dual(rows, 0.3, tol=1e-5)
+    for threads in (2, 3):
+        more, rho_more = one_class_dual(rows, 0.3, tol=1e-5, n_threads=threads)
+        np.testing.assert_array_equal(more.w, one.w)
+        assert rho_more == rho and more.n_iter == one.n_iter
+
+
 @pytest.mark.parametrize("layout", ["dense", "float32", "dense float32"])
 def test_dense_and_float32_rows_give_the_same_bits(layout):
     """Dense rows sum in the row's order too, and float32 values are each converted
@@ -79,7 +91,7 @@ def test_stop_flag_and_iteration_limit():
 @pytest.mark.parametrize("kwargs,words", [
     (dict(nu=0.0), "nu must be in"), (dict(nu=1.5), "nu must be in"),
     (dict(nu=float("nan")), "nu must be in"), (dict(nu=0.5, tol=0.0), "tol > 0"),
-    (dict(nu=0.5, max_iter=-1), "max_iter >= 0"),
+    (dict(nu=0.5, max_iter=-1), "max_iter >= 0"), (dict(nu=0.5, n_threads=0), "n_threads"),
 ])
 def test_refuses_parameters_outside_the_problem(kwargs, words):
     """LIBLINEAR does not check nu: above 1 it writes past its arrays."""

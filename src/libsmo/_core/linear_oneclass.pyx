@@ -22,6 +22,7 @@ are in increasing order (the reader's, and a CSR matrix with sorted indices).
 """
 import numpy as np
 from cpython.mem cimport PyMem_Free, PyMem_Malloc
+from cython.parallel cimport prange
 from libc.math cimport INFINITY
 from libc.stdlib cimport qsort
 from libsmo._core.linear_epochs cimport (INTERRUPTED, MAX_ITER, OPTIMAL, RUNNING,
@@ -111,9 +112,11 @@ cdef inline void _clip(double total, double* a, double* b) noexcept nogil:
 cdef int _outer_iterations(const RowData* r, Py_ssize_t l, double tol, long max_iter,
                            const double* QD, double* alpha, double* w, double* G,
                            int* index, Candidate* up, Candidate* low, double* scratch,
-                           long* iterations, double* spread,
+                           long* iterations, double* spread, int threads,
                            const signed char* flag) noexcept nogil:
-    """LIBLINEAR's outer loop: the iterations and the status they ended with."""
+    """LIBLINEAR's outer loop: the iterations and the status they ended with. With
+    threads > 1 the gradients of the active rows are computed on that many threads
+    (liblinear-multicore's -m), each row's by one thread, so the same bits."""
     cdef Py_ssize_t s, i, j, active = l, n_up, n_low, inner
     cdef double neg_max, neg_min, Gi, Gj, quad, delta, old, total
     cdef long it = 0
@@ -121,9 +124,14 @@ cdef int _outer_iterations(const RowData* r, Py_ssize_t l, double tol, long max_
     while it < max_iter:
         neg_max = -INFINITY
         neg_min = INFINITY
+        if threads > 1:
+            for s in prange(active, num_threads=threads, schedule="static"):
+                i = index[s]
+                G[i] = dot_span(r, row_start(r, i), row_end(r, i), w, 0.0)
         for s in range(active):
             i = index[s]
-            G[i] = dot_span(r, row_start(r, i), row_end(r, i), w, 0.0)
+            if threads == 1:
+                G[i] = dot_span(r, row_start(r, i), row_end(r, i), w, 0.0)
             if alpha[i] < 1:
                 neg_max = at_least(neg_max, -G[i])
             if alpha[i] > 0:
@@ -196,7 +204,7 @@ cdef int _outer_iterations(const RowData* r, Py_ssize_t l, double tol, long max_
 
 
 def one_class_dual(LinearRows rows not None, double nu, *, double tol=0.01,
-                   long max_iter=1000, signed char[::1] stop_flag=None):
+                   long max_iter=1000, int n_threads=1, signed char[::1] stop_flag=None):
     """Train LIBLINEAR's one-class SVM (-s 21) on every row of `rows`.
 
     Parameters
@@ -211,6 +219,9 @@ def one_class_dual(LinearRows rows not None, double nu, *, double tol=0.01,
         when the largest violation over all rows is below it.
     max_iter : int
         Outer iterations at most (LIBLINEAR's 1000).
+    n_threads : int
+        Threads of each iteration's gradients over the active rows (liblinear-multicore's
+        -m): the same bits at every count.
     stop_flag : int8 array of shape (1,), optional
         Another thread sets it to 1 to stop this run.
 
@@ -228,8 +239,8 @@ def one_class_dual(LinearRows rows not None, double nu, *, double tol=0.01,
     Raises
     ------
     ValueError
-        nu outside (0, 1], tol not > 0, max_iter < 0, rows with a bias feature, or no
-        rows.
+        nu outside (0, 1], tol not > 0, max_iter < 0, n_threads < 1, rows with a bias
+        feature, or no rows.
     KeyboardInterrupt
         Ctrl-C.
 
@@ -244,9 +255,9 @@ def one_class_dual(LinearRows rows not None, double nu, *, double tol=0.01,
     ('optimal', [1.0, 1.0], 1.5)
     """
     cdef Py_ssize_t l = rows.n_rows, nw = rows.n_weights, i
-    if not (0 < nu <= 1) or not tol > 0 or max_iter < 0:
-        raise ValueError(f"nu must be in (0, 1], tol > 0 and max_iter >= 0; got {nu!r}, "
-                         f"{tol!r}, {max_iter!r}")
+    if not (0 < nu <= 1) or not tol > 0 or max_iter < 0 or n_threads < 1:
+        raise ValueError(f"nu must be in (0, 1], tol > 0, max_iter >= 0 and n_threads "
+                         f">= 1; got {nu!r}, {tol!r}, {max_iter!r}, {n_threads!r}")
     if rows.bias != 0:
         raise ValueError("the one-class SVM's rows have no bias feature")
     if l == 0:
@@ -281,7 +292,7 @@ def one_class_dual(LinearRows rows not None, double nu, *, double tol=0.01,
                     add_span(&r, row_start(&r, i), row_end(&r, i), alpha[i], &w[0])
             status = _outer_iterations(&r, l, tol, max_iter, &QD[0], &alpha[0], &w[0],
                                        &G[0], &index[0], up, low, &scratch[0],
-                                       &iterations, &spread, flag)
+                                       &iterations, &spread, n_threads, flag)
     finally:
         PyMem_Free(up)
         PyMem_Free(low)

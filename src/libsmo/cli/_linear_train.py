@@ -63,7 +63,8 @@ options:
 -wi weight: weights adjust the parameter C of different classes (see README for details)
 -v n: n-fold cross validation mode
 -m nr_thread : parallel version with [nr_thread] threads (default 1; only for -s 1, 2, 3,
-  5, 11: one-vs-rest problems at once, and the Newton method's passes of -s 2, 11)
+  5, 11, 21: one-vs-rest problems at once, the Newton method's passes of -s 2, 11, the
+  one-class SVM's gradients)
 -q : quiet mode (no outputs)
 """
 
@@ -73,7 +74,7 @@ OPTIONS = {"s": ("solver", int), "c": ("C", float), "p": ("p", float),
            "m": ("threads", int)}
 # the solver types whose training -m spreads over threads (liblinear-multicore's list,
 # less the solvers libsmo does not have)
-THREADED_SOLVERS = (1, 2, 3, 5, 11)
+THREADED_SOLVERS = (1, 2, 3, 5, 11, 21)
 # LIBLINEAR 2.50's options without a value that libsmo has no solver for
 NOT_AVAILABLE = {
     "-R": "-R (a bias left out of the regularisation) is not available: libsmo's "

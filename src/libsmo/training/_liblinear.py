@@ -110,8 +110,8 @@ class LiblinearParams:
         The ``-wi`` weights, in the command line's order.
     threads : int
         liblinear-multicore's ``-m``: the one-vs-rest problems trained at once, and
-        one problem's Newton method (-s 2, 11, and -s 1's continuation) on that many
-        threads over its rows.
+        one problem's Newton method (-s 2, 11, and -s 1's continuation) or the
+        one-class SVM's gradients (-s 21) on that many threads over its rows.
     """
     solver: int = 1
     C: float = 1.0
@@ -352,7 +352,9 @@ def train(X, y, params):
 def _train_one_class(rows, params, stop_flag):
     """LIBLINEAR's one-class SVM on every row (`one_class_dual`): its model, with rho."""
     solution, rho = one_class_dual(rows, float(params.nu), tol=float(params.tol),
-                                   max_iter=ONE_CLASS_MAX_ITER, stop_flag=stop_flag)
+                                   max_iter=ONE_CLASS_MAX_ITER,
+                                   n_threads=newton_threads(rows, params.threads),
+                                   stop_flag=stop_flag)
     _report(21, (solution, rho), rows.n_weights)
     return LiblinearModel(ONE_CLASS, None, int(rows.n_features), float(params.bias),
                           np.asarray(solution.w, dtype=np.float64).reshape(-1, 1),
