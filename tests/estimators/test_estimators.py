@@ -151,6 +151,42 @@ def test_same_answers_as_scikit_learn_one_class():
     np.testing.assert_array_equal(a.predict(X), b.predict(X))
 
 
+@pytest.mark.parametrize("name,n_rows,weighted", [
+    ("letter.scale", 3000, False), ("letter.scale", 3000, True), ("a1a", None, False),
+])
+def test_linear_one_class_from_liblinears_start_is_scikit_learns(name, n_rows, weighted,
+                                                                 monkeypatch):
+    """OneClassSVM(kernel="linear") on the primal weights starts from LIBLINEAR's -s 21
+    method (`one_class_cd_start`: on letter by linear_solver="auto", which takes the
+    primal solver where the start pays; on a1a by "primal"), and SMO confirms its
+    point: scikit-learn's (LIBSVM's) model at tolerance 1e-6 on both sides, sample
+    weights (the variables' bounds) too."""
+    from libsmo.training import _execution
+    starts = []
+    original = _execution.one_class_cd_start
+
+    def spy(*args, **kwargs):
+        starts.append(original(*args, **kwargs))
+        return starts[-1]
+    monkeypatch.setattr(_execution, "one_class_cd_start", spy)
+    X, _ = load_dataset(name, n_rows=n_rows)
+    weight = (np.random.default_rng(0).uniform(0.5, 2.0, X.shape[0]) if weighted
+              else None)
+    solver = "auto" if name == "letter.scale" else "primal"
+    a = libsmo.OneClassSVM(kernel="linear", nu=0.3, tol=1e-6, linear_solver=solver).fit(
+        X, sample_weight=weight)
+    b = sk.OneClassSVM(kernel="linear", nu=0.3, tol=1e-6).fit(X, sample_weight=weight)
+    assert len(starts) == 1
+    np.testing.assert_allclose(dense(a.coef_), dense(b.coef_), rtol=0,
+                               atol=1e-5 * np.abs(dense(b.coef_)).max())
+    scale = np.abs(b.offset_).max()
+    np.testing.assert_allclose(a.offset_, b.offset_, rtol=0, atol=1e-5 * scale)
+    scores = b.decision_function(X)
+    np.testing.assert_allclose(a.decision_function(X), scores, rtol=0, atol=1e-5 * scale)
+    sure = np.abs(scores) > 1e-5 * scale
+    np.testing.assert_array_equal(a.predict(X)[sure], b.predict(X)[sure])
+
+
 def test_class_weight_balanced_matches_scikit_learn():
     X, y = load_dataset("a1a")
     a = libsmo.SVC(class_weight="balanced", tol=1e-6).fit(X, y)

@@ -19,7 +19,7 @@ from libsmo._core.solvers import solve, solve_linear
 from libsmo.exceptions import ConvergenceWarning
 from libsmo._core.rows import MAX_FEATURE_MAJOR
 from libsmo.training._execution import BYTE_ROWS_Q_FACTOR, START_PAYS, Executor
-from libsmo.training._linear_start import coordinate_rows, dual_cd_start
+from libsmo.training._linear_start import coordinate_rows, dual_cd_start, one_class_cd_start
 from libsmo.training._params import KernelParams, SolverParams
 from libsmo.training._problem import BinaryProblem
 
@@ -227,6 +227,12 @@ def test_solve_on_the_primal_weights_is_solve_linear(layout, kind):
                                  problem.upper_bound, 1e-4)
         assert cd_start.near
         start, seeded = cd_start.alpha, True
+    else:
+        # one-class from LIBLINEAR's -s 21 method, from LIBSVM's start to SMO's tol
+        start = one_class_cd_start(coordinate_rows(X), problem.rows, problem.upper_bound,
+                                   problem.start, 1e-4)
+        assert start.sum() == pytest.approx(problem.start.sum(), rel=1e-12)
+        seeded = True
     expected = solve_linear(X, problem.rows, problem.linear_term, problem.signs,
                             problem.upper_bound, start, tol=1e-4,
                             max_iter=solver.step_cap(problem.n_variables), seeded=seeded)

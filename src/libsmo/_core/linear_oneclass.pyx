@@ -3,10 +3,13 @@
 Yu, Lin and Hsieh (SDM 2020, the supplement's Algorithm 7; LIBLINEAR's
 `solve_oneclass_svm`) on the scaled dual
 
-    min_a  1/2 a'Qa   subject to 0 <= a_i <= 1,  e'a = nu l,   Q_ij = x_i'x_j,
+    min_a  1/2 a'Qa   subject to 0 <= a_i <= U_i,  e'a = e'a_0,   Q_ij = x_i'x_j,
 
 with w = sum a_i x_i kept, and the offset rho from the optimality conditions; the
-model's decision value is w'x - rho.
+model's decision value is w'x - rho. LIBLINEAR's problem has U_i = 1 and starts from
+`liblinear_start` (e'a = nu l); LIBSVM's one-class SVM with the linear kernel is the
+same problem with U_i the sample weights, and its stopping rule the same, so the
+method also starts LIBSVM's linear one-class problems (`libsmo.training._execution`).
 
 Each outer iteration computes every active row's gradient G_i = w'x_i, stops where
 max{-G_i : a_i < 1} - min{-G_i : a_i > 0} < tol over all rows, sets aside the rows at a
@@ -97,27 +100,31 @@ cdef double _pair_product(const RowData* r, Py_ssize_t i, Py_ssize_t j,
     return s
 
 
-cdef inline void _clip(double total, double* a, double* b) noexcept nogil:
-    """One of LIBLINEAR's clips of a pair whose sum is `total`: a above 1 where the
-    sum exceeds 1, else b below 0, put on that bound, the other taking the rest."""
-    if total > 1:
-        if a[0] > 1:
-            a[0] = 1
-            b[0] = total - 1
+cdef inline void _clip(double total, double* a, double upper,
+                       double* b) noexcept nogil:
+    """One of LIBLINEAR's clips of a pair whose sum is `total`: a above its bound
+    `upper` where the sum exceeds that bound, else b below 0, put on that bound, the
+    other taking the rest (LIBLINEAR's with upper = 1)."""
+    if total > upper:
+        if a[0] > upper:
+            a[0] = upper
+            b[0] = total - upper
     elif b[0] < 0:
         b[0] = 0
         a[0] = total
 
 
-cdef int _outer_iterations(const RowData* r, Py_ssize_t l, double tol, long max_iter,
+cdef int _outer_iterations(const RowData* r, const int* members, const double* U,
+                           Py_ssize_t l, double tol, long max_iter,
                            const double* QD, double* alpha, double* w, double* G,
                            int* index, Candidate* up, Candidate* low, double* scratch,
                            long* iterations, double* spread, int threads,
                            const signed char* flag) noexcept nogil:
-    """LIBLINEAR's outer loop: the iterations and the status they ended with. With
+    """LIBLINEAR's outer loop over the problem's l variables (variable i is the row
+    members[i], its bound U[i]): the iterations and the status they ended with. With
     threads > 1 the gradients of the active rows are computed on that many threads
     (liblinear-multicore's -m), each row's by one thread, so the same bits."""
-    cdef Py_ssize_t s, i, j, active = l, n_up, n_low, inner
+    cdef Py_ssize_t s, i, j, m, active = l, n_up, n_low, inner
     cdef double neg_max, neg_min, Gi, Gj, quad, delta, old, total
     cdef long it = 0
     cdef int status = RUNNING
@@ -127,12 +134,14 @@ cdef int _outer_iterations(const RowData* r, Py_ssize_t l, double tol, long max_
         if threads > 1:
             for s in prange(active, num_threads=threads, schedule="static"):
                 i = index[s]
-                G[i] = dot_span(r, row_start(r, i), row_end(r, i), w, 0.0)
+                m = members[i]
+                G[i] = dot_span(r, row_start(r, m), row_end(r, m), w, 0.0)
         for s in range(active):
             i = index[s]
             if threads == 1:
-                G[i] = dot_span(r, row_start(r, i), row_end(r, i), w, 0.0)
-            if alpha[i] < 1:
+                m = members[i]
+                G[i] = dot_span(r, row_start(r, m), row_end(r, m), w, 0.0)
+            if alpha[i] < U[i]:
                 neg_max = at_least(neg_max, -G[i])
             if alpha[i] > 0:
                 neg_min = at_most(neg_min, -G[i])
@@ -146,7 +155,7 @@ cdef int _outer_iterations(const RowData* r, Py_ssize_t l, double tol, long max_
         s = 0
         while s < active:
             i = index[s]
-            if (alpha[i] == 1 and -G[i] > neg_max) or (alpha[i] == 0 and -G[i] < neg_min):
+            if (alpha[i] == U[i] and -G[i] > neg_max) or (alpha[i] == 0 and -G[i] < neg_min):
                 active -= 1
                 index[s], index[active] = index[active], index[s]
             else:
@@ -156,7 +165,7 @@ cdef int _outer_iterations(const RowData* r, Py_ssize_t l, double tol, long max_
         n_low = 0
         for s in range(active):
             i = index[s]
-            if alpha[i] < 1:
+            if alpha[i] < U[i]:
                 up[n_up].value = -G[i]
                 up[n_up].index = <int>i
                 n_up += 1
@@ -174,14 +183,14 @@ cdef int _outer_iterations(const RowData* r, Py_ssize_t l, double tol, long max_
         for s in range(inner):
             i = up[n_up - s - 1].index
             j = low[s].index
-            if (alpha[i] == 0 and alpha[j] == 0) or (alpha[i] == 1 and alpha[j] == 1):
+            if (alpha[i] == 0 and alpha[j] == 0) or (alpha[i] == U[i] and alpha[j] == U[j]):
                 continue
-            Gi = dot_span(r, row_start(r, i), row_end(r, i), w, 0.0)
-            Gj = dot_span(r, row_start(r, j), row_end(r, j), w, 0.0)
-            if not ((alpha[i] < 1 and alpha[j] > 0 and -Gj + PAIR_MIN < -Gi)
-                    or (alpha[i] > 0 and alpha[j] < 1 and -Gi + PAIR_MIN < -Gj)):
+            Gi = dot_span(r, row_start(r, members[i]), row_end(r, members[i]), w, 0.0)
+            Gj = dot_span(r, row_start(r, members[j]), row_end(r, members[j]), w, 0.0)
+            if not ((alpha[i] < U[i] and alpha[j] > 0 and -Gj + PAIR_MIN < -Gi)
+                    or (alpha[i] > 0 and alpha[j] < U[j] and -Gi + PAIR_MIN < -Gj)):
                 continue
-            quad = QD[i] + QD[j] - 2 * _pair_product(r, i, j, scratch)
+            quad = QD[i] + QD[j] - 2 * _pair_product(r, members[i], members[j], scratch)
             if quad <= 0:
                 quad = PAIR_MIN
             delta = (Gi - Gj) / quad
@@ -190,11 +199,11 @@ cdef int _outer_iterations(const RowData* r, Py_ssize_t l, double tol, long max_
             alpha[i] = alpha[i] - delta
             alpha[j] = alpha[j] + delta
             # back into the box along a_i + a_j = total (LIBLINEAR's clips, in its order)
-            _clip(total, &alpha[i], &alpha[j])
-            _clip(total, &alpha[j], &alpha[i])
+            _clip(total, &alpha[i], U[i], &alpha[j])
+            _clip(total, &alpha[j], U[j], &alpha[i])
             delta = alpha[i] - old
-            add_span(r, row_start(r, i), row_end(r, i), delta, w)
-            add_span(r, row_start(r, j), row_end(r, j), -delta, w)
+            add_span(r, row_start(r, members[i]), row_end(r, members[i]), delta, w)
+            add_span(r, row_start(r, members[j]), row_end(r, members[j]), -delta, w)
         it += 1
         status = poll_stop(flag)
         if status != RUNNING:
@@ -203,20 +212,63 @@ cdef int _outer_iterations(const RowData* r, Py_ssize_t l, double tol, long max_
     return status if status != RUNNING else MAX_ITER
 
 
-def one_class_dual(LinearRows rows not None, double nu, *, double tol=0.01,
-                   long max_iter=1000, int n_threads=1, signed char[::1] stop_flag=None):
-    """Train LIBLINEAR's one-class SVM (-s 21) on every row of `rows`.
+def liblinear_start(double nu, Py_ssize_t n_rows):
+    """LIBLINEAR's (and LIBSVM's) start of the one-class problem on n rows of bound 1:
+    the first int(nu n) at 1, the next at the rest of nu n, the others at 0.
+
+    Parameters
+    ----------
+    nu : float
+        In (0, 1].
+    n_rows : int
+        At least 1.
+
+    Returns
+    -------
+    ndarray of shape (n_rows,)
+
+    Raises
+    ------
+    ValueError
+        nu outside (0, 1], or no rows.
+
+    Examples
+    --------
+    >>> from libsmo._core.linear_oneclass import liblinear_start
+    >>> liblinear_start(0.3, 5).tolist()
+    [1.0, 0.5, 0.0, 0.0, 0.0]
+    """
+    if not (0 < nu <= 1) or n_rows < 1:
+        raise ValueError(f"nu must be in (0, 1] and n_rows >= 1; got {nu!r}, {n_rows!r}")
+    start = np.zeros(n_rows)
+    cdef Py_ssize_t at_bound = <Py_ssize_t>(nu * n_rows)     # C's (int)(nu*l)
+    start[:at_bound] = 1
+    if at_bound < n_rows:
+        start[at_bound] = nu * n_rows - at_bound
+    return start
+
+
+def one_class_dual(LinearRows rows not None, start, *, order=None, bounds=None,
+                   double tol=0.01, long max_iter=1000, int n_threads=1,
+                   signed char[::1] stop_flag=None):
+    """Minimise the one-class SVM's dual from `start` by LIBLINEAR's two-level
+    coordinate descent (its -s 21).
 
     Parameters
     ----------
     rows : LinearRows
-        The rows, without a bias feature (LIBLINEAR has none for this problem).
-    nu : float
-        In (0, 1]: the fraction of rows at most outside (a_i = 1), and at least support
-        vectors.
+        The rows, without a bias feature (the problem has none).
+    start : array of shape (l,)
+        A feasible start: 0 <= start <= bounds; its sum is kept (LIBLINEAR's:
+        `liblinear_start`).
+    order : array of int of shape (l,), optional
+        The rows of the l variables (default: every row, in order).
+    bounds : array of shape (l,), optional
+        U_i, finite and > 0 (default: 1, LIBLINEAR's).
     tol : float
-        LIBLINEAR's eps (-e; liblinear-train's default for -s 21 is 0.01): the stop
-        when the largest violation over all rows is below it.
+        The stop where max{-G_i : a_i < U_i} - min{-G_i : a_i > 0} over every variable
+        is below it (LIBLINEAR's eps, whose -s 21 default is 0.01; LIBSVM's stopping
+        rule, the same measure).
     max_iter : int
         Outer iterations at most (LIBLINEAR's 1000).
     n_threads : int
@@ -228,19 +280,20 @@ def one_class_dual(LinearRows rows not None, double nu, *, double tol=0.01,
     Returns
     -------
     solution : LinearSolution
-        w; `dual` the a_i; n_iter the outer iterations; objective 1/2 w'w (LIBLINEAR's
-        "Objective value"); status "optimal", "max_iter" or "stopped"; violation the
-        last iteration's max - min of -G.
+        w; `dual` the a_i, one a variable; n_iter the outer iterations; objective
+        1/2 w'w (LIBLINEAR's "Objective value"); status "optimal", "max_iter" or
+        "stopped"; violation the last iteration's max - min of -G.
     rho : float
-        The offset: the mean of w'x_i over the free rows (0 < a_i < 1), else the
-        midpoint of the bounds the rows at 0 and at 1 set (infinite where every a_i is 1,
-        nu = 1: LIBLINEAR's "rho inf").
+        The offset: the mean of w'x_i over the free variables (0 < a_i < U_i), else the
+        midpoint of the bounds the variables at 0 and at U_i set (infinite where every
+        a_i is at U_i: LIBLINEAR's "rho inf" of nu = 1).
 
     Raises
     ------
     ValueError
-        nu outside (0, 1], tol not > 0, max_iter < 0, n_threads < 1, rows with a bias
-        feature, or no rows.
+        A start outside the bounds or not finite, bounds not finite and > 0, arrays of
+        other lengths, rows outside `rows`, tol not > 0, max_iter < 0, n_threads < 1,
+        rows with a bias feature, or no variables.
     KeyboardInterrupt
         Ctrl-C.
 
@@ -248,38 +301,53 @@ def one_class_dual(LinearRows rows not None, double nu, *, double tol=0.01,
     --------
     >>> import numpy as np
     >>> from libsmo._core.linear_rows import LinearRows
-    >>> from libsmo._core.linear_oneclass import one_class_dual
+    >>> from libsmo._core.linear_oneclass import liblinear_start, one_class_dual
     >>> rows = LinearRows(np.array([[1.0, 0.0], [2.0, 0.0], [0.0, 1.0], [0.0, 2.0]]))
-    >>> solution, rho = one_class_dual(rows, 0.5)
+    >>> solution, rho = one_class_dual(rows, liblinear_start(0.5, 4))
     >>> solution.status, solution.w.round(6).tolist(), round(rho, 6)
     ('optimal', [1.0, 1.0], 1.5)
     """
-    cdef Py_ssize_t l = rows.n_rows, nw = rows.n_weights, i
-    if not (0 < nu <= 1) or not tol > 0 or max_iter < 0 or n_threads < 1:
-        raise ValueError(f"nu must be in (0, 1], tol > 0, max_iter >= 0 and n_threads "
-                         f">= 1; got {nu!r}, {tol!r}, {max_iter!r}, {n_threads!r}")
+    cdef Py_ssize_t n = rows.n_rows, nw = rows.n_weights, i, l
+    if not tol > 0 or max_iter < 0 or n_threads < 1:
+        raise ValueError(f"tol must be > 0, max_iter >= 0 and n_threads >= 1; got "
+                         f"{tol!r}, {max_iter!r}, {n_threads!r}")
     if rows.bias != 0:
         raise ValueError("the one-class SVM's rows have no bias feature")
+    members_in = (np.arange(n, dtype=np.int32) if order is None
+                  else np.ascontiguousarray(order, dtype=np.int64))
+    l = members_in.shape[0]
     if l == 0:
         raise ValueError("the training data has no rows")
+    if members_in.min() < 0 or members_in.max() >= n:
+        raise ValueError(f"order holds rows outside the {n} rows")
+    members_in = members_in.astype(np.int32)
+    alpha_in = np.array(start, dtype=np.float64)
+    U_in = (np.ones(l) if bounds is None
+            else np.ascontiguousarray(bounds, dtype=np.float64))
+    if alpha_in.shape != (l,) or U_in.shape != (l,):
+        raise ValueError(f"start and bounds must have one entry a variable ({l}); got "
+                         f"{alpha_in.shape} and {U_in.shape}")
+    if not (np.all(np.isfinite(U_in)) and np.all(U_in > 0)):
+        raise ValueError("bounds must be finite and > 0")
+    if not (np.all(np.isfinite(alpha_in)) and np.all(alpha_in >= 0)
+            and np.all(alpha_in <= U_in)):
+        raise ValueError("start must be finite and within [0, bounds]")
     cdef signed char* flag = stop_flag_pointer(stop_flag)
     cdef RowData r = rows.view()
+    cdef const int[::1] members = members_in
+    cdef const double[::1] U = U_in
+    cdef double[::1] alpha = alpha_in
     # (nw may be 0: a file of no features, whose G are all 0)
     cdef double[::1] w = np.zeros(max(nw, 1)), scratch = np.zeros(max(nw, 1))
-    cdef double[::1] QD = np.zeros(l), alpha = np.zeros(l), G = np.zeros(l)
+    cdef double[::1] QD = np.zeros(l), G = np.zeros(l)
     cdef int[::1] index = np.arange(l, dtype=np.int32)
     cdef Candidate* up = NULL
     cdef Candidate* low = NULL
-    cdef Py_ssize_t at_bound = <Py_ssize_t>(nu * l)     # C's (int)(nu*l)
     cdef long iterations = 0
     cdef int status
     cdef double spread = 0.0, objective = 0.0, value, sum_free = 0.0, lower, upper
     cdef double rho
     cdef long n_free = 0
-    for i in range(at_bound):
-        alpha[i] = 1
-    if at_bound < l:
-        alpha[at_bound] = nu * l - at_bound
     try:
         up = <Candidate*>PyMem_Malloc(l * sizeof(Candidate))
         low = <Candidate*>PyMem_Malloc(l * sizeof(Candidate))
@@ -287,12 +355,14 @@ def one_class_dual(LinearRows rows not None, double nu, *, double tol=0.01,
             raise MemoryError()
         with nogil:
             for i in range(l):
-                QD[i] = squares_from(&r, i, 0.0)
+                QD[i] = squares_from(&r, members[i], 0.0)
                 if alpha[i] != 0:
-                    add_span(&r, row_start(&r, i), row_end(&r, i), alpha[i], &w[0])
-            status = _outer_iterations(&r, l, tol, max_iter, &QD[0], &alpha[0], &w[0],
-                                       &G[0], &index[0], up, low, &scratch[0],
-                                       &iterations, &spread, n_threads, flag)
+                    add_span(&r, row_start(&r, members[i]), row_end(&r, members[i]),
+                             alpha[i], &w[0])
+            status = _outer_iterations(&r, &members[0], &U[0], l, tol, max_iter, &QD[0],
+                                       &alpha[0], &w[0], &G[0], &index[0], up, low,
+                                       &scratch[0], &iterations, &spread, n_threads,
+                                       flag)
     finally:
         PyMem_Free(up)
         PyMem_Free(low)
@@ -303,8 +373,9 @@ def one_class_dual(LinearRows rows not None, double nu, *, double tol=0.01,
             objective += w[i] * w[i]
         lower, upper = -INFINITY, INFINITY
         for i in range(l):
-            value = dot_span(&r, row_start(&r, i), row_end(&r, i), &w[0], 0.0)
-            if alpha[i] == 1:
+            value = dot_span(&r, row_start(&r, members[i]), row_end(&r, members[i]),
+                             &w[0], 0.0)
+            if alpha[i] == U[i]:
                 lower = at_least(lower, value)
             elif alpha[i] == 0:
                 upper = at_most(upper, value)
@@ -312,6 +383,6 @@ def one_class_dual(LinearRows rows not None, double nu, *, double tol=0.01,
                 n_free += 1
                 sum_free += value
     rho = sum_free / n_free if n_free > 0 else (upper + lower) / 2
-    solution = LinearSolution(np.asarray(w)[:nw].copy(), np.asarray(alpha).copy(),
-                              iterations, objective / 2, STATUS_NAMES[status], spread)
+    solution = LinearSolution(np.asarray(w)[:nw].copy(), alpha_in, iterations,
+                              objective / 2, STATUS_NAMES[status], spread)
     return solution, rho

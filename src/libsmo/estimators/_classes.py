@@ -808,7 +808,9 @@ class OneClassSVM(OutlierMixin, _BaseOther):
     linear_solver : {'auto', 'primal', 'kernel'}, default='auto'
         How kernel='linear' is solved: on the primal weights, on kernel rows, or
         the faster of the two for the data's size (libsmo's own parameter, see
-        `SVC`).
+        `SVC`). On the primal weights the fit starts from LIBLINEAR's one-class
+        method (its -s 21: the same problem and stopping rule, on O(nnz) passes over
+        the rows) and SMO confirms its point.
     warm_start : bool, default=False
         Start each fit from the previous fit's solution on the same rows (libsmo's own
         parameter, see `SVC`).

@@ -47,7 +47,12 @@ from libsmo._core.stopping import SolverStopped
 from libsmo._utils import cache_budget as budget
 from libsmo._utils import sparse as sp
 from libsmo.exceptions import sklearn_compatible_warning
-from libsmo.training._linear_start import coordinate_rows, dual_cd_start, linear_gradients
+from libsmo.training._linear_start import (
+    coordinate_rows,
+    dual_cd_start,
+    linear_gradients,
+    one_class_cd_start,
+)
 from libsmo.training._problem import take_rows
 
 logger = logging.getLogger("libsmo")
@@ -244,16 +249,26 @@ class Executor:
         return self.byte_rows[0]
 
     def _starts_from_coordinate_descent(self, problem):
-        """Whether the primal solver starts `problem` from LIBLINEAR's coordinate
-        descent (`libsmo.training._linear_start`): a C-SVC problem (p = -e, one equality
-        constraint, finite bounds: not a hard margin) without a start of its own, in a
-        fit whose work is not bounded by max_iter or time_limit (which count SMO's
-        steps and time, not the start's)."""
-        return not (problem.start is not None or problem.nu or problem.regression
-                    or self.solver.max_iter not in (None, -1)
-                    or self.solver.time_limit is not None
-                    or not np.all(problem.linear_term == -1.0)
-                    or not np.all(np.isfinite(problem.upper_bound)))
+        """Whether the primal solver starts `problem` from one of LIBLINEAR's coordinate
+        descents (`libsmo.training._linear_start`): a C-SVC problem (p = -e, one
+        equality constraint, finite bounds: not a hard margin) without a start of its
+        own, or a one-class problem (`_one_class`), in a fit whose work is not bounded
+        by max_iter or time_limit (which count SMO's steps and time, not the
+        start's)."""
+        if (problem.nu or problem.regression or self.solver.max_iter not in (None, -1)
+                or self.solver.time_limit is not None
+                or not np.all(np.isfinite(problem.upper_bound))):
+            return False
+        return self._one_class(problem) or (problem.start is None
+                                            and np.all(problem.linear_term == -1.0))
+
+    @staticmethod
+    def _one_class(problem):
+        """Whether `problem` is the one-class SVM's (p = 0, every y_t = +1, started at
+        its sum), which LIBLINEAR's -s 21 method starts (`one_class_cd_start`)."""
+        return bool(problem.start is not None and not problem.nu
+                    and not problem.regression and np.all(problem.linear_term == 0.0)
+                    and np.all(problem.signs == 1.0))
 
     def _dual_cd_rows(self, problem):
         """X as the coordinate descent reads it (`coordinate_rows`, made once a fit)
@@ -290,7 +305,11 @@ class Executor:
         primal = self.uses_primal(problem)
         rows = self._dual_cd_rows(problem) if primal else None
         solution = None
-        if rows is not None:
+        if rows is not None and self._one_class(problem):
+            problem = dataclasses.replace(problem, seeded=True, start=one_class_cd_start(
+                rows, problem.rows, problem.upper_bound, problem.start, self.solver.tol,
+                stop_flag=self.stop_flag))
+        elif rows is not None:
             start = dual_cd_start(rows, problem.rows, problem.signs, problem.upper_bound,
                                   self.solver.tol, stop_flag=self.stop_flag)
             problem = dataclasses.replace(problem, start=start.alpha, seeded=True)

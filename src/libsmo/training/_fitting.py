@@ -174,13 +174,17 @@ def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0
         (`libsmo.training._linear_start`; not when `init` gives a start, or max_iter
         or time_limit bound the work): SMO then has few steps or none left, and
         where it has many (a large C) the kernel solver takes the rest (the model's
-        n_iter counts the last solver's SMO steps only).
+        n_iter counts the last solver's SMO steps only). For one_class it starts
+        from LIBLINEAR's -s 21 method (its two-level coordinate descent, whose
+        problem and stopping rule are LIBSVM's one-class ones) run to tol from
+        LIBSVM's start or `init`'s (not where max_iter or time_limit bound the
+        work), and SMO confirms its point.
         'kernel' uses cached kernel rows like every other kernel. 'auto' takes
         'primal' for each binary problem whose Q matrix (4 l^2 bytes) exceeds twice
-        `cache_size` (200 MB for 'auto'), and below that for c_svc problems where
-        the start pays: at least 2,000 rows with a mean C_i x_i'x_i of at most 10,
-        or 5,000 rows with at most 150 (the start's epochs grow with it); kernel rows
-        for the others. On dense rows of 8-bit values (pixels: uint8, or k/255 as
+        `cache_size` (200 MB for 'auto'), and below that for c_svc and one_class
+        problems where the start pays: at least 2,000 rows with a mean C_i x_i'x_i
+        of at most 10, or 5,000 rows with at most 150 (the C-SVC start's epochs grow
+        with it); kernel rows for the others. On dense rows of 8-bit values (pixels: uint8, or k/255 as
         floats), whose kernel rows are cheap and on which the coordinate descent is
         slow, 'primal' only where Q exceeds 16 times that bound.
     n_jobs : int, default=None

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from libsmo._core.linear_oneclass import one_class_dual
+from libsmo._core.linear_oneclass import liblinear_start, one_class_dual
 from libsmo._core.linear_rows import LinearRows
 from libsmo._utils.parallel import imap_tasks
 from libsmo.io.liblinear_model import (
@@ -351,7 +351,8 @@ def train(X, y, params):
 
 def _train_one_class(rows, params, stop_flag):
     """LIBLINEAR's one-class SVM on every row (`one_class_dual`): its model, with rho."""
-    solution, rho = one_class_dual(rows, float(params.nu), tol=float(params.tol),
+    solution, rho = one_class_dual(rows, liblinear_start(float(params.nu), rows.n_rows),
+                                   tol=float(params.tol),
                                    max_iter=ONE_CLASS_MAX_ITER,
                                    n_threads=newton_threads(rows, params.threads),
                                    stop_flag=stop_flag)

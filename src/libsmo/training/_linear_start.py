@@ -1,4 +1,11 @@
-"""A start for LIBSVM's linear C-SVC from LIBLINEAR's dual coordinate descent.
+"""Starts for LIBSVM's linear C-SVC and one-class SVM from LIBLINEAR's coordinate
+descents.
+
+The one-class SVM's dual, min 1/2 a'Qa subject to 0 <= a_t <= U_t and e'a = nu sum U,
+is LIBLINEAR's -s 21 problem, and its stopping measure is SMO's m(a) - M(a): LIBLINEAR's
+two-level coordinate descent (`libsmo._core.linear_oneclass`) runs from LIBSVM's start
+to SMO's tol on the rows' O(nnz) passes, with no kernel rows (`one_class_cd_start`), and
+SMO then confirms it, usually without a step. The rest of this note is the C-SVC's.
 
 LIBSVM's C-SVC has an unregularised intercept b, which ties its dual to the equality
 constraint y'a = 0:
@@ -41,6 +48,7 @@ from typing import NamedTuple
 import numpy as np
 
 from libsmo._core.linear_cd import dual_diagonal, svc_dual
+from libsmo._core.linear_oneclass import one_class_dual
 from libsmo._core.linear_rows import LinearRows
 from libsmo._utils import sparse as sp
 from libsmo.training._warm_start import make_feasible
@@ -66,6 +74,9 @@ MAX_ROUNDS = 50
 # revisits they end at other points, from which the multiplier's steps can take more
 # runs than the revisits save
 START_REVISITS = 16
+# the one-class start's outer iterations at most (LIBLINEAR's cap for -s 21): one that
+# needs more hands over to SMO where it is
+ONE_CLASS_ITERATIONS = 1000
 
 
 def coordinate_rows(X):
@@ -180,6 +191,50 @@ def dual_cd_start(X, rows, signs, upper_bound, tol, stop_flag=None):
         # the next run as precise as what y'a still moves the gradient by (at least)
         run_tol = max(final_tol, min(LOOSE_TOL, abs(residual) * mean_square))
     return LinearStart(make_feasible(alpha[order], signs, upper_bound), near)
+
+
+def one_class_cd_start(X, rows, upper_bound, start, tol, stop_flag=None):
+    """A start for the linear one-class SVM on `rows` of X, at SMO's stopping rule where
+    LIBLINEAR's two-level coordinate descent reaches it within ONE_CLASS_ITERATIONS.
+
+    Parameters
+    ----------
+    X : ndarray or csr_matrix
+        The training rows, as `coordinate_rows` gives them.
+    rows : ndarray of int
+        The problem's rows of X (variable t is row rows[t]).
+    upper_bound : ndarray of shape (len(rows),)
+        U_t (> 0 and finite).
+    start : ndarray of shape (len(rows),)
+        LIBSVM's feasible start (its sum is kept).
+    tol : float
+        SMO's tolerance on m(a) - M(a), the method's own stopping measure.
+    stop_flag : int8 array of shape (1,), optional
+        Another thread sets it to 1 to stop the fit.
+
+    Returns
+    -------
+    ndarray of shape (len(rows),)
+        Within the bounds, of the start's sum (to rounding).
+
+    Raises
+    ------
+    KeyboardInterrupt
+        Ctrl-C (or what another signal's handler raised).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from libsmo.training._linear_start import one_class_cd_start
+    >>> X = np.array([[1.0, 0.0], [2.0, 0.0], [0.0, 1.0], [0.0, 2.0]])
+    >>> one_class_cd_start(X, np.arange(4), np.ones(4), np.array([1.0, 1.0, 0, 0]),
+    ...                    1e-3).tolist()
+    [1.0, 0.0, 1.0, 0.0]
+    """
+    solution, _ = one_class_dual(LinearRows(X), start, order=rows, bounds=upper_bound,
+                                 tol=tol, max_iter=ONE_CLASS_ITERATIONS,
+                                 stop_flag=stop_flag)
+    return np.array(solution.dual)
 
 
 def linear_gradients(X, rows, signs, upper_bound, alpha):
