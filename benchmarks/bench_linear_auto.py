@@ -29,9 +29,16 @@ rows may leave in the solver's own gradient (`bench_linear_svm.float32_allowance
 kernel solver reads them, and the primal solver hands large-C problems over to it).
 Other sessions share this machine: read ratios, not seconds.
 
+With --one-class, `libsmo.OneClassSVM(kernel="linear", nu=...)` instead (--nu, the
+data's labels unused), whose primal solver starts from LIBLINEAR's -s 21 method, beside
+scikit-learn's OneClassSVM (LIBSVM's kernel rows) as the peer: each fit's one-class
+m(a) - M(a) over every row (I_up: a_t < 1, I_low: a_t > 0, v_t = -w'x_t) is held to tol
+as above, and each objective 1/2 |w|^2 is printed beside scikit-learn's.
+
     python benchmarks/bench_linear_auto.py
     python benchmarks/bench_linear_auto.py --data fashion --sizes 2000,5000,12000 --C 0.1,1
     python benchmarks/bench_linear_auto.py --json results/linear_auto.json
+    python benchmarks/bench_linear_auto.py --one-class --nu 0.1,0.5 --json FILE
 """
 import argparse
 import json
@@ -122,6 +129,92 @@ def compare(X, y, sizes, Cs, repeats, seed=1):
     return rows
 
 
+def one_class_violation(est, X):
+    """The one-class SVM's m(a) - M(a) at a fitted model's answer (bounds 1, no sample
+    weights), over every training row: LIBSVM's stopping rule, which the fit must meet
+    at tol."""
+    alpha = np.zeros(X.shape[0])
+    dense = [a.toarray() if hasattr(a, "toarray") else np.asarray(a)
+             for a in (est.dual_coef_, est.coef_)]
+    alpha[est.support_] = dense[0].ravel()
+    v = -np.asarray(X @ dense[1].ravel()).ravel()
+    return float(v[alpha < 1].max() - v[alpha > 0].min())
+
+
+def half_norm(est):
+    """1/2 |w|^2: the one-class dual's objective at a fitted model's answer."""
+    w = est.coef_.toarray() if hasattr(est.coef_, "toarray") else np.asarray(est.coef_)
+    return 0.5 * float(np.sum(w * w))
+
+
+def compare_one_class(X, sizes, nus, repeats, seed=1):
+    """One row per (size, nu): the medians of each libsmo solver's and scikit-learn's fit
+    time, each one's worst m(a) - M(a) and excess over tol and float32 Q's allowance,
+    and the objectives 1/2 |w|^2."""
+    from sklearn.svm import OneClassSVM
+    order = np.random.default_rng(seed).permutation(X.shape[0])
+    fitters = {s: (lambda nu, s=s: libsmo.OneClassSVM(kernel="linear", nu=nu, tol=TOL,
+                                                    linear_solver=s)) for s in SOLVERS}
+    fitters["scikit-learn"] = lambda nu: OneClassSVM(kernel="linear", nu=nu, tol=TOL)
+    names = list(fitters)
+    rows = []
+    for n in sizes:
+        if n > X.shape[0]:
+            continue
+        Xn = X[order[:n]]
+        for nu in nus:
+            times = {s: [] for s in names}
+            worst = {s: 0.0 for s in names}
+            beyond = {s: 0.0 for s in names}
+            objective = {}
+            for repeat in range(repeats):
+                for name in (names if repeat % 2 == 0 else names[::-1]):
+                    est, seconds = timed(lambda: fitters[name](nu).fit(Xn))
+                    times[name].append(seconds)
+                    violation = one_class_violation(est, Xn)
+                    worst[name] = max(worst[name], violation)
+                    excess = violation - TOL - float32_allowance(est, Xn)
+                    beyond[name] = max(beyond[name], excess, 0.0)
+                    objective[name] = half_norm(est)
+            median = {s: float(np.median(t)) for s, t in times.items()}
+            rows.append({"rows": n, "nu": nu, "seconds": median, "violation": worst,
+                         "beyond_tol": beyond, "objective": objective,
+                         "primal_over_kernel": median["primal"] / median["kernel"],
+                         "auto_over_best": median["auto"] / min(median["primal"],
+                                                                 median["kernel"]),
+                         "auto_over_sklearn": median["auto"] / median["scikit-learn"]})
+    return rows
+
+
+def one_class_main(args):
+    """--one-class: the table and the JSON of `compare_one_class`; 1 where a fit is
+    beyond tol."""
+    nus = [float(v) for v in args.nu.split(",")]
+    sizes = [int(s) for s in args.sizes.split(",")]
+    print("| data | rows | nu | primal / kernel | auto / faster | auto / scikit-learn | "
+          "objective rel. to scikit-learn's (auto) | m - M (primal, kernel, scikit-learn) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
+    out, failed = [], False
+    for name in args.data:
+        X, _ = two_classes(name, args.data_dir)
+        for row in compare_one_class(X, sizes, nus, args.repeats):
+            row["data"] = name
+            out.append(row)
+            v, f = row["violation"], row["objective"]
+            bad = max(row["beyond_tol"].values()) > 0
+            failed |= bad
+            relative = (f["auto"] - f["scikit-learn"]) / abs(f["scikit-learn"])
+            print(f"| {name} | {row['rows']} | {row['nu']:g} | "
+                  f"{row['primal_over_kernel']:.2f} | {row['auto_over_best']:.2f} | "
+                  f"{row['auto_over_sklearn']:.3f} | {relative:.1e} | {v['primal']:.1e}, "
+                  f"{v['kernel']:.1e}, {v['scikit-learn']:.1e}"
+                  f"{' BEYOND TOL' if bad else ''} |", flush=True)
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps({"tol": TOL, "rows": out}, indent=1))
+    return 1 if failed else 0
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=name_list(DATA),
@@ -130,8 +223,13 @@ def main(argv=None):
     parser.add_argument("--C", default="0.1,1,10")
     parser.add_argument("--repeats", type=positive_int, default=3)
     parser.add_argument("--json", default=None, help="write the rows to this file")
+    parser.add_argument("--one-class", action="store_true",
+                        help="OneClassSVM(kernel='linear') and scikit-learn's instead")
+    parser.add_argument("--nu", default="0.1,0.5", help="with --one-class")
     data_dir_option(parser)
     args = parser.parse_args(argv)
+    if args.one_class:
+        return one_class_main(args)
     sizes = [int(s) for s in args.sizes.split(",")]
     Cs = [float(c) for c in args.C.split(",")]
     print("| data | rows | C | mean C abs(x)^2 | primal / kernel | auto / faster | "

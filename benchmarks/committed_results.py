@@ -281,6 +281,26 @@ def linear_auto_table():
     return header, rows
 
 
+def linear_one_class_table():
+    """OneClassSVM(kernel="linear")'s primal solver (from LIBLINEAR's -s 21 method)
+    against kernel rows, what linear_solver="auto" picks, and scikit-learn's
+    OneClassSVM, by problem size and nu: time ratios, the objectives against
+    scikit-learn's and the worst m(a) - M(a) of the fits."""
+    data = load("linear_one_class")
+    header = ["data", "rows", "nu", "primal / kernel rows", "auto / the faster",
+              "auto / scikit-learn", "objective - scikit-learn's (relative)",
+              "m(a) - M(a) primal, kernel, scikit-learn"]
+    rows = []
+    for r in data["rows"]:
+        v, f = r["violation"], r["objective"]
+        rows.append([r["data"], f"{r['rows']:,}", f"{r['nu']:g}",
+                     ratio(r["primal_over_kernel"]), ratio(r["auto_over_best"]),
+                     ratio(r["auto_over_sklearn"]),
+                     f"{(f['auto'] - f['scikit-learn']) / abs(f['scikit-learn']):.1e}",
+                     f"{v['primal']:.1e}, {v['kernel']:.1e}, {v['scikit-learn']:.1e}"])
+    return header, rows
+
+
 def linear_handover_table():
     """LinearSVC's squared-hinge dual beside scikit-learn's at its defaults: the epochs of
     each, whether libsmo's weights are scikit-learn's bits or it handed over to Newton,
@@ -514,6 +534,7 @@ TABLES = {"fastest_peer": fastest_peer_table, "objectives": objectives_table,
           "cache": cache_table, "partitioned": partitioned_table,
           "linear_svm": linear_svm_table, "linear_svr": linear_svr_table,
           "svc_linear": svc_linear_table, "linear_auto": linear_auto_table,
+          "linear_one_class": linear_one_class_table,
           "linear_memory": linear_memory_table, "linear_handover": linear_handover_table,
           "linear_convergence": linear_convergence_table, "small_fits": small_fits_table,
           "linear_revisits": linear_revisits_table, "linear_float32": linear_float32_table}

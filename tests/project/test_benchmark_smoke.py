@@ -712,6 +712,28 @@ def test_linear_auto_benchmark_fails_an_answer_beyond_tol(benchmarks_package,
                        "--data-dir", str(REPO_DATA_DIR)]) == 1
 
 
+def test_linear_one_class_benchmark_smoke(tmp_path):
+    """bench_linear_auto.py --one-class on 300 rows of a9a: libsmo's three solvers and
+    scikit-learn's OneClassSVM, each fit's one-class m(a) - M(a) within tol (the work
+    shown equal), the objectives 1/2 |w|^2 equal to the tolerance, written as JSON."""
+    out = tmp_path / "one_class.json"
+    proc = subprocess.run([sys.executable, str(REPO / "benchmarks" / "bench_linear_auto.py"),
+                           "--one-class", "--data", "a9a", "--sizes", "300", "--nu", "0.3",
+                           "--repeats", "1", "--json", str(out)],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                          env=script_env())
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (row,) = json.loads(out.read_text())["rows"]
+    assert (row["data"], row["rows"], row["nu"]) == ("a9a", 300, 0.3)
+    assert set(row["seconds"]) == {"primal", "kernel", "auto", "scikit-learn"}
+    assert all(0 <= v < 1.5e-3 for v in row["violation"].values())
+    assert not any(row["beyond_tol"].values())
+    # each within tol of the optimum: f - f* <= tol |a - a*|_1 / 2 <= tol sum(bounds)
+    objectives = row["objective"].values()
+    assert max(objectives) - min(objectives) <= 1e-3 * 300
+    assert "| a9a | 300 | 0.3 |" in proc.stdout
+
+
 def test_linear_handover_benchmark_smoke(tmp_path):
     """bench_linear_handover.py on heart_scale: at C = 1 scikit-learn's dual reaches tol
     and libsmo's takes its steps (the same bits); at C = 10 scikit-learn's stops at its
