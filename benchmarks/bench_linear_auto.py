@@ -192,7 +192,8 @@ def one_class_main(args):
     nus = [float(v) for v in args.nu.split(",")]
     sizes = [int(s) for s in args.sizes.split(",")]
     print("| data | rows | nu | primal / kernel | auto / faster | auto / scikit-learn | "
-          "objective rel. to scikit-learn's (auto) | m - M (primal, kernel, scikit-learn) |")
+          "objective rel. to scikit-learn's (auto) | "
+          "m - M (primal, kernel, scikit-learn) |")
     print("|---|---:|---:|---:|---:|---:|---:|---|")
     out, failed = [], False
     for name in args.data:

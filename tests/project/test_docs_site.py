@@ -166,6 +166,10 @@ def test_performance_page_holds_the_committed_results():
     _, rows = committed_results.linear_float32_table()
     for row in rows:
         assert row[0] in page.words and row[5] in page.words and row[6] in page.words, row
+    # the linear one-class SVM's solvers and scikit-learn's: every case with its ratios
+    _, rows = committed_results.linear_one_class_table()
+    for row in rows:
+        assert row[0] in page.words and row[3] in page.words and row[5] in page.words, row
     # the linear fits' memory, every case with libsmo's MB and ratio over LIBLINEAR's
     _, rows = committed_results.linear_memory_table()
     for row in rows:

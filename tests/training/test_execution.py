@@ -18,7 +18,12 @@ from libsmo._core.qmatrix import QMatrix, SVRQMatrix
 from libsmo._core.solvers import solve, solve_linear
 from libsmo.exceptions import ConvergenceWarning
 from libsmo._core.rows import MAX_FEATURE_MAJOR
-from libsmo.training._execution import BYTE_ROWS_Q_FACTOR, START_PAYS, Executor
+from libsmo.training._execution import (
+    BYTE_ROWS_Q_FACTOR,
+    ONE_CLASS_START_ROWS,
+    START_PAYS,
+    Executor,
+)
 from libsmo.training._linear_start import coordinate_rows, dual_cd_start, one_class_cd_start
 from libsmo.training._params import KernelParams, SolverParams
 from libsmo.training._problem import BinaryProblem
@@ -134,11 +139,42 @@ def c_svc_of(n, C, **changes):
     return BinaryProblem(**fields)
 
 
+@pytest.mark.parametrize("as_bytes", [False, True])
+def test_uses_primal_large_for_one_class_problems_from_their_rows(as_bytes):
+    """"large" below Q's bound: a one-class problem (p = 0, y = +1, started at its sum)
+    goes to the primal solver from ONE_CLASS_START_ROWS rows whatever its |x|^2 (the
+    second number on rows the kernel reads as bytes); a bound on the work keeps kernel
+    rows."""
+    rng = np.random.default_rng(4)
+    X = (rng.integers(0, 256, size=(6000, MAX_FEATURE_MAJOR + 16)).astype(np.uint8)
+         if as_bytes else np.full((6000, 3), 30.0))          # |x|^2 = 2,700
+    executor = Executor(X, LINEAR, SolverParams(cache_size=1000.0), "large")
+    assert 4 * 6000**2 <= 2 * 1000 * 2**20
+    least = ONE_CLASS_START_ROWS[as_bytes]
+
+    def one_class(n):
+        return c_svc_of(n, 1.0, signs=np.ones(n), linear_term=np.zeros(n),
+                        start=np.full(n, 0.5))
+    assert executor.uses_primal(one_class(least))
+    assert not executor.uses_primal(one_class(least - 1))
+    bounded = Executor(X, LINEAR, SolverParams(cache_size=1000.0, max_iter=10_000),
+                       "large")
+    assert not bounded.uses_primal(one_class(least))
+    if as_bytes:
+        # Q beyond twice the cache but within BYTE_ROWS_Q_FACTOR times that: a C-SVC
+        # problem keeps kernel rows, a one-class one takes the primal solver
+        small = Executor(X, LINEAR, SolverParams(cache_size=0.5), "large")
+        n = least
+        assert 2 * 0.5 * 2**20 < 4 * n * n <= BYTE_ROWS_Q_FACTOR * 2 * 0.5 * 2**20
+        assert small.uses_primal(one_class(n))
+        assert not small.uses_primal(c_svc_of(n, 1e-6))
+
+
 def test_uses_primal_large_below_the_bound_where_the_start_pays():
     """"large" below Q's bound: C-SVC problems of at least n rows whose mean C_i |x_i|^2
     is at most c, for each (n, c) of START_PAYS, go to the primal solver; smaller
     problems, larger products, and problems the coordinate descent does not start
-    (one-class, a start of their own, a bound on the work) keep kernel rows."""
+    (a start of their own, a bound on the work) keep kernel rows."""
     X = np.zeros((6000, 3))
     X[:, 0] = 2.0                                   # |x_i|^2 = 4 for every row
     executor = Executor(X, LINEAR, SolverParams(cache_size=1000.0), "large")
@@ -153,10 +189,8 @@ def test_uses_primal_large_below_the_bound_where_the_start_pays():
     assert executor.uses_primal(c_svc_of(n_small, 1.0, upper_bound=weights))
     weights[0] *= 1.1                                # the mean C_i |x_i|^2 decides
     assert not executor.uses_primal(c_svc_of(n_small, 1.0, upper_bound=weights))
-    one_class = c_svc_of(n_large, 0.01, signs=np.ones(n_large),
-                         linear_term=np.zeros(n_large))
     started = c_svc_of(n_large, 0.01, start=np.zeros(n_large))
-    assert not executor.uses_primal(one_class) and not executor.uses_primal(started)
+    assert not executor.uses_primal(started)
     for bounded in (dict(max_iter=10_000), dict(time_limit=60.0)):
         other = Executor(X, LINEAR, SolverParams(cache_size=1000.0, **bounded), "large")
         assert not other.uses_primal(c_svc_of(n_large, 0.01))

@@ -72,6 +72,13 @@ BYTE_ROWS_PROBE = 256
 # product grows, while kernel rows cost the same (tuned on bench_linear_auto.py's cases
 # with the start's revisits, `_linear_start.START_REVISITS`)
 START_PAYS = ((2_000, 10.0), (5_000, 150.0))
+# linear_solver="auto" below that bound: a one-class problem of at least this many rows
+# goes to the primal solver, whose start (LIBLINEAR's -s 21 method) took 0.01 to 0.91 of
+# kernel rows' time from 1,000 rows on every set of bench_linear_auto.py --one-class
+# (binary, TF-IDF, word counts, dense features), whatever |x|^2; on rows the kernel
+# reads as bytes, whose kernel rows are cheap, from the second number (Fashion-MNIST:
+# 0.31 to 0.76 of kernel rows' time at 2,000 rows, 0.06 to 0.22 at 12,000)
+ONE_CLASS_START_ROWS = (1_000, 2_000)
 
 # With n_threads > 1, one-vs-one pairs run n_threads at once, each on a share of the
 # cache, except a pair whose whole Q matrix (float32) takes more than this many shares:
@@ -196,32 +203,39 @@ class Executor:
         times that: their kernel rows cost a fifth of float rows', and images'
         correlated pixels make the coordinate descent's start slow (two classes of
         Fashion-MNIST at C = 1: kernel rows 4 times faster at 12,000 rows, 1.1 times
-        at 40,000, about where the bound falls). Below the bound, a C-SVC problem may still go to the primal solver
-        where its coordinate-descent start pays (`_start_pays`)."""
+        at 40,000, about where the bound falls). Below the bound, a C-SVC or one-class
+        problem may still go to the primal solver where its coordinate-descent start
+        pays (`_start_pays`)."""
         if problem.nu or problem.regression or self.primal_policy == "never":
             return False
         if self.primal_policy == "always":
             return True
         n = problem.n_variables
         q_bytes, limit = 4.0 * n * n, 2 * self.policy_cache_size * 2**20
-        if q_bytes > limit:
-            return q_bytes > BYTE_ROWS_Q_FACTOR * limit or not self._byte_rows()
+        if q_bytes > limit and (q_bytes > BYTE_ROWS_Q_FACTOR * limit
+                                or not self._byte_rows()):
+            return True
         return self._start_pays(problem)
 
     def _start_pays(self, problem):
-        """Whether a problem whose Q fits the cache's bound still goes to the primal
-        solver: a C-SVC problem that starts from the coordinate descent
+        """Whether a problem whose Q fits the cache's bound (on rows the kernel reads as
+        bytes, BYTE_ROWS_Q_FACTOR times it) still goes to the primal solver: a C-SVC
+        or one-class problem that starts from a coordinate descent
         (`_starts_from_coordinate_descent`), on rows the kernel does not read as bytes,
         of at least n rows and mean C_i |x_i|^2 at most c for a pair (n, c) of
         START_PAYS. The start's epochs grow with C |x|^2 (the dual's diagonal against
         its bounds) and kernel rows' cost with n^2; `benchmarks/bench_linear_auto.py`
         measures both sides (the Performance page: of its 64 cases the rule picks the
         slower solver in seven, four on w8a, up to 1.9 times the faster's time (its 3%
-        positives need few kernel rows), and three at its edges, up to 1.4)."""
+        positives need few kernel rows), and three at its edges, up to 1.4). A
+        one-class problem goes there from ONE_CLASS_START_ROWS rows (the second on
+        rows the kernel reads as bytes)."""
         n = problem.n_variables
-        if (n < min(rows for rows, _ in START_PAYS)
-                or not self._starts_from_coordinate_descent(problem)
-                or self._byte_rows()):
+        if not self._starts_from_coordinate_descent(problem):
+            return False
+        if self._one_class(problem):
+            return n >= ONE_CLASS_START_ROWS[self._byte_rows()]
+        if n < min(rows for rows, _ in START_PAYS) or self._byte_rows():
             return False
         if self.row_squares[0] is None:
             self.row_squares[0] = squared_norms(self.X)

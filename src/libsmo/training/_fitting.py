@@ -181,12 +181,13 @@ def train(X, y=None, *, svm_type="c_svc", kernel="rbf", C=1.0, nu=0.5, epsilon=0
         work), and SMO confirms its point.
         'kernel' uses cached kernel rows like every other kernel. 'auto' takes
         'primal' for each binary problem whose Q matrix (4 l^2 bytes) exceeds twice
-        `cache_size` (200 MB for 'auto'), and below that for c_svc and one_class
-        problems where the start pays: at least 2,000 rows with a mean C_i x_i'x_i
-        of at most 10, or 5,000 rows with at most 150 (the C-SVC start's epochs grow
-        with it); kernel rows for the others. On dense rows of 8-bit values (pixels: uint8, or k/255 as
+        `cache_size` (200 MB for 'auto'), and below that where the start pays:
+        c_svc problems of at least 2,000 rows with a mean C_i x_i'x_i of at most 10,
+        or 5,000 rows with at most 150 (the start's epochs grow with it), one_class
+        problems of at least 1,000 rows; kernel rows for the others. On dense rows of 8-bit values (pixels: uint8, or k/255 as
         floats), whose kernel rows are cheap and on which the coordinate descent is
-        slow, 'primal' only where Q exceeds 16 times that bound.
+        slow, 'primal' only where Q exceeds 16 times that bound (one_class: from
+        5,000 rows).
     n_jobs : int, default=None
         One-vs-one pairs trained at once as joblib tasks (each with one thread, BLAS
         and OpenMP included, and cache_size / n_jobs of the cache): on local threads,
