@@ -90,13 +90,23 @@ cdef void _select(Candidate* nodes, Py_ssize_t low, Py_ssize_t high,
 cdef double _pair_product(const RowData* r, Py_ssize_t i, Py_ssize_t j,
                           double* scratch) noexcept nogil:
     """x_i'x_j, through a zeroed scratch vector: x_i put there, x_j's terms summed in
-    its order (the terms outside x_i add zeros, which change no sum), x_i taken out
-    again (x + (-1) x is exactly 0). With the columns in increasing order: LIBLINEAR's
-    sparse_dot, the same bits."""
+    its order (the terms outside x_i add zeros, which change no sum), x_i's entries set
+    back to 0 (not taken away: a CSR row that repeats a column would leave rounding
+    behind). With the columns in increasing order: LIBLINEAR's sparse_dot, the same
+    bits."""
     cdef double s
-    add_span(r, row_start(r, i), row_end(r, i), 1.0, scratch)
+    cdef long long k, start = row_start(r, i), end = row_end(r, i)
+    add_span(r, start, end, 1.0, scratch)
     s = dot_span(r, row_start(r, j), row_end(r, j), scratch, 0.0)
-    add_span(r, row_start(r, i), row_end(r, i), -1.0, scratch)
+    if r.csr_kind == 16:
+        for k in range(start, end):
+            scratch[r.columns16[k]] = 0.0
+    elif r.csr_kind == 32:
+        for k in range(start, end):
+            scratch[r.columns[k]] = 0.0
+    else:
+        for k in range(end - start):
+            scratch[k] = 0.0
     return s
 
 
