@@ -550,11 +550,16 @@ def test_one_class_cross_validation_line_is_liblinears(tmp_path):
     (["-n", "0"], "nu <= 0 or nu > 1 (-n 0)"),
     (["-n", "1.5"], "nu <= 0 or nu > 1 (-n 1.5)"),
     (["-n", "nan"], "nu <= 0 or nu > 1 (-n nan)"),
-], ids=["B 1", "B 0", "n 0", "n 1.5", "n nan"])
+    ([], "the training data has no rows"),
+], ids=["B 1", "B 0", "n 0", "n 1.5", "n nan", "no rows"])
 def test_one_class_parameter_errors(tmp_path, options, words):
     """A bias is LIBLINEAR's error for -s 21; nu outside (0, 1] libsmo's (LIBLINEAR
-    takes it, and above 1 writes past its arrays). No model is written."""
+    takes it, and above 1 writes past its arrays), as is an empty file. No model is
+    written."""
     data = data_file("heart_scale")
+    if not options:
+        data = tmp_path / "empty"
+        data.write_text("")
     out = run(["libsmo-linear-train", "-s", "21", *options, data, "m"], tmp_path,
               ok=False)
     assert out.returncode == 1 and out.stdout == ""

@@ -73,7 +73,7 @@ BYTE_ROWS_PROBE = 256
 # with the start's revisits, `_linear_start.START_REVISITS`)
 START_PAYS = ((2_000, 10.0), (5_000, 150.0))
 # linear_solver="auto" below that bound: a one-class problem of at least this many rows
-# goes to the primal solver, whose start (LIBLINEAR's -s 21 method) took 0.01 to 0.91 of
+# goes to the primal solver, whose start (LIBLINEAR's -s 21 method) took 0.01 to 0.84 of
 # kernel rows' time from 1,000 rows on every set of bench_linear_auto.py --one-class
 # (binary, TF-IDF, word counts, dense features), whatever |x|^2; on rows the kernel
 # reads as bytes, whose kernel rows are cheap, from the second number (Fashion-MNIST:

@@ -351,6 +351,8 @@ def train(X, y, params):
 
 def _train_one_class(rows, params, stop_flag):
     """LIBLINEAR's one-class SVM on every row (`one_class_dual`): its model, with rho."""
+    if rows.n_rows == 0:
+        raise ValueError("the training data has no rows")
     solution, rho = one_class_dual(rows, liblinear_start(float(params.nu), rows.n_rows),
                                    tol=float(params.tol),
                                    max_iter=ONE_CLASS_MAX_ITER,
